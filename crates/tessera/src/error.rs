@@ -1,0 +1,44 @@
+//! The one error type of the `tessera` crate.
+
+use crate::dtype::DType;
+
+/// Everything that can go wrong in `tessera`. Every fallible public function returns
+/// [`Result<T>`]; no public function panics on bad input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TesseraError {
+    /// A shape's element count, or its byte size for a given element size, does not fit in
+    /// `isize`, or a stride/offset computation overflowed.
+    #[error("shape overflow: {0}")]
+    ShapeOverflow(String),
+    /// A dimension or stride is outside what the library can represent.
+    #[error("invalid shape: {0}")]
+    InvalidShape(String),
+    /// The number of elements given does not match the shape.
+    #[error("data has {got} elements but shape {shape:?} needs {expected}")]
+    DataLength {
+        /// The requested shape.
+        shape: Vec<usize>,
+        /// Elements the shape needs.
+        expected: usize,
+        /// Elements supplied.
+        got: usize,
+    },
+    /// A typed accessor was called with the wrong element type.
+    #[error("dtype mismatch: expected {expected}, got {got}")]
+    DTypeMismatch {
+        /// The dtype the caller asked for.
+        expected: DType,
+        /// The tensor's dtype.
+        got: DType,
+    },
+    /// The memory allocator refused an allocation of this many bytes.
+    #[error("allocation of {0} bytes failed")]
+    Allocation(usize),
+    /// An argument has a value outside its allowed range.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+}
+
+/// `Result` with [`TesseraError`].
+pub type Result<T, E = TesseraError> = std::result::Result<T, E>;

@@ -1,0 +1,28 @@
+//! Tessera: a tensor operator runtime.
+//!
+//! The crate is layered (DESIGN §1): [`shape`] (the shared shape-descriptor cache) and
+//! [`layout`] hold metadata only; [`storage`] owns element buffers; [`Tensor`] joins them.
+//! Every kernel is generic over [`Element`] and reached through [`with_dtype!`].
+//!
+//! ```
+//! use tessera::{DType, Tensor};
+//! let t = Tensor::full(&[2, 2], 1.5, DType::F32).unwrap();
+//! assert_eq!(format!("{t:?}"), "tensor([[1.5, 1.5],\n        [1.5, 1.5]], dtype=float32)");
+//! ```
+
+pub mod dtype;
+pub mod error;
+pub mod layout;
+pub mod shape;
+pub mod storage;
+pub mod tensor;
+
+#[doc(hidden)]
+pub use half;
+
+pub use dtype::{DType, Element, Scalar};
+pub use error::{Result, TesseraError};
+pub use layout::Layout;
+pub use shape::{Shape, ShapeCache};
+pub use storage::Storage;
+pub use tensor::Tensor;

@@ -1,0 +1,175 @@
+//! Creating tensors: from data, filled, ranges.
+
+use std::sync::Arc;
+
+use super::Tensor;
+use crate::dtype::{DType, Element, Scalar};
+use crate::error::{Result, TesseraError};
+use crate::layout::Layout;
+use crate::shape::{checked_byte_size, checked_numel};
+use crate::storage::Storage;
+use crate::with_dtype;
+
+impl Tensor {
+    /// A contiguous tensor of `shape` taking the elements of `data` (row-major).
+    ///
+    /// Errors if `data.len()` is not the shape's element count or the shape overflows.
+    pub fn from_vec<T: Element>(data: Vec<T>, shape: &[usize]) -> Result<Tensor> {
+        Tensor::from_slice(&data, shape)
+    }
+
+    /// A contiguous tensor of `shape` holding a copy of `data` (row-major).
+    ///
+    /// ```
+    /// use tessera::Tensor;
+    /// let t = Tensor::from_slice(&[1i64, 2, 3, 4], &[2, 2]).unwrap();
+    /// assert_eq!(format!("{t:?}"), "tensor([[1, 2],\n        [3, 4]])");
+    /// assert!(Tensor::from_slice(&[1i64, 2, 3], &[2, 2]).is_err());
+    /// ```
+    pub fn from_slice<T: Element>(data: &[T], shape: &[usize]) -> Result<Tensor> {
+        let layout = checked_layout(shape, T::DTYPE)?;
+        if data.len() != layout.numel() {
+            return Err(TesseraError::DataLength {
+                shape: shape.to_vec(),
+                expected: layout.numel(),
+                got: data.len(),
+            });
+        }
+        Ok(Tensor::from_parts(
+            Arc::new(Storage::from_slice(data)?),
+            layout,
+        ))
+    }
+
+    /// A rank-0 tensor holding `value` converted to `dtype`.
+    pub fn scalar(value: impl Into<Scalar>, dtype: DType) -> Result<Tensor> {
+        Tensor::full(&[], value, dtype)
+    }
+
+    /// A contiguous tensor of zeros.
+    pub fn zeros(shape: &[usize], dtype: DType) -> Result<Tensor> {
+        let layout = checked_layout(shape, dtype)?;
+        Ok(Tensor::from_parts(
+            Arc::new(Storage::zeroed(dtype, layout.numel())?),
+            layout,
+        ))
+    }
+
+    /// A contiguous tensor whose contents are unspecified.
+    ///
+    /// Tessera zero-fills it anyway (fresh pages from the allocator are zero already, so this
+    /// costs little), which keeps every element a valid value of its dtype.
+    pub fn empty(shape: &[usize], dtype: DType) -> Result<Tensor> {
+        Tensor::zeros(shape, dtype)
+    }
+
+    /// A contiguous tensor of ones.
+    pub fn ones(shape: &[usize], dtype: DType) -> Result<Tensor> {
+        Tensor::full(shape, 1, dtype)
+    }
+
+    /// A contiguous tensor with every element `value` converted to `dtype` (Rust `as` rules:
+    /// floats to integers truncate and saturate, anything non-zero to bool is `true`).
+    pub fn full(shape: &[usize], value: impl Into<Scalar>, dtype: DType) -> Result<Tensor> {
+        let value = value.into();
+        let t = Tensor::zeros(shape, dtype)?;
+        with_dtype!(dtype, T => t.storage.write_as::<T>().fill(value.to::<T>()));
+        Ok(t)
+    }
+
+    /// `[start, start + step, ...]` up to but excluding `end`, like `numpy.arange`.
+    ///
+    /// When `start`, `end` and `step` are all integers the values are computed exactly in
+    /// integer arithmetic; otherwise in `f64` as `start + i * step`. The length is
+    /// `ceil((end - start) / step)`, or 0 when that is negative. A zero or non-finite step is
+    /// an error.
+    ///
+    /// ```
+    /// use tessera::{DType, Tensor};
+    /// let t = Tensor::arange(10, 0, -3, DType::I32).unwrap();
+    /// assert_eq!(t.to_vec::<i32>().unwrap(), vec![10, 7, 4, 1]);
+    /// let f = Tensor::arange(0.0, 1.0, 0.25, DType::F64).unwrap();
+    /// assert_eq!(f.to_vec::<f64>().unwrap(), vec![0.0, 0.25, 0.5, 0.75]);
+    /// ```
+    pub fn arange(
+        start: impl Into<Scalar>,
+        end: impl Into<Scalar>,
+        step: impl Into<Scalar>,
+        dtype: DType,
+    ) -> Result<Tensor> {
+        match (
+            as_int(start.into()),
+            as_int(end.into()),
+            as_int(step.into()),
+        ) {
+            (Ok(a), Ok(b), Ok(s)) => arange_int(a, b, s, dtype),
+            (a, b, s) => arange_float(as_float(a), as_float(b), as_float(s), dtype),
+        }
+    }
+}
+
+/// The contiguous layout of `shape`, checked for element-count and byte-size overflow.
+fn checked_layout(shape: &[usize], dtype: DType) -> Result<Layout> {
+    checked_numel(shape)?;
+    checked_byte_size(shape, dtype.itemsize())?;
+    Layout::contiguous(shape)
+}
+
+fn as_int(s: Scalar) -> std::result::Result<i64, f64> {
+    match s {
+        Scalar::Bool(b) => Ok(b as i64),
+        Scalar::Int(i) => Ok(i),
+        Scalar::Float(x) => Err(x),
+    }
+}
+
+fn as_float(r: std::result::Result<i64, f64>) -> f64 {
+    r.map_or_else(|x| x, |i| i as f64)
+}
+
+fn arange_int(start: i64, end: i64, step: i64, dtype: DType) -> Result<Tensor> {
+    if step == 0 {
+        return Err(TesseraError::InvalidArgument(
+            "arange: step must not be zero".into(),
+        ));
+    }
+    let (span, step128) = (end as i128 - start as i128, step as i128);
+    let len = if (span > 0) == (step128 > 0) && span != 0 {
+        (span.abs() + step128.abs() - 1) / step128.abs()
+    } else {
+        0
+    };
+    let len = usize::try_from(len)
+        .map_err(|_| TesseraError::ShapeOverflow(format!("arange of {len} elements")))?;
+    let t = Tensor::zeros(&[len], dtype)?;
+    with_dtype!(dtype, T => {
+        let mut out = t.storage.write_as::<T>();
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = T::from_i64((start as i128 + i as i128 * step128) as i64);
+        }
+    });
+    Ok(t)
+}
+
+fn arange_float(start: f64, end: f64, step: f64, dtype: DType) -> Result<Tensor> {
+    if step == 0.0 || !step.is_finite() || !start.is_finite() || !end.is_finite() {
+        return Err(TesseraError::InvalidArgument(format!(
+            "arange: start, end and step must be finite and step non-zero (got {start}, {end}, {step})"
+        )));
+    }
+    let n = ((end - start) / step).ceil();
+    if n > isize::MAX as f64 {
+        return Err(TesseraError::ShapeOverflow(format!(
+            "arange of {n} elements"
+        )));
+    }
+    let len = if n > 0.0 { n as usize } else { 0 };
+    let t = Tensor::zeros(&[len], dtype)?;
+    with_dtype!(dtype, T => {
+        let mut out = t.storage.write_as::<T>();
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = T::from_f64(start + i as f64 * step);
+        }
+    });
+    Ok(t)
+}

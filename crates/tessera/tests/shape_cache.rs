@@ -1,0 +1,202 @@
+//! The shape-descriptor cache (DESIGN C1, seed 004): dedup, identity equality, reclamation,
+//! concurrency and overflow errors. Each test uses its own `ShapeCache` so `len()` is exact
+//! even while other tests run in parallel threads.
+
+use std::sync::{Arc, Barrier};
+
+use proptest::prelude::*;
+use tessera::shape::ShapeCache;
+use tessera::TesseraError;
+
+/// Naive reference for C1's derived facts: contiguity ignoring size-1 dims, empty = contiguous.
+fn naive_c_contiguous(dims: &[usize], strides: &[isize]) -> bool {
+    if dims.contains(&0) {
+        return true;
+    }
+    let mut expected = 1isize;
+    for i in (0..dims.len()).rev() {
+        if dims[i] != 1 {
+            if strides[i] != expected {
+                return false;
+            }
+            expected *= dims[i] as isize;
+        }
+    }
+    true
+}
+
+fn geometry() -> impl Strategy<Value = (Vec<usize>, Vec<isize>)> {
+    (0usize..5).prop_flat_map(|rank| {
+        (
+            prop::collection::vec(0usize..5, rank),
+            prop::collection::vec(-30isize..30, rank),
+        )
+    })
+}
+
+proptest! {
+    /// C1: equal geometries give the same descriptor (identity), unequal ones different ones.
+    #[test]
+    fn c1_dedup_is_identity((d1, s1) in geometry(), (d2, s2) in geometry()) {
+        let cache = ShapeCache::new();
+        let a = cache.intern(&d1, &s1).unwrap();
+        let b = cache.intern(&d2, &s2).unwrap();
+        let a2 = cache.intern(&d1, &s1).unwrap();
+        prop_assert_eq!(&a, &a2);
+        prop_assert_eq!(a == b, d1 == d2 && s1 == s2);
+        prop_assert_eq!(cache.len(), if a == b { 1 } else { 2 });
+    }
+
+    /// C1: derived facts match a naive reference.
+    #[test]
+    fn c1_derived_facts((dims, strides) in geometry()) {
+        let cache = ShapeCache::new();
+        let s = cache.intern(&dims, &strides).unwrap();
+        prop_assert_eq!(s.rank(), dims.len());
+        prop_assert_eq!(s.dims(), &dims[..]);
+        prop_assert_eq!(s.strides(), &strides[..]);
+        prop_assert_eq!(s.numel(), dims.iter().product::<usize>());
+        prop_assert_eq!(s.is_c_contiguous(), naive_c_contiguous(&dims, &strides));
+        let (rd, rs): (Vec<usize>, Vec<isize>) = (dims.iter().rev().copied().collect(), strides.iter().rev().copied().collect());
+        prop_assert_eq!(s.is_f_contiguous(), naive_c_contiguous(&rd, &rs));
+        let c = cache.contiguous(&dims).unwrap();
+        prop_assert!(c.is_c_contiguous());
+    }
+}
+
+#[test]
+fn c1_contiguous_equals_explicit_strides() {
+    let cache = ShapeCache::new();
+    let a = cache.contiguous(&[2, 3, 4]).unwrap();
+    let b = cache.intern(&[2, 3, 4], &[12, 4, 1]).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(cache.len(), 1);
+    let rank0 = cache.contiguous(&[]).unwrap();
+    assert_eq!(rank0.numel(), 1);
+    assert_eq!(cache.len(), 2);
+    // Different caches never share descriptors.
+    let other = ShapeCache::new();
+    assert_ne!(other.contiguous(&[2, 3, 4]).unwrap(), a);
+}
+
+#[test]
+fn c1_reclamation_after_10000_distinct_shapes() {
+    let cache = ShapeCache::new();
+    let keep = cache.contiguous(&[7, 7]).unwrap();
+    let before = cache.len();
+    let nodes_before = cache.node_count();
+    let shapes: Vec<_> = (0..10_000usize)
+        .map(|i| cache.contiguous(&[i % 97 + 1, i / 97 + 1, 3]).unwrap())
+        .collect();
+    assert_eq!(cache.len(), before + 10_000);
+    // Re-interning while alive finds the same descriptors.
+    for (i, s) in shapes.iter().enumerate().step_by(101) {
+        assert_eq!(&cache.contiguous(&[i % 97 + 1, i / 97 + 1, 3]).unwrap(), s);
+    }
+    drop(shapes);
+    assert_eq!(cache.len(), before);
+    assert_eq!(
+        cache.node_count(),
+        nodes_before,
+        "trie paths are pruned, not only the values"
+    );
+    drop(keep);
+    assert_eq!(cache.len(), 0);
+    assert_eq!(cache.node_count(), 0);
+}
+
+#[test]
+fn c1_descriptor_outlives_nothing_after_last_handle() {
+    let cache = ShapeCache::new();
+    let a = cache.intern(&[3], &[2]).unwrap();
+    let b = a.clone();
+    drop(a);
+    assert_eq!(cache.len(), 1, "a clone still holds it");
+    drop(b);
+    assert_eq!(cache.len(), 0);
+    // Interning again after reclamation builds a fresh, valid descriptor.
+    let c = cache.intern(&[3], &[2]).unwrap();
+    assert_eq!(c.strides(), &[2]);
+    assert_eq!(cache.len(), 1);
+}
+
+/// Threads create and drop overlapping shapes concurrently; afterwards nothing leaks and every
+/// handle seen concurrently for one geometry was the same descriptor.
+#[test]
+fn c1_concurrent_stress_leaks_nothing() {
+    const THREADS: usize = 8;
+    const ROUNDS: usize = 3_000;
+    let cache = ShapeCache::new();
+    let start = Arc::new(Barrier::new(THREADS));
+    std::thread::scope(|scope| {
+        for t in 0..THREADS {
+            let (cache, start) = (cache.clone(), Arc::clone(&start));
+            scope.spawn(move || {
+                start.wait();
+                let mut held = Vec::new();
+                for r in 0..ROUNDS {
+                    // Overlapping key space across threads: 64 geometries.
+                    let k = (r * 7 + t * 13) % 64;
+                    let s = cache
+                        .intern(&[k % 8 + 1, k / 8 + 1], &[(k / 8 + 1) as isize, 1])
+                        .unwrap();
+                    let again = cache
+                        .intern(&[k % 8 + 1, k / 8 + 1], &[(k / 8 + 1) as isize, 1])
+                        .unwrap();
+                    assert_eq!(s, again);
+                    assert_eq!(s.dims(), &[k % 8 + 1, k / 8 + 1]);
+                    held.push(s);
+                    if held.len() > 5 {
+                        held.swap_remove(r % held.len());
+                    }
+                }
+            });
+        }
+    });
+    assert_eq!(
+        cache.len(),
+        0,
+        "every handle dropped, so every descriptor must be freed"
+    );
+    assert_eq!(cache.node_count(), 0);
+}
+
+#[test]
+fn c1_overflow_is_an_error() {
+    let cache = ShapeCache::new();
+    let big = 1usize << 62;
+    assert!(matches!(
+        cache.contiguous(&[big, 4]),
+        Err(TesseraError::ShapeOverflow(_))
+    ));
+    assert!(matches!(
+        cache.contiguous(&[usize::MAX]),
+        Err(TesseraError::ShapeOverflow(_))
+    ));
+    // NumPy rejects an empty shape whose other dims overflow.
+    assert!(matches!(
+        cache.contiguous(&[0, 1 << 40, 1 << 40]),
+        Err(TesseraError::ShapeOverflow(_))
+    ));
+    // A stride that cannot reach its last element.
+    assert!(matches!(
+        cache.intern(&[3], &[isize::MAX]),
+        Err(TesseraError::ShapeOverflow(_))
+    ));
+    assert!(matches!(
+        cache.intern(&[2], &[isize::MIN]),
+        Err(TesseraError::ShapeOverflow(_))
+    ));
+    assert!(matches!(
+        cache.intern(&[2, 3], &[1]),
+        Err(TesseraError::InvalidShape(_))
+    ));
+    assert_eq!(cache.len(), 0, "failed lookups leave nothing behind");
+    // Byte size: fits as elements, not as bytes.
+    let s = cache.contiguous(&[1 << 61]).unwrap();
+    assert!(s.checked_bytes(2).is_ok());
+    assert!(matches!(
+        s.checked_bytes(8),
+        Err(TesseraError::ShapeOverflow(_))
+    ));
+}
