@@ -35,6 +35,21 @@ pub enum TesseraError {
     /// The memory allocator refused an allocation of this many bytes.
     #[error("allocation of {0} bytes failed")]
     Allocation(usize),
+    /// A view would reach elements outside its storage.
+    #[error("out of bounds: {0}")]
+    OutOfBounds(String),
+    /// An index is outside the dimension it indexes.
+    #[error("index error: {0}")]
+    Index(String),
+    /// Shapes that must agree (broadcast, expand, reshape, assign) do not.
+    #[error("shape mismatch: {0}")]
+    ShapeMismatch(String),
+    /// The operation is not defined for these dtypes (no promotion rule, wrong kind).
+    #[error("dtype error: {0}")]
+    DType(String),
+    /// A write destination overlaps itself (e.g. an expanded, stride-0 view) (DESIGN V7).
+    #[error("overlapping destination: {0}")]
+    OverlappingWrite(String),
     /// An argument has a value outside its allowed range.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),

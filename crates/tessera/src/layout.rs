@@ -1,6 +1,6 @@
 //! Layout: where a tensor's elements sit in its storage. Metadata only (DESIGN §1).
 
-use crate::error::Result;
+use crate::error::{Result, TesseraError};
 use crate::shape::Shape;
 
 /// Shape (dims and signed strides, in elements, from the shape cache) plus the element offset
@@ -18,6 +18,41 @@ impl Layout {
             shape: Shape::contiguous(dims)?,
             offset: 0,
         })
+    }
+
+    /// A layout with explicit dims, strides and offset, checked to stay inside a storage of
+    /// `storage_len` elements (every reachable element, none for an empty shape).
+    pub fn as_strided(
+        dims: &[usize],
+        strides: &[isize],
+        offset: usize,
+        storage_len: usize,
+    ) -> Result<Layout> {
+        let layout = Layout {
+            shape: Shape::new(dims, strides)?,
+            offset,
+        };
+        layout.check_bounds(storage_len)?;
+        Ok(layout)
+    }
+
+    /// Errors unless every reachable element lies in `0..storage_len`.
+    pub fn check_bounds(&self, storage_len: usize) -> Result<()> {
+        if self.numel() == 0 {
+            return Ok(());
+        }
+        let (lo, hi) = self.shape.offset_span();
+        let first = self.offset as i128 + lo as i128;
+        let last = self.offset as i128 + hi as i128;
+        if first < 0 || last >= storage_len as i128 {
+            return Err(TesseraError::OutOfBounds(format!(
+                "layout dims {:?} strides {:?} offset {} reaches elements {first}..={last} of a storage of {storage_len}",
+                self.dims(),
+                self.strides(),
+                self.offset
+            )));
+        }
+        Ok(())
     }
 
     /// A layout from parts. Bounds against a storage are checked by the caller.

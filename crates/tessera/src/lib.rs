@@ -12,6 +12,7 @@
 
 pub mod dtype;
 pub mod error;
+pub mod kernels;
 pub mod layout;
 pub mod shape;
 pub mod storage;

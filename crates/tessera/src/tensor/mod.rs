@@ -3,6 +3,7 @@
 mod create;
 mod element_format;
 mod format;
+mod views;
 
 use std::sync::Arc;
 
