@@ -95,3 +95,57 @@ impl Layout {
         self.shape.is_c_contiguous()
     }
 }
+
+/// The NumPy broadcast of two shapes: align on the right; each pair of dims must be equal or
+/// one of them 1.
+///
+/// ```
+/// use tessera::layout::broadcast_shapes;
+/// assert_eq!(broadcast_shapes(&[3, 1, 5], &[4, 1]).unwrap(), vec![3, 4, 5]);
+/// assert!(broadcast_shapes(&[2, 3], &[4]).is_err());
+/// ```
+pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
+    let rank = a.len().max(b.len());
+    let dim = |s: &[usize], i: usize| {
+        if i + s.len() >= rank {
+            s[i + s.len() - rank]
+        } else {
+            1
+        }
+    };
+    (0..rank)
+        .map(|i| match (dim(a, i), dim(b, i)) {
+            (x, y) if x == y || y == 1 => Ok(x),
+            (1, y) => Ok(y),
+            (x, y) => Err(TesseraError::ShapeMismatch(format!(
+                "shapes {a:?} and {b:?} cannot be broadcast together (dim {i}: {x} vs {y})"
+            ))),
+        })
+        .collect()
+}
+
+impl Layout {
+    /// This layout broadcast to `dims` (NumPy `broadcast_to`): new dims on the left and
+    /// size-1 dims that grow get stride 0. Errors if the shapes are incompatible.
+    pub fn broadcast_to(&self, dims: &[usize]) -> Result<Layout> {
+        let (src, rank) = (self.dims(), dims.len());
+        let err =
+            || TesseraError::ShapeMismatch(format!("cannot broadcast shape {src:?} to {dims:?}"));
+        if src.len() > rank {
+            return Err(err());
+        }
+        let lead = rank - src.len();
+        let mut strides = vec![0isize; rank];
+        for (i, (&d, &s)) in src.iter().zip(self.strides()).enumerate() {
+            match (d, dims[lead + i]) {
+                (x, y) if x == y => strides[lead + i] = s,
+                (1, _) => strides[lead + i] = 0,
+                _ => return Err(err()),
+            }
+        }
+        Ok(Layout {
+            shape: Shape::new(dims, &strides)?,
+            offset: self.offset,
+        })
+    }
+}
