@@ -12,6 +12,7 @@
 
 pub mod dtype;
 pub mod error;
+pub mod index;
 pub mod kernels;
 pub mod layout;
 pub mod shape;

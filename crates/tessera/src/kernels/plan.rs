@@ -121,22 +121,22 @@ impl<const K: usize> Plan<K> {
         }
         let mut offs = self.offsets;
         for (a, &i) in idx.iter().enumerate() {
-            for k in 0..K {
-                offs[k] += i as isize * self.strides[k][a];
+            for (o, s) in offs.iter_mut().zip(&self.strides) {
+                *o += i as isize * s[a];
             }
         }
         for _ in range {
             f(offs);
             for a in (0..outer).rev() {
                 idx[a] += 1;
-                for k in 0..K {
-                    offs[k] += self.strides[k][a];
+                for (o, s) in offs.iter_mut().zip(&self.strides) {
+                    *o += s[a];
                 }
                 if idx[a] < self.dims[a] {
                     break;
                 }
-                for k in 0..K {
-                    offs[k] -= self.dims[a] as isize * self.strides[k][a];
+                for (o, s) in offs.iter_mut().zip(&self.strides) {
+                    *o -= self.dims[a] as isize * s[a];
                 }
                 idx[a] = 0;
             }
@@ -192,7 +192,8 @@ mod tests {
 
     #[test]
     fn visits_the_same_pairs_as_a_naive_walk() {
-        let cases: &[(&[usize], [&[isize]; 2], [usize; 2])] = &[
+        type Case<'a> = (&'a [usize], [&'a [isize]; 2], [usize; 2]);
+        let cases: &[Case] = &[
             (&[2, 3, 4], [&[12, 4, 1], &[1, 2, 6]], [0, 0]),
             (&[3, 4], [&[-4, 1], &[0, 1]], [8, 0]),
             (&[5, 1, 2], [&[2, 0, -1], &[1, 5, 5]], [1, 0]),

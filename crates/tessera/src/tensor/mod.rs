@@ -95,6 +95,9 @@ impl Tensor {
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
         let data = self.storage.read::<T>()?;
         let mut out = Vec::with_capacity(self.numel());
+        if self.numel() == 0 {
+            return Ok(out);
+        }
         gather(
             &data,
             self.layout.dims(),

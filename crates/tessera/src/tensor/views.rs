@@ -1,8 +1,10 @@
 //! Zero-copy views of a tensor: the same storage seen through another layout.
 
 use super::Tensor;
-use crate::error::Result;
-use crate::layout::Layout;
+use crate::error::{Result, TesseraError};
+use crate::index::{self, IndexSpec};
+use crate::layout::{infer_shape, Layout};
+use crate::with_dtype;
 
 impl Tensor {
     /// A view of the same storage through `layout`, which must already be checked against
@@ -25,5 +27,99 @@ impl Tensor {
     pub fn as_strided(&self, dims: &[usize], strides: &[isize], offset: usize) -> Result<Tensor> {
         let layout = Layout::as_strided(dims, strides, offset, self.storage.len())?;
         Ok(self.with_layout(layout))
+    }
+}
+
+impl Tensor {
+    /// A view selected by index specs (CreateView, V1–V3): points drop dims, intervals slice
+    /// (negative steps give negative strides), `NewAxis` inserts a dim, `Ellipsis` fills.
+    ///
+    /// ```
+    /// use tessera::{idx, DType, Tensor};
+    /// use tessera::index::NewAxis;
+    /// let t = Tensor::arange(0, 12, 1, DType::I64).unwrap().view(&[3, 4]).unwrap();
+    /// let v = t.index(&idx![1..; 1, ..; -2, NewAxis]).unwrap();
+    /// assert_eq!(v.shape(), &[2, 2, 1]);
+    /// assert_eq!(v.to_vec::<i64>().unwrap(), vec![7, 5, 11, 9]);
+    /// assert!(v.shares_storage(&t));
+    /// ```
+    pub fn index(&self, specs: &[IndexSpec]) -> Result<Tensor> {
+        Ok(self.with_layout(index::apply(&self.layout, specs)?))
+    }
+
+    /// CreateView from the INT64 encoding of index specs (V4, [`crate::index::encode`]).
+    pub fn create_view(&self, encoded: &[i64]) -> Result<Tensor> {
+        self.index(&index::decode(encoded)?)
+    }
+
+    /// PyTorch `expand` (E1): a stride-0 view; see [`Layout::expand`].
+    pub fn expand(&self, sizes: &[isize]) -> Result<Tensor> {
+        Ok(self.with_layout(self.layout.expand(sizes)?))
+    }
+
+    /// NumPy `broadcast_to`: a read-only-in-spirit stride-0 view (writes into it error, V7).
+    pub fn broadcast_to(&self, dims: &[usize]) -> Result<Tensor> {
+        Ok(self.with_layout(self.layout.broadcast_to(dims)?))
+    }
+
+    /// Reorders dims (NumPy `transpose(axes)`, PyTorch `permute`).
+    pub fn permute(&self, axes: &[isize]) -> Result<Tensor> {
+        Ok(self.with_layout(self.layout.permute(axes)?))
+    }
+
+    /// Swaps two dims.
+    pub fn transpose(&self, a: isize, b: isize) -> Result<Tensor> {
+        Ok(self.with_layout(self.layout.transpose(a, b)?))
+    }
+
+    /// Reverses all dims (NumPy `.T`).
+    pub fn t(&self) -> Tensor {
+        self.with_layout(self.layout.t())
+    }
+
+    /// Removes size-1 dims (all, or the listed ones, which must have size 1).
+    pub fn squeeze(&self, axes: Option<&[isize]>) -> Result<Tensor> {
+        Ok(self.with_layout(self.layout.squeeze(axes)?))
+    }
+
+    /// Inserts a size-1 dim at `axis`.
+    pub fn unsqueeze(&self, axis: isize) -> Result<Tensor> {
+        Ok(self.with_layout(self.layout.unsqueeze(axis)?))
+    }
+
+    /// Reverses the listed dims (all for `None`): a zero-copy view with negative strides.
+    pub fn flip(&self, axes: Option<&[isize]>) -> Result<Tensor> {
+        Ok(self.with_layout(self.layout.flip(axes)?))
+    }
+
+    /// Reshape that never copies (PyTorch `view`, V5): errors when the layout cannot express
+    /// the new shape; `-1` infers one dim.
+    pub fn view(&self, shape: &[isize]) -> Result<Tensor> {
+        let dims = infer_shape(shape, self.numel())?;
+        match self.layout.reshape_view(&dims)? {
+            Some(l) => Ok(self.with_layout(l)),
+            None => Err(TesseraError::InvalidArgument(format!(
+                "view {shape:?} of a tensor with dims {:?} and strides {:?} needs a copy; use reshape",
+                self.shape(),
+                self.strides()
+            ))),
+        }
+    }
+
+    /// Reshape (V5): a view when the chunk rule allows it, otherwise a contiguous copy;
+    /// `-1` infers one dim. Check [`Tensor::shares_storage`] to know which happened.
+    pub fn reshape(&self, shape: &[isize]) -> Result<Tensor> {
+        let dims = infer_shape(shape, self.numel())?;
+        match self.layout.reshape_view(&dims)? {
+            Some(l) => Ok(self.with_layout(l)),
+            None => self.materialized()?.view(shape),
+        }
+    }
+}
+
+impl Tensor {
+    /// A contiguous copy through `to_vec`.
+    fn materialized(&self) -> Result<Tensor> {
+        with_dtype!(self.dtype(), T => Tensor::from_vec(self.to_vec::<T>()?, self.shape()))
     }
 }

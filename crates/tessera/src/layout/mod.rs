@@ -1,4 +1,15 @@
 //! Layout: where a tensor's elements sit in its storage. Metadata only (DESIGN §1).
+//!
+//! Every view operation is a pure function `Layout -> Result<Layout>`: indexing
+//! ([`crate::index::apply`]), [`Layout::expand`], [`Layout::reshape_view`], [`Layout::permute`],
+//! [`Layout::flip`], [`Layout::squeeze`], [`Layout::unsqueeze`], [`Layout::as_strided`] and
+//! [`Layout::broadcast_to`].
+
+mod reshape;
+mod transform;
+
+pub use reshape::infer_shape;
+pub use transform::{normalize_axes, normalize_axis};
 
 use crate::error::{Result, TesseraError};
 use crate::shape::Shape;

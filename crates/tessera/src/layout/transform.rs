@@ -1,0 +1,202 @@
+//! Pure view functions on layouts: expand, permute, transpose, squeeze, unsqueeze, flip.
+//! Each returns a new [`Layout`] over the same elements or a typed error (DESIGN §1).
+
+use super::Layout;
+use crate::error::{Result, TesseraError};
+use crate::shape::Shape;
+
+/// Resolves a possibly negative `axis` against `rank` (NumPy: `-rank <= axis < rank`).
+pub fn normalize_axis(axis: isize, rank: usize) -> Result<usize> {
+    let r = rank as isize;
+    if axis < -r || axis >= r {
+        return Err(TesseraError::Index(format!(
+            "axis {axis} is out of bounds for a tensor of rank {rank}"
+        )));
+    }
+    Ok(if axis < 0 {
+        (axis + r) as usize
+    } else {
+        axis as usize
+    })
+}
+
+/// Resolves a list of axes, rejecting out-of-range and repeated ones.
+pub fn normalize_axes(axes: &[isize], rank: usize) -> Result<Vec<usize>> {
+    let mut seen = vec![false; rank];
+    axes.iter()
+        .map(|&a| {
+            let a = normalize_axis(a, rank)?;
+            if std::mem::replace(&mut seen[a], true) {
+                return Err(TesseraError::InvalidArgument(format!(
+                    "axis {a} is repeated in {axes:?}"
+                )));
+            }
+            Ok(a)
+        })
+        .collect()
+}
+
+impl Layout {
+    fn rebuild(&self, dims: &[usize], strides: &[isize], offset: usize) -> Result<Layout> {
+        Ok(Layout::new(Shape::new(dims, strides)?, offset))
+    }
+
+    /// PyTorch `expand` (E1): `sizes.len() >= rank`; new dims only at the front; `-1` keeps a
+    /// dim (not allowed for new dims); only size-1 dims may change. Expanded and new dims get
+    /// stride 0, so the result is a view.
+    ///
+    /// ```
+    /// use tessera::Layout;
+    /// let l = Layout::contiguous(&[3, 1]).unwrap().expand(&[2, -1, 4]).unwrap();
+    /// assert_eq!((l.dims(), l.strides()), (&[2, 3, 4][..], &[0, 1, 0][..]));
+    /// ```
+    pub fn expand(&self, sizes: &[isize]) -> Result<Layout> {
+        let rank = self.rank();
+        if sizes.len() < rank {
+            return Err(TesseraError::ShapeMismatch(format!(
+                "expand: {} sizes given for a tensor of rank {rank} (need at least as many)",
+                sizes.len()
+            )));
+        }
+        let lead = sizes.len() - rank;
+        let mut dims = Vec::with_capacity(sizes.len());
+        let mut strides = Vec::with_capacity(sizes.len());
+        for (i, &s) in sizes.iter().enumerate() {
+            let bad = |why: &str| {
+                TesseraError::ShapeMismatch(format!("expand {:?} to {sizes:?}: {why}", self.dims()))
+            };
+            if i < lead {
+                if s < 0 {
+                    return Err(bad(&format!("new leading dim {i} must be >= 0, got {s}")));
+                }
+                dims.push(s as usize);
+                strides.push(0);
+                continue;
+            }
+            let (d, st) = (self.dims()[i - lead], self.strides()[i - lead]);
+            match s {
+                -1 => {
+                    dims.push(d);
+                    strides.push(st);
+                }
+                s if s < 0 => {
+                    return Err(bad(&format!("size {s} is invalid (only -1 is allowed)")))
+                }
+                s if s as usize == d => {
+                    dims.push(d);
+                    strides.push(st);
+                }
+                s if d == 1 => {
+                    dims.push(s as usize);
+                    strides.push(0);
+                }
+                s => {
+                    return Err(bad(&format!(
+                        "dim {} of size {d} cannot become {s} (only size-1 dims expand)",
+                        i - lead
+                    )))
+                }
+            }
+        }
+        self.rebuild(&dims, &strides, self.offset())
+    }
+
+    /// Reorders dims: result dim `i` is input dim `axes[i]` (NumPy `transpose(axes)`).
+    pub fn permute(&self, axes: &[isize]) -> Result<Layout> {
+        if axes.len() != self.rank() {
+            return Err(TesseraError::InvalidArgument(format!(
+                "permute: {} axes given for a tensor of rank {}",
+                axes.len(),
+                self.rank()
+            )));
+        }
+        let axes = normalize_axes(axes, self.rank())?;
+        let dims: Vec<usize> = axes.iter().map(|&a| self.dims()[a]).collect();
+        let strides: Vec<isize> = axes.iter().map(|&a| self.strides()[a]).collect();
+        self.rebuild(&dims, &strides, self.offset())
+    }
+
+    /// Swaps two dims.
+    pub fn transpose(&self, a: isize, b: isize) -> Result<Layout> {
+        let (a, b) = (
+            normalize_axis(a, self.rank())?,
+            normalize_axis(b, self.rank())?,
+        );
+        let mut axes: Vec<isize> = (0..self.rank() as isize).collect();
+        axes.swap(a, b);
+        self.permute(&axes)
+    }
+
+    /// Reverses all dims (NumPy `.T`).
+    pub fn t(&self) -> Layout {
+        let dims: Vec<usize> = self.dims().iter().rev().copied().collect();
+        let strides: Vec<isize> = self.strides().iter().rev().copied().collect();
+        // A permutation of a valid geometry is valid.
+        self.rebuild(&dims, &strides, self.offset())
+            .expect("a permuted shape is valid")
+    }
+
+    /// Removes size-1 dims: all of them (`None`), or the listed ones, each of which must have
+    /// size 1 (NumPy; PyTorch silently skips others).
+    pub fn squeeze(&self, axes: Option<&[isize]>) -> Result<Layout> {
+        let drop: Vec<bool> = match axes {
+            None => self.dims().iter().map(|&d| d == 1).collect(),
+            Some(axes) => {
+                let mut drop = vec![false; self.rank()];
+                for a in normalize_axes(axes, self.rank())? {
+                    if self.dims()[a] != 1 {
+                        return Err(TesseraError::InvalidArgument(format!(
+                            "squeeze: axis {a} has size {} (only size-1 dims can be squeezed)",
+                            self.dims()[a]
+                        )));
+                    }
+                    drop[a] = true;
+                }
+                drop
+            }
+        };
+        let keep = |i: &usize| !drop[*i];
+        let dims: Vec<usize> = (0..self.rank())
+            .filter(keep)
+            .map(|i| self.dims()[i])
+            .collect();
+        let strides: Vec<isize> = (0..self.rank())
+            .filter(keep)
+            .map(|i| self.strides()[i])
+            .collect();
+        self.rebuild(&dims, &strides, self.offset())
+    }
+
+    /// Inserts a size-1 dim at `axis` (`-rank-1 <= axis <= rank`).
+    pub fn unsqueeze(&self, axis: isize) -> Result<Layout> {
+        let at = normalize_axis(axis, self.rank() + 1)?;
+        let mut dims = self.dims().to_vec();
+        let mut strides = self.strides().to_vec();
+        // The stride of a size-1 dim is never used; keep the geometry contiguous-looking.
+        let stride = strides.get(at).map_or(1, |&s| s * dims[at] as isize);
+        dims.insert(at, 1);
+        strides.insert(at, stride);
+        self.rebuild(&dims, &strides, self.offset())
+    }
+
+    /// Reverses the listed dims (all for `None`) with negative strides: zero copy.
+    pub fn flip(&self, axes: Option<&[isize]>) -> Result<Layout> {
+        let axes = match axes {
+            None => (0..self.rank()).collect(),
+            Some(a) => normalize_axes(a, self.rank())?,
+        };
+        let mut strides = self.strides().to_vec();
+        let mut offset = self.offset() as isize;
+        for a in axes {
+            let d = self.dims()[a];
+            if d > 1 {
+                offset += (d as isize - 1) * strides[a];
+                strides[a] = -strides[a];
+            }
+        }
+        if self.numel() == 0 {
+            offset = self.offset() as isize;
+        }
+        self.rebuild(self.dims(), &strides, offset as usize)
+    }
+}

@@ -1,0 +1,346 @@
+//! Hand-worked edge cases of V1–V7 and E1, and property tests of intervals (against a
+//! brute-force reference) and of the INT64 encoding (V4).
+
+// In `idx!`, `8..-100; -3` is an interval walked backwards, not an empty iteration.
+#![allow(clippy::reversed_empty_ranges)]
+
+use proptest::prelude::*;
+use tessera::index::{decode, encode, Ellipsis, IndexSpec, NewAxis};
+use tessera::{idx, DType, Tensor, TesseraError};
+
+fn arange(shape: &[isize]) -> Tensor {
+    let n: isize = shape.iter().product();
+    Tensor::arange(0, n as i64, 1, DType::I64)
+        .unwrap()
+        .view(shape)
+        .unwrap()
+}
+
+fn vals(t: &Tensor) -> Vec<i64> {
+    t.to_vec::<i64>().unwrap()
+}
+
+/// Brute force: the positions of `0..d` an interval selects, in visiting order, from the
+/// definition (normalise negatives once, clamp, walk by step, stop at/after end).
+fn brute_interval(
+    d: isize,
+    start: Option<isize>,
+    end: Option<isize>,
+    step: isize,
+    inclusive: bool,
+) -> Vec<i64> {
+    let norm = |x: isize| if x < 0 { x + d } else { x };
+    let order: Vec<isize> = if step > 0 {
+        (0..d).collect()
+    } else {
+        (0..d).rev().collect()
+    };
+    let first = match start {
+        None => order.first().copied(),
+        Some(s) => {
+            let s = norm(s);
+            order
+                .iter()
+                .copied()
+                .find(|&p| if step > 0 { p >= s } else { p <= s })
+        }
+    };
+    let Some(first) = first else { return vec![] };
+    order
+        .into_iter()
+        .filter(|&p| if step > 0 { p >= first } else { p <= first })
+        .filter(|&p| (p - first) % step == 0)
+        .take_while(|&p| match end.map(norm) {
+            None => true,
+            Some(e) if step > 0 => p < e || (inclusive && p == e),
+            Some(e) => p > e || (inclusive && p == e),
+        })
+        .map(|p| p as i64)
+        .collect()
+}
+
+fn spec_strategy() -> impl Strategy<Value = IndexSpec> {
+    let bound = prop::option::of(-9isize..9);
+    prop_oneof![
+        (-9isize..9).prop_map(IndexSpec::Point),
+        (
+            bound.clone(),
+            bound,
+            prop_oneof![-4isize..0, 1isize..5],
+            any::<bool>()
+        )
+            .prop_map(|(start, end, step, inclusive)| IndexSpec::Interval {
+                start,
+                end,
+                step,
+                inclusive
+            }),
+        Just(IndexSpec::All),
+        Just(IndexSpec::NewAxis),
+        Just(IndexSpec::Ellipsis),
+    ]
+}
+
+proptest! {
+    /// V2: intervals (exclusive and DL4J-inclusive, any step sign) select what brute force does.
+    #[test]
+    fn v2_interval_matches_brute_force(d in 0isize..9, start in prop::option::of(-12isize..12),
+        end in prop::option::of(-12isize..12), step in prop_oneof![-4isize..0, 1isize..5], inclusive: bool) {
+        let t = arange(&[d]);
+        let v = t.index(&[IndexSpec::Interval { start, end, step, inclusive }]).unwrap();
+        prop_assert_eq!(vals(&v), brute_interval(d, start, end, step, inclusive));
+    }
+
+    /// V4: encoding round-trips.
+    #[test]
+    fn v4_encoding_round_trips(specs in prop::collection::vec(spec_strategy(), 0..8)) {
+        prop_assert_eq!(decode(&encode(&specs)).unwrap(), specs);
+    }
+
+    /// V4: decoding arbitrary arrays never panics; it gives specs or an error.
+    #[test]
+    fn v4_decoding_garbage_is_an_error_not_a_panic(code in prop::collection::vec(prop_oneof![-3i64..8, any::<i64>()], 0..20)) {
+        if let Ok(specs) = decode(&code) {
+            prop_assert_eq!(encode(&specs), code);
+        }
+    }
+
+    /// V3: a view of a view is a view of the base, and sees the base's values.
+    #[test]
+    fn v3_views_of_views_share_the_base(specs in prop::collection::vec(spec_strategy(), 0..4)) {
+        let base = arange(&[3, 4, 5]);
+        if let Ok(v) = base.index(&specs) {
+            prop_assert!(v.shares_storage(&base));
+            if let Ok(w) = v.index(&[IndexSpec::Interval { start: None, end: None, step: -1, inclusive: false }]) {
+                prop_assert!(w.shares_storage(&base));
+            }
+        }
+    }
+}
+
+#[test]
+fn v1_fewer_indices_mean_all_and_ellipsis_fills() {
+    let t = arange(&[2, 3, 4]);
+    assert_eq!(
+        vals(&t.index(&idx![1]).unwrap()),
+        (12..24).collect::<Vec<_>>()
+    );
+    assert_eq!(t.index(&idx![Ellipsis, 2]).unwrap().shape(), &[2, 3]);
+    assert_eq!(
+        vals(&t.index(&idx![Ellipsis, 2]).unwrap()),
+        vec![2, 6, 10, 14, 18, 22]
+    );
+    assert_eq!(
+        t.index(&idx![NewAxis, Ellipsis, NewAxis]).unwrap().shape(),
+        &[1, 2, 3, 4, 1]
+    );
+    assert_eq!(t.index(&idx![0, 0, 0, Ellipsis]).unwrap().rank(), 0);
+}
+
+#[test]
+fn v2_numpy_rules_for_negative_and_clamped_bounds() {
+    let x = arange(&[10]);
+    assert_eq!(
+        vals(&x.index(&idx![2..5; -1]).unwrap()),
+        Vec::<i64>::new(),
+        "x[2:5:-1] is empty"
+    );
+    assert_eq!(
+        vals(&x.index(&idx![..; -1]).unwrap()),
+        (0..10).rev().collect::<Vec<_>>()
+    );
+    assert_eq!(vals(&x.index(&idx![-3..]).unwrap()), vec![7, 8, 9]);
+    assert_eq!(
+        vals(&x.index(&idx![-100..100; 4]).unwrap()),
+        vec![0, 4, 8],
+        "bounds clamp"
+    );
+    assert_eq!(vals(&x.index(&idx![8..-100; -3]).unwrap()), vec![8, 5, 2]);
+    assert_eq!(vals(&x.index(&idx![-1]).unwrap()), vec![9]);
+    // Inclusive (DL4J), without its quirks: 2..=5 includes 5; 5..=5 is [5]; ..=-1 reaches the end.
+    assert_eq!(vals(&x.index(&idx![2..=5]).unwrap()), vec![2, 3, 4, 5]);
+    assert_eq!(vals(&x.index(&idx![5..=5]).unwrap()), vec![5]);
+    assert_eq!(
+        vals(&x.index(&idx![..=-1]).unwrap()),
+        (0..10).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        vals(&x.index(&idx![1..=7; 3]).unwrap()),
+        vec![1, 4, 7],
+        "end included when the step lands on it"
+    );
+    assert_eq!(vals(&x.index(&idx![1..=6; 3]).unwrap()), vec![1, 4]);
+    assert_eq!(
+        vals(&x.index(&idx![5..=0; -1]).unwrap()),
+        vec![5, 4, 3, 2, 1, 0],
+        "inclusive end 0 does not wrap"
+    );
+    // Negative step gives a negative-stride view.
+    let r = x.index(&idx![..; -2]).unwrap();
+    assert_eq!(r.strides(), &[-2]);
+    assert!(r.shares_storage(&x));
+}
+
+#[test]
+fn rank0_and_empty_dims() {
+    let s = Tensor::scalar(7i64, DType::I64).unwrap();
+    assert_eq!(vals(&s.index(&[]).unwrap()), vec![7]);
+    assert_eq!(s.index(&idx![NewAxis]).unwrap().shape(), &[1]);
+    assert_eq!(vals(&s.index(&idx![Ellipsis]).unwrap()), vec![7]);
+    assert!(matches!(s.index(&idx![0]), Err(TesseraError::Index(_))));
+    let e = arange(&[0, 3]);
+    assert_eq!(e.index(&idx![.., 1]).unwrap().shape(), &[0]);
+    assert_eq!(e.index(&idx![2..; -1]).unwrap().shape(), &[0, 3]);
+    assert!(matches!(e.index(&idx![0]), Err(TesseraError::Index(_))));
+    assert_eq!(e.expand(&[2, -1, 3]).unwrap().shape(), &[2, 0, 3]);
+    assert_eq!(e.reshape(&[3, -1, 5]).unwrap().shape(), &[3, 0, 5]);
+    assert!(
+        e.reshape(&[-1, 0]).is_err(),
+        "-1 cannot be inferred next to a 0"
+    );
+}
+
+#[test]
+fn e1_expand_semantics() {
+    let t = arange(&[3, 1]);
+    let e = t.expand(&[2, -1, 4]).unwrap();
+    assert_eq!(e.shape(), &[2, 3, 4]);
+    assert_eq!(e.strides(), &[0, 1, 0]);
+    assert_eq!(vals(&e), [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2].repeat(2));
+    assert!(e.shares_storage(&t));
+    assert!(
+        matches!(t.expand(&[4, 4]), Err(TesseraError::ShapeMismatch(_))),
+        "only size-1 dims change"
+    );
+    assert!(
+        matches!(t.expand(&[-1, 3, 1]), Err(TesseraError::ShapeMismatch(_))),
+        "-1 not allowed in a new dim"
+    );
+    assert!(
+        matches!(t.expand(&[4]), Err(TesseraError::ShapeMismatch(_))),
+        "fewer sizes than dims"
+    );
+    assert!(matches!(
+        t.expand(&[3, -2]),
+        Err(TesseraError::ShapeMismatch(_))
+    ));
+    assert_eq!(
+        t.expand(&[3, 0]).unwrap().numel(),
+        0,
+        "a size-1 dim may expand to 0"
+    );
+}
+
+#[test]
+fn v5_reshape_views_and_copies() {
+    let t = arange(&[4, 6]);
+    let tt = t.t();
+    // Splitting a dim of a transposed tensor is a view; merging its dims needs a copy.
+    let split = tt.view(&[2, 3, 4]).unwrap();
+    assert!(split.shares_storage(&t));
+    assert_eq!(vals(&split), vals(&tt));
+    assert!(matches!(
+        tt.view(&[24]),
+        Err(TesseraError::InvalidArgument(_))
+    ));
+    let flat = tt.reshape(&[-1]).unwrap();
+    assert!(!flat.shares_storage(&t), "reshape copies when it must");
+    assert_eq!(vals(&flat), vals(&tt));
+    // Size-1 dims are ignored by the chunk rule.
+    let odd = arange(&[4, 1, 6]).index(&idx![.., .., 1..5]).unwrap();
+    assert!(odd.view(&[4, 4, 1]).is_ok());
+    assert!(matches!(
+        t.reshape(&[5, -1]),
+        Err(TesseraError::ShapeMismatch(_))
+    ));
+    assert!(matches!(
+        t.reshape(&[-1, -1]),
+        Err(TesseraError::InvalidArgument(_))
+    ));
+}
+
+#[test]
+fn v6_contiguity_ignores_size1_dims() {
+    let t = arange(&[3, 1, 4]);
+    let p = t.permute(&[1, 0, 2]).unwrap();
+    assert!(p.is_contiguous(), "moving a size-1 dim keeps contiguity");
+    assert!(!t.t().is_contiguous());
+    assert!(
+        arange(&[0, 5]).t().is_contiguous(),
+        "empty tensors are contiguous"
+    );
+}
+
+#[test]
+fn bad_input_gives_typed_errors() {
+    let t = arange(&[3, 4]);
+    assert!(
+        matches!(t.index(&idx![3]), Err(TesseraError::Index(_))),
+        "point out of range"
+    );
+    assert!(matches!(t.index(&idx![-4]), Err(TesseraError::Index(_))));
+    assert!(
+        matches!(t.index(&idx![..; 0]), Err(TesseraError::InvalidArgument(_))),
+        "step 0"
+    );
+    assert!(
+        matches!(
+            t.index(&idx![Ellipsis, 0, Ellipsis]),
+            Err(TesseraError::Index(_))
+        ),
+        "two ellipses"
+    );
+    assert!(
+        matches!(t.index(&idx![0, 0, 0]), Err(TesseraError::Index(_))),
+        "too many indices"
+    );
+    assert!(matches!(
+        t.permute(&[0, 0]),
+        Err(TesseraError::InvalidArgument(_))
+    ));
+    assert!(matches!(t.permute(&[0, 2]), Err(TesseraError::Index(_))));
+    assert!(matches!(
+        t.squeeze(Some(&[0])),
+        Err(TesseraError::InvalidArgument(_))
+    ));
+    assert!(matches!(t.unsqueeze(3), Err(TesseraError::Index(_))));
+    assert!(matches!(
+        t.broadcast_to(&[3, 5]),
+        Err(TesseraError::ShapeMismatch(_))
+    ));
+    assert!(matches!(
+        t.as_strided(&[3, 4], &[4, 2], 0),
+        Err(TesseraError::OutOfBounds(_))
+    ));
+    assert!(
+        matches!(
+            t.create_view(&[0, 1, 1]),
+            Err(TesseraError::InvalidArgument(_))
+        ),
+        "truncated encoding"
+    );
+    assert!(
+        matches!(
+            t.create_view(&[9, 0, 1, 0]),
+            Err(TesseraError::InvalidArgument(_))
+        ),
+        "unknown type"
+    );
+    assert!(
+        matches!(
+            t.create_view(&[1, 2, 0, 0, 3, 0]),
+            Err(TesseraError::InvalidArgument(_))
+        ),
+        "encoded step 0"
+    );
+}
+
+#[test]
+fn flip_is_a_zero_copy_view() {
+    let t = arange(&[2, 3]);
+    let f = t.flip(None).unwrap();
+    assert_eq!(vals(&f), vec![5, 4, 3, 2, 1, 0]);
+    assert!(f.shares_storage(&t));
+    assert_eq!(vals(&t.flip(Some(&[-1])).unwrap()), vec![2, 1, 0, 5, 4, 3]);
+    assert_eq!(vals(&f.flip(None).unwrap()), vals(&t));
+}
