@@ -5,7 +5,7 @@
 use std::sync::{Arc, Barrier};
 
 use proptest::prelude::*;
-use tessera::shape::ShapeCache;
+use tessera::shape::{ShapeCache, DEFAULT_RETAIN_PER_STRIPE, NUM_STRIPES};
 use tessera::TesseraError;
 
 /// Naive reference for C1's derived facts: contiguity ignoring size-1 dims, empty = contiguous.
@@ -81,7 +81,7 @@ fn c1_contiguous_equals_explicit_strides() {
 
 #[test]
 fn c1_reclamation_after_10000_distinct_shapes() {
-    let cache = ShapeCache::new();
+    let cache = ShapeCache::with_retention(0);
     let keep = cache.contiguous(&[7, 7]).unwrap();
     let before = cache.len();
     let nodes_before = cache.node_count();
@@ -107,7 +107,7 @@ fn c1_reclamation_after_10000_distinct_shapes() {
 
 #[test]
 fn c1_descriptor_outlives_nothing_after_last_handle() {
-    let cache = ShapeCache::new();
+    let cache = ShapeCache::with_retention(0);
     let a = cache.intern(&[3], &[2]).unwrap();
     let b = a.clone();
     drop(a);
@@ -153,12 +153,52 @@ fn c1_concurrent_stress_leaks_nothing() {
             });
         }
     });
+    assert!(
+        cache.len() <= NUM_STRIPES * DEFAULT_RETAIN_PER_STRIPE,
+        "only retained ones remain"
+    );
+    assert_eq!(cache.len(), cache.retained());
+    cache.release_retained();
     assert_eq!(
         cache.len(),
         0,
         "every handle dropped, so every descriptor must be freed"
     );
     assert_eq!(cache.node_count(), 0);
+}
+
+/// Retention is bounded: the default cache keeps at most `retain` released descriptors per
+/// stripe, and releasing them restores the exact count.
+#[test]
+fn c1_retention_is_bounded_and_releasable() {
+    let cache = ShapeCache::new();
+    let keep = cache.contiguous(&[9, 9]).unwrap();
+    let shapes: Vec<_> = (1..=10_000usize)
+        .map(|i| cache.contiguous(&[i, 2]).unwrap())
+        .collect();
+    assert_eq!(cache.len(), 10_001);
+    drop(shapes);
+    assert!(
+        cache.len() <= 1 + NUM_STRIPES * DEFAULT_RETAIN_PER_STRIPE,
+        "len {}",
+        cache.len()
+    );
+    assert!(cache.retained() <= NUM_STRIPES * DEFAULT_RETAIN_PER_STRIPE);
+    cache.release_retained();
+    assert_eq!(cache.len(), 1);
+    assert_eq!(cache.contiguous(&[9, 9]).unwrap(), keep);
+    drop(keep);
+    assert_eq!(cache.len(), 0);
+    // A retained descriptor is found again instead of rebuilt.
+    let a = cache.contiguous(&[5, 5]).unwrap();
+    let addr = a.dims().as_ptr();
+    drop(a);
+    assert_eq!(cache.len(), 1, "retained after its last handle");
+    assert_eq!(cache.contiguous(&[5, 5]).unwrap().dims().as_ptr(), addr);
+    // Handles may outlive their cache; dropping the cache frees what it retained.
+    let survivor = cache.contiguous(&[6]).unwrap();
+    drop(cache);
+    assert_eq!(survivor.dims(), &[6]);
 }
 
 #[test]

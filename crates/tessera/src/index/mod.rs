@@ -11,7 +11,7 @@ pub use encoding::{
 
 use crate::error::{Result, TesseraError};
 use crate::layout::Layout;
-use crate::shape::Shape;
+use crate::shape::{DimVec, Shape};
 
 /// One index of a view (V1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,11 +167,11 @@ pub fn apply(layout: &Layout, specs: &[IndexSpec]) -> Result<Layout> {
             "too many indices: tensor of rank {rank} indexed with {consumed}"
         )));
     }
-    let mut dims = Vec::with_capacity(rank + specs.len());
-    let mut strides = Vec::with_capacity(rank + specs.len());
+    let mut dims: DimVec<usize> = DimVec::new();
+    let mut strides: DimVec<isize> = DimVec::new();
     let mut offset = layout.offset() as isize;
     let mut axis = 0;
-    let keep = |axis: usize, dims: &mut Vec<usize>, strides: &mut Vec<isize>| {
+    let keep = |axis: usize, dims: &mut DimVec<usize>, strides: &mut DimVec<isize>| {
         dims.push(layout.dims()[axis]);
         strides.push(layout.strides()[axis]);
     };

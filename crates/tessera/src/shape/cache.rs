@@ -8,8 +8,15 @@
 //!    mutex. A miss inserts a new descriptor.
 //!
 //! Reclamation: the trie and the front caches hold only weak references. When the last
-//! [`Shape`] handle drops, the descriptor's `Drop` locks its stripe and removes its path (unless
-//! a newer descriptor already took the slot), so [`ShapeCache::len`] counts live shapes only.
+//! strong reference drops, the descriptor's `Drop` locks its stripe and removes its path
+//! (unless a newer descriptor already took the slot), so the cache never grows without bound.
+//!
+//! Retention: creating a view and dropping it straight away would otherwise build and free a
+//! descriptor every time. Each stripe therefore keeps the last `retain` descriptors it created
+//! (a small ring of strong references, [`DEFAULT_RETAIN_PER_STRIPE`] by default): at most
+//! `NUM_STRIPES * retain` descriptors outlive their handles, and only until newer shapes push
+//! them out or [`ShapeCache::release_retained`] is called. [`ShapeCache::with_retention`]`(0)`
+//! frees every descriptor exactly when its last handle drops.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -30,6 +37,9 @@ pub const NUM_STRIPES: usize = 32;
 /// Slots of the per-thread front cache (direct mapped by the low bits of the key hash).
 pub const FRONT_SLOTS: usize = 64;
 
+/// Descriptors each stripe keeps alive after their last handle drops (see the module docs).
+pub const DEFAULT_RETAIN_PER_STRIPE: usize = 4;
+
 /// A live, interned descriptor: what a [`Shape`] handle points to.
 ///
 /// Aligned to a cache line so that the reference counts of one descriptor never share a line
@@ -37,22 +47,32 @@ pub const FRONT_SLOTS: usize = 64;
 #[repr(align(64))]
 pub(crate) struct Descriptor {
     pub(crate) geom: Geometry,
-    home: Arc<CacheInner>,
+    /// Weak, so that a cache's retained descriptors do not keep the cache alive in a cycle.
+    home: Weak<CacheInner>,
 }
 
 impl Drop for Descriptor {
     fn drop(&mut self) {
-        self.home.remove(self);
+        if let Some(home) = self.home.upgrade() {
+            home.remove(self);
+        }
     }
 }
 
+struct Stripe {
+    root: Node<Descriptor>,
+    /// Strong references to the stripe's most recently created descriptors.
+    retained: Vec<Option<Arc<Descriptor>>>,
+    next: usize,
+}
+
 struct CacheInner {
-    stripes: [Mutex<Node<Descriptor>>; NUM_STRIPES],
+    stripes: [Mutex<Stripe>; NUM_STRIPES],
     live: AtomicUsize,
 }
 
 impl CacheInner {
-    fn stripe(&self, hash: u64) -> &Mutex<Node<Descriptor>> {
+    fn stripe(&self, hash: u64) -> &Mutex<Stripe> {
         &self.stripes[(hash >> 48) as usize % NUM_STRIPES]
     }
 
@@ -61,6 +81,7 @@ impl CacheInner {
         let removed = self
             .stripe(dead.geom.hash)
             .lock()
+            .root
             .remove_if_same(&key, dead);
         if removed {
             self.live.fetch_sub(1, Ordering::Relaxed);
@@ -73,7 +94,7 @@ impl CacheInner {
 ///
 /// ```
 /// use tessera::shape::ShapeCache;
-/// let cache = ShapeCache::new();
+/// let cache = ShapeCache::with_retention(0);
 /// let a = cache.contiguous(&[2, 3]).unwrap();
 /// let b = cache.intern(&[2, 3], &[3, 1]).unwrap();
 /// assert_eq!(a, b); // same geometry, same descriptor
@@ -105,11 +126,23 @@ thread_local! {
 }
 
 impl ShapeCache {
-    /// A new, empty cache.
+    /// A new, empty cache retaining [`DEFAULT_RETAIN_PER_STRIPE`] descriptors per stripe.
     pub fn new() -> ShapeCache {
+        ShapeCache::with_retention(DEFAULT_RETAIN_PER_STRIPE)
+    }
+
+    /// A new, empty cache keeping the last `retain` descriptors each stripe created alive
+    /// after their handles drop (0: free every descriptor with its last handle).
+    pub fn with_retention(retain: usize) -> ShapeCache {
         ShapeCache {
             inner: Arc::new(CacheInner {
-                stripes: std::array::from_fn(|_| Mutex::new(Node::default())),
+                stripes: std::array::from_fn(|_| {
+                    Mutex::new(Stripe {
+                        root: Node::default(),
+                        retained: vec![None; retain],
+                        next: 0,
+                    })
+                }),
                 live: AtomicUsize::new(0),
             }),
         }
@@ -120,7 +153,7 @@ impl ShapeCache {
         &GLOBAL
     }
 
-    /// Number of live descriptors (shapes some handle still refers to).
+    /// Number of live descriptors: those some handle refers to, plus the retained ones.
     pub fn len(&self) -> usize {
         self.inner.live.load(Ordering::Relaxed)
     }
@@ -130,17 +163,43 @@ impl ShapeCache {
         self.len() == 0
     }
 
+    /// Number of retention slots in use (descriptors kept alive by the cache itself; some may
+    /// also have handles).
+    pub fn retained(&self) -> usize {
+        self.inner
+            .stripes
+            .iter()
+            .map(|s| s.lock().retained.iter().flatten().count())
+            .sum()
+    }
+
+    /// Drops the cache's own references to retained descriptors; those without handles are
+    /// freed.
+    pub fn release_retained(&self) {
+        for stripe in &self.inner.stripes {
+            // Take the references out under the lock, drop them after it is released: dropping
+            // the last reference runs the descriptor's Drop, which locks this stripe.
+            let taken: Vec<_> = stripe
+                .lock()
+                .retained
+                .iter_mut()
+                .map(Option::take)
+                .collect();
+            drop(taken);
+        }
+    }
+
     /// Number of trie nodes over all stripes (a diagnostic: 0 when the cache is empty).
     pub fn node_count(&self) -> usize {
         self.inner
             .stripes
             .iter()
             .map(|s| {
-                let root = s.lock();
-                if root.is_empty() {
+                let s = s.lock();
+                if s.root.is_empty() {
                     0
                 } else {
-                    root.node_count()
+                    s.root.node_count()
                 }
             })
             .sum()
@@ -166,19 +225,32 @@ impl ShapeCache {
         }
         let geom = Geometry::new(dims, strides)?;
         let key = geom.key();
+        let mut evicted = None;
         let shape = {
-            let mut root = self.inner.stripe(hash).lock();
+            let mut stripe = self.inner.stripe(hash).lock();
+            let Stripe {
+                root,
+                retained,
+                next,
+            } = &mut *stripe;
             root.get_or_insert(&key, |replaces_dead| {
                 // A dead descriptor still counted in `live` hands its count to the new one.
                 if !replaces_dead {
                     self.inner.live.fetch_add(1, Ordering::Relaxed);
                 }
-                Arc::new(Descriptor {
+                let fresh = Arc::new(Descriptor {
                     geom,
-                    home: Arc::clone(&self.inner),
-                })
+                    home: Arc::downgrade(&self.inner),
+                });
+                if !retained.is_empty() {
+                    evicted = retained[*next].replace(Arc::clone(&fresh));
+                    *next = (*next + 1) % retained.len();
+                }
+                fresh
             })
         };
+        // Dropped outside the stripe lock: it may be the last reference (its Drop locks).
+        drop(evicted);
         self.front_store(hash, &shape);
         Ok(Shape(shape))
     }
@@ -192,7 +264,7 @@ impl ShapeCache {
                     return None;
                 }
                 let live = slot.shape.as_ref()?.upgrade()?;
-                let same = Arc::ptr_eq(&live.home, &self.inner)
+                let same = std::ptr::eq(live.home.as_ptr(), Arc::as_ptr(&self.inner))
                     && live.geom.dims.as_slice() == dims
                     && live.geom.strides.as_slice() == strides;
                 // Dropping `live` on a mismatch may free a descriptor, which locks a stripe but

@@ -12,8 +12,8 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-pub use cache::{ShapeCache, FRONT_SLOTS, NUM_STRIPES};
-pub(crate) use geometry::{checked_byte_size, checked_numel};
+pub use cache::{ShapeCache, DEFAULT_RETAIN_PER_STRIPE, FRONT_SLOTS, NUM_STRIPES};
+pub(crate) use geometry::{checked_byte_size, checked_numel, DimVec};
 
 use crate::error::Result;
 use cache::Descriptor;
