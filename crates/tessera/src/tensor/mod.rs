@@ -3,6 +3,7 @@
 mod create;
 mod element_format;
 mod format;
+mod materialize;
 mod views;
 
 use std::sync::Arc;
@@ -93,19 +94,7 @@ impl Tensor {
 
     /// The elements in row-major order; errors if `T` is not the tensor's dtype.
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
-        let data = self.storage.read::<T>()?;
-        let mut out = Vec::with_capacity(self.numel());
-        if self.numel() == 0 {
-            return Ok(out);
-        }
-        gather(
-            &data,
-            self.layout.dims(),
-            self.layout.strides(),
-            self.layout.offset() as isize,
-            &mut out,
-        );
-        Ok(out)
+        self.gather_vec()
     }
 
     /// The single element of a one-element tensor, or an error.
@@ -117,28 +106,5 @@ impl Tensor {
             )));
         }
         Ok(self.to_vec::<T>()?[0])
-    }
-}
-
-/// Row-major gather of a strided region: a loop nest whose innermost loop is a slice copy
-/// when the last dim is unit-stride.
-fn gather<T: Element>(
-    data: &[T],
-    dims: &[usize],
-    strides: &[isize],
-    offset: isize,
-    out: &mut Vec<T>,
-) {
-    match dims {
-        [] => out.push(data[offset as usize]),
-        [n] if strides[0] == 1 => {
-            out.extend_from_slice(&data[offset as usize..offset as usize + n])
-        }
-        [n] => out.extend((0..*n as isize).map(|i| data[(offset + i * strides[0]) as usize])),
-        [n, rest @ ..] => {
-            for i in 0..*n as isize {
-                gather(data, rest, &strides[1..], offset + i * strides[0], out);
-            }
-        }
     }
 }

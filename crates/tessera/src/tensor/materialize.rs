@@ -1,0 +1,277 @@
+//! Materialisation: every method that writes elements through a layout goes through the one
+//! copy kernel ([`crate::kernels::copy`], DESIGN §1): `contiguous`, `copy`, `to_vec`,
+//! `assign`, `fill_`, `repeat` and `tile`.
+
+use std::sync::Arc;
+
+use super::Tensor;
+use crate::dtype::{Element, Scalar};
+use crate::error::{Result, TesseraError};
+use crate::kernels::copy::{contiguous_plan, copy_strided};
+use crate::kernels::plan::Plan;
+use crate::layout::Layout;
+use crate::shape::checked_byte_size;
+use crate::storage::Storage;
+use crate::with_dtype;
+
+impl Tensor {
+    /// This tensor if it is already C-contiguous (V6: size-1 dims ignored, any offset), else a
+    /// new C-contiguous copy of the same dtype.
+    ///
+    /// Materialising an expanded view (stride 0) runs as memcpy/fill runs; a flipped view
+    /// (negative strides) as a reversed copy; a transposed view as a blocked transpose.
+    ///
+    /// ```
+    /// use tessera::{DType, Tensor};
+    /// let t = Tensor::arange(0, 6, 1, DType::I32).unwrap();
+    /// let tt = t.as_strided(&[3, 2], &[1, 3], 0).unwrap(); // the transpose of a 2x3
+    /// let c = tt.contiguous().unwrap();
+    /// assert!(c.is_contiguous() && !c.shares_storage(&t));
+    /// assert_eq!(c.to_vec::<i32>().unwrap(), vec![0, 3, 1, 4, 2, 5]);
+    /// assert!(t.contiguous().unwrap().shares_storage(&t));
+    /// ```
+    pub fn contiguous(&self) -> Result<Tensor> {
+        if self.is_contiguous() {
+            Ok(self.clone())
+        } else {
+            self.copy()
+        }
+    }
+
+    /// A new C-contiguous tensor holding a copy of the elements (never shares storage).
+    pub fn copy(&self) -> Result<Tensor> {
+        self.materialize(self.shape(), self.strides())
+    }
+
+    /// A new contiguous tensor of `dims` read from this tensor's storage through
+    /// `src_strides` (starting at this tensor's offset): the one strided copy.
+    fn materialize(&self, dims: &[usize], src_strides: &[isize]) -> Result<Tensor> {
+        let out = Tensor::zeros(dims, self.dtype())?;
+        let plan = contiguous_plan(dims, src_strides, self.layout.offset());
+        with_dtype!(self.dtype(), T => {
+            let src = self.storage.read_as::<T>();
+            let mut dst = out.storage.write_as::<T>();
+            copy_strided(&plan, &mut dst, &src);
+        });
+        Ok(out)
+    }
+
+    /// Writes `src`, broadcast to this tensor's shape, into this view (NumPy `self[...] = src`).
+    /// The writes reach the base and every other view of the storage (V7).
+    ///
+    /// Errors: `DType` if the dtypes differ (no implicit cast), `ShapeMismatch` if `src` does
+    /// not broadcast to `self.shape()`, `OverlappingWrite` if this view overlaps itself (e.g. an
+    /// expanded, stride-0 view). When `src` shares storage with `self`, the result is as if
+    /// `src` were copied first (V7, NumPy).
+    ///
+    /// ```
+    /// use tessera::{DType, Tensor};
+    /// let a = Tensor::zeros(&[2, 3], DType::F32).unwrap();
+    /// let col = a.as_strided(&[2], &[3], 1).unwrap(); // a[:, 1]
+    /// col.assign(&Tensor::from_slice(&[7f32], &[1]).unwrap()).unwrap();
+    /// assert_eq!(a.to_vec::<f32>().unwrap(), vec![0., 7., 0., 0., 7., 0.]);
+    /// ```
+    pub fn assign(&self, src: &Tensor) -> Result<()> {
+        if src.dtype() != self.dtype() {
+            return Err(TesseraError::DType(format!(
+                "assign: source dtype {} differs from destination dtype {}",
+                src.dtype(),
+                self.dtype()
+            )));
+        }
+        let bcast = src.layout.broadcast_to(self.shape())?;
+        check_no_self_overlap(&self.layout)?;
+        if self.numel() == 0 {
+            return Ok(());
+        }
+        if self.shares_storage(src) {
+            // V7: as if the source were copied first. Copying the un-broadcast source keeps the
+            // temporary small; it never holds this storage's read and write locks at once.
+            return self.assign(&src.copy()?);
+        }
+        let plan = Plan::new(
+            self.shape(),
+            [self.strides(), bcast.strides()],
+            [self.layout.offset(), bcast.offset()],
+        );
+        with_dtype!(self.dtype(), T => {
+            write_from::<T>(&self.storage, &src.storage, |dst, s| copy_strided(&plan, dst, s))
+        });
+        Ok(())
+    }
+
+    /// Writes `value` (converted to this tensor's dtype, Rust `as` rules) into every element of
+    /// this view; the writes reach the base (V7). Errors with `OverlappingWrite` on a view that
+    /// overlaps itself.
+    ///
+    /// ```
+    /// use tessera::{DType, Tensor};
+    /// let a = Tensor::zeros(&[4], DType::I64).unwrap();
+    /// a.as_strided(&[2], &[2], 1).unwrap().fill_(5).unwrap(); // a[1::2] = 5
+    /// assert_eq!(a.to_vec::<i64>().unwrap(), vec![0, 5, 0, 5]);
+    /// ```
+    pub fn fill_(&self, value: impl Into<Scalar>) -> Result<()> {
+        check_no_self_overlap(&self.layout)?;
+        let value = value.into();
+        // The source is one element seen with stride 0 everywhere: the fill inner loop.
+        let zeros = vec![0isize; self.rank()];
+        let plan = Plan::new(
+            self.shape(),
+            [self.strides(), &zeros],
+            [self.layout.offset(), 0],
+        );
+        with_dtype!(self.dtype(), T => {
+            let one = [value.to::<T>()];
+            copy_strided(&plan, &mut self.storage.write_as::<T>(), &one);
+        });
+        Ok(())
+    }
+
+    /// PyTorch `repeat` (E2): the output has shape `[counts[i] * d[i]]` where `d` is this
+    /// tensor's shape padded with 1s on the left to `counts.len()` dims (new dims at the front);
+    /// a count of 0 gives an empty dim. Always a new contiguous tensor.
+    ///
+    /// Built as ONE strided copy: the output is viewed as `[r0, s0, r1, s1, ...]` (count, source
+    /// dim) and the source gets stride 0 on every `r` dim.
+    ///
+    /// Errors: `InvalidArgument` if `counts.len() < rank`, `ShapeOverflow` if the output size
+    /// overflows.
+    ///
+    /// ```
+    /// use tessera::Tensor;
+    /// let t = Tensor::from_slice(&[1i32, 2], &[2]).unwrap();
+    /// let r = t.repeat(&[2, 2]).unwrap();
+    /// assert_eq!(r.shape(), &[2, 4]);
+    /// assert_eq!(r.to_vec::<i32>().unwrap(), vec![1, 2, 1, 2, 1, 2, 1, 2]);
+    /// ```
+    pub fn repeat(&self, counts: &[usize]) -> Result<Tensor> {
+        let rank = self.rank();
+        if counts.len() < rank {
+            return Err(TesseraError::InvalidArgument(format!(
+                "repeat: {} counts given for a tensor of rank {rank} (need at least {rank})",
+                counts.len()
+            )));
+        }
+        let lead = counts.len() - rank;
+        let mut out_dims = Vec::with_capacity(counts.len());
+        let mut view_dims = Vec::with_capacity(2 * counts.len());
+        let mut view_strides = Vec::with_capacity(2 * counts.len());
+        for (i, &c) in counts.iter().enumerate() {
+            let (d, s) = if i < lead {
+                (1, 0)
+            } else {
+                (self.shape()[i - lead], self.strides()[i - lead])
+            };
+            out_dims.push(c.checked_mul(d).ok_or_else(|| {
+                TesseraError::ShapeOverflow(format!("repeat: {c} x {d} overflows"))
+            })?);
+            view_dims.extend([c, d]);
+            view_strides.extend([0, s]);
+        }
+        checked_byte_size(&out_dims, self.dtype().itemsize())?;
+        // The contiguous strides of `view_dims` are those of `out_dims` split in two, so
+        // writing `view_dims` contiguously fills the output in row-major order.
+        let out = self.materialize(&view_dims, &view_strides)?;
+        Ok(out.with_layout(Layout::contiguous(&out_dims)?))
+    }
+
+    /// NumPy `tile` (E2): `reps` shorter than the rank is padded with 1s on the left; longer
+    /// `reps` pad the shape with 1s on the left. Then [`Tensor::repeat`].
+    ///
+    /// ```
+    /// use tessera::Tensor;
+    /// let t = Tensor::from_slice(&[1i64, 2, 3, 4], &[2, 2]).unwrap();
+    /// assert_eq!(t.tile(&[2]).unwrap().to_vec::<i64>().unwrap(), vec![1, 2, 1, 2, 3, 4, 3, 4]);
+    /// ```
+    pub fn tile(&self, reps: &[usize]) -> Result<Tensor> {
+        let rank = self.rank();
+        if reps.len() >= rank {
+            return self.repeat(reps);
+        }
+        let mut padded = vec![1usize; rank - reps.len()];
+        padded.extend_from_slice(reps);
+        self.repeat(&padded)
+    }
+
+    /// The elements in row-major order through the copy kernel; errors if `T` is not the
+    /// tensor's dtype.
+    pub(super) fn gather_vec<T: Element>(&self) -> Result<Vec<T>> {
+        let data = self.storage.read::<T>()?;
+        let mut out = vec![T::default(); self.numel()];
+        let plan = contiguous_plan(self.shape(), self.strides(), self.layout.offset());
+        copy_strided(&plan, &mut out, &data);
+        Ok(out)
+    }
+}
+
+/// Runs `f(dst, src)` with `dst` write-locked and `src` read-locked; `dst` and `src` must be
+/// different storages. The locks are taken in address order, so two threads assigning in
+/// opposite directions (`a <- b` and `b <- a`) cannot deadlock.
+fn write_from<T: Element>(dst: &Arc<Storage>, src: &Arc<Storage>, f: impl FnOnce(&mut [T], &[T])) {
+    debug_assert!(!Arc::ptr_eq(dst, src));
+    if Arc::as_ptr(dst) < Arc::as_ptr(src) {
+        let mut d = dst.write_as::<T>();
+        let s = src.read_as::<T>();
+        f(&mut d, &s)
+    } else {
+        let s = src.read_as::<T>();
+        let mut d = dst.write_as::<T>();
+        f(&mut d, &s)
+    }
+}
+
+/// Errors with `OverlappingWrite` if two elements of `layout` share a storage offset (V7).
+///
+/// A stride 0 on a dim of size > 1 is rejected at once. Otherwise the dims sorted by |stride|
+/// are checked to nest (each stride beyond the reach of all smaller ones), which proves there
+/// is no overlap; layouts that do not nest (interleaved `as_strided` views) are checked
+/// exactly by marking every reached offset.
+fn check_no_self_overlap(layout: &Layout) -> Result<()> {
+    if layout.numel() <= 1 {
+        return Ok(());
+    }
+    let err = || {
+        TesseraError::OverlappingWrite(format!(
+            "cannot write into a view with dims {:?} and strides {:?}: elements overlap",
+            layout.dims(),
+            layout.strides()
+        ))
+    };
+    let mut axes: Vec<(usize, usize)> = layout
+        .dims()
+        .iter()
+        .zip(layout.strides())
+        .filter(|(&d, _)| d > 1)
+        .map(|(&d, &s)| (d, s.unsigned_abs()))
+        .collect();
+    if axes.iter().any(|&(_, s)| s == 0) {
+        return Err(err());
+    }
+    axes.sort_by_key(|&(_, s)| s);
+    let mut reach = 0usize;
+    let mut nested = true;
+    for &(d, s) in &axes {
+        nested &= s > reach;
+        reach += (d - 1) * s;
+    }
+    if nested {
+        return Ok(());
+    }
+    // Exact check over the span (inside the storage, so bounded by it): mark every offset.
+    let (lo, hi) = layout.shape().offset_span();
+    let base = layout.offset() as isize + lo;
+    let mut seen = vec![false; (hi - lo) as usize + 1];
+    let plan = Plan::new(layout.dims(), [layout.strides()], [layout.offset()]);
+    let mut overlap = false;
+    plan.for_each_run(0..plan.runs(), |[o]| {
+        for i in 0..plan.inner_len() as isize {
+            let at = (o + i * plan.inner_stride(0) - base) as usize;
+            overlap |= std::mem::replace(&mut seen[at], true);
+        }
+    });
+    if overlap {
+        Err(err())
+    } else {
+        Ok(())
+    }
+}
