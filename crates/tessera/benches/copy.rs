@@ -11,7 +11,9 @@
 //!
 //! `contiguous()`/`tile()` allocate their output (fresh pages fault in on first write). The
 //! `*_prealloc_*` lines time the same kernel through `assign` into an existing tensor, which
-//! isolates the kernel from allocation; ndarray's `a.t().as_standard_layout()` is printed for
+//! isolates the kernel from allocation (`*_alloc_vs_fresh_memcpy` compares the allocating
+//! calls with a memcpy into a freshly allocated `Vec`, which pays the same page faults);
+//! ndarray's `a.t().as_standard_layout()` is printed for
 //! comparison.
 
 use std::hint::black_box;
@@ -130,6 +132,15 @@ fn main() {
         black_box(small.tile(&[8, 8]).unwrap());
     });
     row("tessera tile(512², (8, 8))", bytes, tile);
+    // The same plan as tile's, through assign into the preallocated output.
+    let tile_dst = out
+        .as_strided(&[8, 512, 8, 512], &[8 * 512 * 512, 4096, 512, 1], 0)
+        .unwrap();
+    let tile_src = small
+        .as_strided(&[8, 512, 8, 512], &[0, 512, 0, 1], 0)
+        .unwrap();
+    let tile_pre = best(|| tile_dst.assign(black_box(&tile_src)).unwrap());
+    row("tessera tile plan via assign, prealloc", bytes, tile_pre);
 
     println!();
     let frac = |base: Duration, ours: Duration| base.as_secs_f64() / ours.as_secs_f64();
@@ -149,6 +160,22 @@ fn main() {
     println!(
         "ratio expand_prealloc_bw_fraction {:.3}",
         frac(fill, expand_pre)
+    );
+    println!(
+        "ratio tile_prealloc_bw_fraction {:.3}",
+        frac(fill, tile_pre)
+    );
+    println!(
+        "ratio transpose_alloc_vs_fresh_memcpy {:.3}",
+        frac(fresh_memcpy, transpose)
+    );
+    println!(
+        "ratio expand_alloc_vs_fresh_memcpy {:.3}",
+        frac(fresh_memcpy, expand)
+    );
+    println!(
+        "ratio tile_alloc_vs_fresh_memcpy {:.3}",
+        frac(fresh_memcpy, tile)
     );
     println!(
         "ratio transpose_vs_ndarray_speedup {:.3}",
