@@ -15,8 +15,10 @@ pub mod error;
 pub mod index;
 pub mod kernels;
 pub mod layout;
+pub mod ops;
 pub mod shape;
 pub mod storage;
+pub mod stype;
 pub mod tensor;
 
 #[doc(hidden)]
@@ -27,4 +29,5 @@ pub use error::{Result, TesseraError};
 pub use layout::Layout;
 pub use shape::{Shape, ShapeCache};
 pub use storage::Storage;
+pub use stype::StorageType;
 pub use tensor::Tensor;

@@ -17,10 +17,26 @@ use crate::error::{Result, TesseraError};
 /// Alignment of every storage buffer, in bytes (a cache line; enough for any SIMD load).
 pub const STORAGE_ALIGN: usize = 64;
 
+/// Buffers of at least this many bytes are mapped directly and advised to use transparent
+/// huge pages (as NumPy does): fresh memory then faults in 2 MiB at a time instead of 4 KiB,
+/// which on virtual machines is the difference between 2 GB/s and memcpy speed.
+pub const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
+const HUGE_PAGE: usize = 2 << 20;
+
 /// An owned, zero-initialised, 64-byte-aligned byte buffer.
 struct AlignedBuf {
     ptr: NonNull<u8>,
-    layout: AllocLayout,
+    origin: Origin,
+}
+
+/// Where the bytes came from, for freeing them.
+enum Origin {
+    /// The global allocator, with this layout.
+    Heap(AllocLayout),
+    /// An anonymous mapping starting at `base` of `len` bytes (`ptr` is `base` rounded up to
+    /// a huge-page boundary).
+    #[cfg(target_os = "linux")]
+    Mapped { base: *mut libc::c_void, len: usize },
 }
 
 // SAFETY: `AlignedBuf` uniquely owns its allocation (like `Box<[u8]>`); access is synchronised
@@ -31,20 +47,69 @@ unsafe impl Sync for AlignedBuf {}
 
 impl AlignedBuf {
     fn zeroed(bytes: usize) -> Result<AlignedBuf> {
+        #[cfg(target_os = "linux")]
+        if bytes >= HUGE_PAGE_THRESHOLD {
+            return AlignedBuf::mapped(bytes);
+        }
         // Never allocate zero bytes (not allowed by `alloc`); an empty tensor gets one line.
         let layout = AllocLayout::from_size_align(bytes.max(STORAGE_ALIGN), STORAGE_ALIGN)
             .map_err(|_| TesseraError::Allocation(bytes))?;
         // SAFETY: `layout` has a non-zero size.
         let ptr = unsafe { alloc::alloc_zeroed(layout) };
         let ptr = NonNull::new(ptr).ok_or(TesseraError::Allocation(bytes))?;
-        Ok(AlignedBuf { ptr, layout })
+        Ok(AlignedBuf {
+            ptr,
+            origin: Origin::Heap(layout),
+        })
+    }
+
+    /// A fresh anonymous mapping (zero-filled by the kernel, lazily), aligned to 2 MiB and
+    /// advised to use huge pages.
+    #[cfg(target_os = "linux")]
+    fn mapped(bytes: usize) -> Result<AlignedBuf> {
+        let len = bytes
+            .checked_add(HUGE_PAGE)
+            .ok_or(TesseraError::Allocation(bytes))?;
+        // SAFETY: an anonymous private mapping with no address hint has no preconditions.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(TesseraError::Allocation(bytes));
+        }
+        let skip = (HUGE_PAGE - base as usize % HUGE_PAGE) % HUGE_PAGE;
+        // SAFETY: `skip < HUGE_PAGE` and the mapping is `bytes + HUGE_PAGE` long, so the
+        // aligned pointer and the `bytes` after it lie inside the mapping.
+        let ptr = unsafe { base.cast::<u8>().add(skip) };
+        // SAFETY: advice on a range inside our own mapping; failure only loses the hint.
+        unsafe { libc::madvise(ptr.cast(), bytes, libc::MADV_HUGEPAGE) };
+        let ptr = NonNull::new(ptr).ok_or(TesseraError::Allocation(bytes))?;
+        Ok(AlignedBuf {
+            ptr,
+            origin: Origin::Mapped { base, len },
+        })
     }
 }
 
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
-        // SAFETY: `ptr` was returned by `alloc_zeroed` with exactly this layout.
-        unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+        match self.origin {
+            // SAFETY: `ptr` was returned by `alloc_zeroed` with exactly this layout.
+            Origin::Heap(layout) => unsafe { alloc::dealloc(self.ptr.as_ptr(), layout) },
+            // SAFETY: `base`/`len` are exactly the mapping `mmap` returned; nothing refers to
+            // it any more (we own it and are being dropped).
+            #[cfg(target_os = "linux")]
+            Origin::Mapped { base, len } => unsafe {
+                libc::munmap(base, len);
+            },
+        }
     }
 }
 
@@ -187,5 +252,25 @@ mod tests {
             Storage::zeroed(DType::U8, 1 << 60),
             Err(TesseraError::Allocation(_))
         ));
+        // The mapped path refuses too.
+        assert!(matches!(
+            Storage::zeroed(DType::U8, 1 << 50),
+            Err(TesseraError::Allocation(_))
+        ));
+    }
+
+    #[test]
+    fn large_buffers_are_mapped_zeroed_and_aligned() {
+        let n = HUGE_PAGE_THRESHOLD / 4 + 3;
+        let s = Storage::zeroed(DType::F32, n).unwrap();
+        assert_eq!(s.buf.read().ptr.as_ptr() as usize % HUGE_PAGE, 0);
+        {
+            let mut w = s.write::<f32>().unwrap();
+            assert!(w.iter().all(|&x| x == 0.0));
+            w[n - 1] = 7.0;
+            w[0] = 1.0;
+        }
+        let r = s.read::<f32>().unwrap();
+        assert_eq!((r[0], r[n - 1], r[n / 2]), (1.0, 7.0, 0.0));
     }
 }

@@ -14,6 +14,7 @@ use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::storage::Storage;
+use crate::stype::StorageType;
 
 /// A dense tensor: a handle to shared [`Storage`] seen through a [`Layout`].
 ///
@@ -32,6 +33,7 @@ use crate::storage::Storage;
 pub struct Tensor {
     pub(crate) storage: Arc<Storage>,
     pub(crate) layout: Layout,
+    pub(crate) stype: StorageType,
 }
 
 impl Tensor {
@@ -44,7 +46,33 @@ impl Tensor {
                     && ((layout.offset() as isize + hi) as usize) < storage.len()
             }
         );
-        Tensor { storage, layout }
+        Tensor {
+            storage,
+            layout,
+            stype: StorageType::Default,
+        }
+    }
+
+    /// Storage type (dense tensors are [`StorageType::Default`]).
+    pub fn stype(&self) -> StorageType {
+        self.stype
+    }
+
+    /// Converts to another storage type (`default` to `default` returns the same handle).
+    ///
+    /// CSR and row-sparse storage arrive with the sparse kernels; until then casting to them
+    /// is an error. The hidden test storage type tags a dense tensor as non-default so the
+    /// dispatch fallback can be tested.
+    pub fn cast_storage(&self, to: StorageType) -> Result<Tensor> {
+        match to {
+            StorageType::Default | StorageType::TestSparse => Ok(Tensor {
+                stype: to,
+                ..self.clone()
+            }),
+            StorageType::Csr | StorageType::RowSparse => Err(crate::TesseraError::InvalidArgument(
+                format!("storage type {to} is not supported yet"),
+            )),
+        }
     }
 
     /// Element type.

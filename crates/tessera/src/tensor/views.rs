@@ -4,7 +4,6 @@ use super::Tensor;
 use crate::error::{Result, TesseraError};
 use crate::index::{self, IndexSpec};
 use crate::layout::{infer_shape, Layout};
-use crate::with_dtype;
 
 impl Tensor {
     /// A view of the same storage through `layout`, which must already be checked against
@@ -112,14 +111,7 @@ impl Tensor {
         let dims = infer_shape(shape, self.numel())?;
         match self.layout.reshape_view(&dims)? {
             Some(l) => Ok(self.with_layout(l)),
-            None => self.materialized()?.view(shape),
+            None => self.copy()?.view(shape),
         }
-    }
-}
-
-impl Tensor {
-    /// A contiguous copy through `to_vec`.
-    fn materialized(&self) -> Result<Tensor> {
-        with_dtype!(self.dtype(), T => Tensor::from_vec(self.to_vec::<T>()?, self.shape()))
     }
 }

@@ -1,0 +1,10 @@
+//! Registrations of every op, grouped by kind.
+
+mod shape_ops;
+
+use super::registry::Registry;
+
+/// Adds every op to `r`.
+pub(crate) fn register_all(r: &mut Registry) {
+    shape_ops::register(r);
+}

@@ -1,0 +1,209 @@
+//! Ops that change shape or storage: expand, reshape, create_view (views) and repeat, tile,
+//! cast_storage (copies).
+
+use crate::error::{Result, TesseraError};
+use crate::index;
+use crate::layout::{infer_shape, Layout};
+use crate::op_params;
+use crate::ops::registry::{OpDef, Registry};
+use crate::ops::stype::{dense_stype, StorageType, StypeDecision, TensorMeta};
+
+op_params! {
+    /// Parameters of `expand`.
+    pub struct ExpandParams {
+        /// Target sizes; -1 keeps a dim; new dims go in front (PyTorch `expand`).
+        sizes: Vec<isize>;
+    }
+}
+
+op_params! {
+    /// Parameters of `reshape`.
+    pub struct ReshapeParams {
+        /// Target shape; one dim may be -1 (inferred).
+        shape: Vec<isize>;
+    }
+}
+
+op_params! {
+    /// Parameters of `create_view`.
+    pub struct CreateViewParams {
+        /// Index specs in the INT64 encoding of `tessera::index` (type, count, stride, offsets, inclusive).
+        index: Vec<isize>;
+    }
+}
+
+op_params! {
+    /// Parameters of `repeat` and `tile`.
+    pub struct RepeatParams {
+        /// Repetitions per dim (non-negative).
+        reps: Vec<isize>;
+    }
+}
+
+op_params! {
+    /// Parameters of `cast_storage`.
+    pub struct CastStorageParams {
+        /// Target storage type: default, csr or row_sparse.
+        stype: StorageType;
+    }
+}
+
+op_params! {
+    /// No parameters.
+    pub struct NoParams {}
+}
+
+fn one_dense(m: &TensorMeta, shape: Vec<usize>) -> Vec<TensorMeta> {
+    vec![TensorMeta::dense(shape, m.dtype)]
+}
+
+/// Shape inference through the layout function itself, on a contiguous layout of the input.
+fn via_layout(m: &TensorMeta, f: impl FnOnce(Layout) -> Result<Layout>) -> Result<Vec<TensorMeta>> {
+    let l = f(Layout::contiguous(&m.shape)?)?;
+    Ok(one_dense(m, l.dims().to_vec()))
+}
+
+fn counts(op: &str, reps: &[isize]) -> Result<Vec<usize>> {
+    reps.iter()
+        .map(|&r| {
+            usize::try_from(r).map_err(|_| {
+                crate::ops::params::bad(op, "reps", format!("negative repetition count {r}"))
+            })
+        })
+        .collect()
+}
+
+fn repeat_shape(dims: &[usize], counts: &[usize], tile: bool) -> Result<Vec<usize>> {
+    let (dims, counts) = if tile {
+        let rank = dims.len().max(counts.len());
+        let pad = |v: &[usize]| {
+            std::iter::repeat_n(1, rank - v.len())
+                .chain(v.iter().copied())
+                .collect::<Vec<_>>()
+        };
+        (pad(dims), pad(counts))
+    } else {
+        if counts.len() < dims.len() {
+            return Err(TesseraError::InvalidArgument(format!(
+                "repeat: {} counts for a tensor of rank {} (need at least as many)",
+                counts.len(),
+                dims.len()
+            )));
+        }
+        let pad = counts.len() - dims.len();
+        (
+            std::iter::repeat_n(1, pad)
+                .chain(dims.iter().copied())
+                .collect(),
+            counts.to_vec(),
+        )
+    };
+    dims.iter()
+        .zip(&counts)
+        .map(|(&d, &c)| {
+            d.checked_mul(c).ok_or_else(|| {
+                TesseraError::ShapeOverflow(format!("repeat {dims:?} by {counts:?}"))
+            })
+        })
+        .collect()
+}
+
+pub(super) fn register(r: &mut Registry) {
+    r.add(OpDef::<ExpandParams> {
+        name: "expand",
+        doc: "View with size-1 dims broadcast to larger sizes (stride 0), PyTorch semantics (DESIGN E1).",
+        inputs: &["input"],
+        outputs: &["output"],
+        infer: |p, m| via_layout(&m[0], |l| l.expand(&p.sizes)),
+        infer_stype: dense_stype,
+        dense: |p, x| Ok(vec![x[0].expand(&p.sizes)?]),
+        sparse: None,
+        inplace: &[],
+        mutates: &[],
+        forward_only: false,
+        stateful: false,
+        gradient: None,
+    });
+    r.add(OpDef::<ReshapeParams> {
+        name: "reshape",
+        doc: "Same elements in a new shape: a view when the layout allows it, else a copy (DESIGN V5).",
+        inputs: &["input"],
+        outputs: &["output"],
+        infer: |p, m| {
+            let n = m[0].shape.iter().product();
+            Ok(one_dense(&m[0], infer_shape(&p.shape, n)?))
+        },
+        infer_stype: dense_stype,
+        dense: |p, x| Ok(vec![x[0].reshape(&p.shape)?]),
+        sparse: None,
+        inplace: &[],
+        mutates: &[],
+        forward_only: false,
+        stateful: false,
+        gradient: None,
+    });
+    r.add(OpDef::<CreateViewParams> {
+        name: "create_view",
+        doc: "Zero-copy view selected by INT64-encoded index specs: point, interval, all, new axis, ellipsis (seed 002, DESIGN V1-V4).",
+        inputs: &["input"],
+        outputs: &["output"],
+        infer: |p, m| {
+            let code: Vec<i64> = p.index.iter().map(|&v| v as i64).collect();
+            via_layout(&m[0], |l| index::apply(&l, &index::decode(&code)?))
+        },
+        infer_stype: dense_stype,
+        dense: |p, x| Ok(vec![x[0].create_view(&p.index.iter().map(|&v| v as i64).collect::<Vec<_>>())?]),
+        sparse: None,
+        inplace: &[],
+        mutates: &[],
+        forward_only: false,
+        stateful: false,
+        gradient: None,
+    });
+    r.add(OpDef::<RepeatParams> {
+        name: "repeat",
+        doc: "New contiguous tensor repeating the input reps[i] times along each dim; new dims in front (PyTorch `repeat`, DESIGN E2).",
+        inputs: &["input"],
+        outputs: &["output"],
+        infer: |p, m| Ok(one_dense(&m[0], repeat_shape(&m[0].shape, &counts("repeat", &p.reps)?, false)?)),
+        infer_stype: dense_stype,
+        dense: |p, x| Ok(vec![x[0].repeat(&counts("repeat", &p.reps)?)?]),
+        sparse: None,
+        inplace: &[],
+        mutates: &[],
+        forward_only: false,
+        stateful: false,
+        gradient: None,
+    });
+    r.add(OpDef::<RepeatParams> {
+        name: "tile",
+        doc: "NumPy `tile`: like repeat, with reps padded by 1 on the left when shorter than the rank.",
+        inputs: &["input"],
+        outputs: &["output"],
+        infer: |p, m| Ok(one_dense(&m[0], repeat_shape(&m[0].shape, &counts("tile", &p.reps)?, true)?)),
+        infer_stype: dense_stype,
+        dense: |p, x| Ok(vec![x[0].tile(&counts("tile", &p.reps)?)?]),
+        sparse: None,
+        inplace: &[],
+        mutates: &[],
+        forward_only: false,
+        stateful: false,
+        gradient: None,
+    });
+    r.add(OpDef::<CastStorageParams> {
+        name: "cast_storage",
+        doc: "Converts between storage types (default, csr, row_sparse); dense to sparse stores only non-zeros.",
+        inputs: &["input"],
+        outputs: &["output"],
+        infer: |p, m| Ok(vec![TensorMeta { stype: p.stype, ..m[0].clone() }]),
+        infer_stype: |p, _| StypeDecision { outputs: vec![p.stype], mode: crate::ops::DispatchMode::Dense },
+        dense: |p, x| Ok(vec![x[0].cast_storage(p.stype)?]),
+        sparse: None,
+        inplace: &[],
+        mutates: &[],
+        forward_only: false,
+        stateful: false,
+        gradient: None,
+    });
+    let _ = NoParams {};
+}
