@@ -1,8 +1,10 @@
 //! The `Tensor` handle: shared storage + layout. The dtype is the storage's.
 
+pub mod arith;
 mod create;
 mod element_format;
 mod format;
+mod reduce;
 mod views;
 
 use std::sync::Arc;
