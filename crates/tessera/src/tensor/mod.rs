@@ -97,6 +97,10 @@ impl Tensor {
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
         let data = self.storage.read::<T>()?;
         let mut out = Vec::with_capacity(self.numel());
+        if self.numel() == 0 {
+            // `gather` would index offsets of the non-empty outer dims (e.g. shape [3, 0]).
+            return Ok(out);
+        }
         gather(
             &data,
             self.layout.dims(),
