@@ -2,8 +2,8 @@
 //! [`Element`](crate::Element) and reached through [`with_dtype!`](crate::with_dtype).
 
 pub(crate) mod copy;
-// `plan.rs` predates clippy's current `needless_range_loop`/`type_complexity` findings (its
-// per-operand `for k in 0..K` loops index several arrays at once); it is not edited here.
-#[allow(clippy::needless_range_loop, clippy::type_complexity)]
+pub mod elementwise;
 pub mod plan;
+pub mod reduce;
+pub mod scalar_math;
 pub(crate) mod transpose;

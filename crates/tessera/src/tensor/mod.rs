@@ -1,9 +1,11 @@
 //! The `Tensor` handle: shared storage + layout. The dtype is the storage's.
 
+pub mod arith;
 mod create;
 mod element_format;
 mod format;
 mod materialize;
+mod reduce;
 mod views;
 
 use std::sync::Arc;

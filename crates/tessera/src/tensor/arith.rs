@@ -1,0 +1,502 @@
+//! Elementwise arithmetic on tensors: unary functions, binary operations with broadcasting
+//! and type promotion ([`crate::promote`]), comparisons, scalar operands and in-place updates
+//! through views (DESIGN V7).
+//!
+//! Dtype rules beyond promotion (all NumPy's):
+//! - `div` is true division: integer and bool operands give `f64`.
+//! - `sqrt`, `exp`, `log`, `sin`, `tanh` of integers/bool compute in
+//!   [`float_result`](crate::promote::float_result) (`f16` for bool/u8/i8, `f64` for i32/i64).
+//! - `bool - bool` and `-bool` are errors; `bool ** bool` and `square(bool)` give `i8`.
+//! - An integer `pow` with a negative exponent is an error (NumPy's `ValueError`).
+//! - Integer overflow wraps. `f16`/`bf16` compute each element in `f32` and round once.
+
+use std::sync::Arc;
+
+use super::Tensor;
+use crate::dtype::{DType, Element, Scalar};
+use crate::error::{Result, TesseraError};
+use crate::kernels::elementwise::{zip2, zip3, Operand};
+use crate::kernels::plan::Plan;
+use crate::kernels::scalar_math::{convert, Arith};
+use crate::layout::{broadcast_shapes, Layout};
+use crate::promote::{float_result, result_type, result_type_scalar};
+use crate::storage::Storage;
+use crate::with_dtype;
+
+macro_rules! op_enum {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $v:ident => $s:literal),* $(,)? }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $name { $($(#[$vm])* $v),* }
+        impl $name {
+            /// Every operation of this kind.
+            pub const ALL: &'static [$name] = &[$($name::$v),*];
+            /// The registry name of the operation (NumPy's ufunc name).
+            pub const fn name(self) -> &'static str {
+                match self { $($name::$v => $s),* }
+            }
+        }
+    };
+}
+
+op_enum!(
+    /// Elementwise functions of one tensor.
+    UnaryOp {
+        /// `-x`.
+        Neg => "negative",
+        /// `|x|`.
+        Abs => "absolute",
+        /// Square root.
+        Sqrt => "sqrt",
+        /// `e ** x`.
+        Exp => "exp",
+        /// Natural logarithm.
+        Log => "log",
+        /// `x * x`.
+        Square => "square",
+        /// Sine.
+        Sin => "sin",
+        /// Hyperbolic tangent.
+        Tanh => "tanh",
+        /// `max(x, 0)` (NaN kept).
+        Relu => "relu",
+    }
+);
+
+op_enum!(
+    /// Elementwise arithmetic on two broadcast tensors.
+    BinaryOp {
+        /// `a + b`.
+        Add => "add",
+        /// `a - b`.
+        Sub => "subtract",
+        /// `a * b`.
+        Mul => "multiply",
+        /// True division `a / b`.
+        Div => "divide",
+        /// Elementwise maximum, NaN-propagating.
+        Maximum => "maximum",
+        /// Elementwise minimum, NaN-propagating.
+        Minimum => "minimum",
+        /// `a ** b`.
+        Pow => "power",
+    }
+);
+
+op_enum!(
+    /// Elementwise comparisons; the result is `bool`.
+    CompareOp {
+        /// `a == b`.
+        Eq => "equal",
+        /// `a != b`.
+        Ne => "not_equal",
+        /// `a < b`.
+        Lt => "less",
+        /// `a <= b`.
+        Le => "less_equal",
+        /// `a > b`.
+        Gt => "greater",
+        /// `a >= b`.
+        Ge => "greater_equal",
+    }
+);
+
+impl UnaryOp {
+    /// The dtype `self` computes in and returns for an input of dtype `d`.
+    pub fn result_dtype(self, d: DType) -> Result<DType> {
+        use UnaryOp::*;
+        match (self, d) {
+            (Neg, DType::Bool) => Err(TesseraError::DType(
+                "negative of a bool tensor is not supported (NumPy); use logical not".into(),
+            )),
+            (Square, DType::Bool) => Ok(DType::I8),
+            (Sqrt | Exp | Log | Sin | Tanh, d) => Ok(float_result(d)),
+            (_, d) => Ok(d),
+        }
+    }
+}
+
+impl BinaryOp {
+    /// The dtype `self` computes in and returns for operands of dtypes `a` and `b`.
+    pub fn result_dtype(self, a: DType, b: DType) -> Result<DType> {
+        let t = result_type(a, b)?;
+        match (self, t) {
+            (BinaryOp::Div, t) if !t.is_float() => Ok(DType::F64),
+            (BinaryOp::Sub, DType::Bool) => Err(TesseraError::DType(
+                "subtract of bool tensors is not supported (NumPy); use logical xor".into(),
+            )),
+            (BinaryOp::Pow, DType::Bool) => Ok(DType::I8),
+            (_, t) => Ok(t),
+        }
+    }
+}
+
+impl Tensor {
+    /// Applies an elementwise function, returning a new contiguous tensor of
+    /// [`UnaryOp::result_dtype`].
+    pub fn unary(&self, op: UnaryOp) -> Result<Tensor> {
+        let dt = op.result_dtype(self.dtype())?;
+        let src = self.materialize_if(dt)?;
+        let out = Tensor::zeros(self.shape(), dt)?;
+        with_dtype!(dt, T => {
+            let f: fn(T) -> T = match op {
+                UnaryOp::Neg => Arith::neg,
+                UnaryOp::Abs => Arith::abs,
+                UnaryOp::Sqrt => Arith::sqrt,
+                UnaryOp::Exp => Arith::exp,
+                UnaryOp::Log => Arith::ln,
+                UnaryOp::Square => Arith::square,
+                UnaryOp::Sin => Arith::sin,
+                UnaryOp::Tanh => Arith::tanh,
+                UnaryOp::Relu => Arith::relu,
+            };
+            map_into::<T, T>(&out, &src, move |_, x| f(x))
+        });
+        Ok(out)
+    }
+
+    /// `op(self, other)` with broadcasting and type promotion, into a new contiguous tensor.
+    ///
+    /// Errors: [`TesseraError::ShapeMismatch`] when the shapes do not broadcast,
+    /// [`TesseraError::DType`] when the dtypes have no common type or the op is not defined
+    /// for it, [`TesseraError::InvalidArgument`] for an integer `pow` with a negative exponent.
+    ///
+    /// ```
+    /// use tessera::{BinaryOp, DType, Tensor};
+    /// let a = Tensor::from_slice(&[1i32, 2, 3], &[3, 1]).unwrap();
+    /// let b = Tensor::from_slice(&[0.5f32, 1.5], &[2]).unwrap();
+    /// let c = a.binary(&b, BinaryOp::Add).unwrap();
+    /// assert_eq!((c.dtype(), c.shape()), (DType::F64, &[3usize, 2][..]));
+    /// assert_eq!(c.to_vec::<f64>().unwrap(), vec![1.5, 2.5, 2.5, 3.5, 3.5, 4.5]);
+    /// ```
+    pub fn binary(&self, other: &Tensor, op: BinaryOp) -> Result<Tensor> {
+        let dt = op.result_dtype(self.dtype(), other.dtype())?;
+        let (out, a, b) = self.zip_new(other, dt, dt)?;
+        if op == BinaryOp::Pow && dt.is_integer() {
+            check_no_negative(&b)?;
+        }
+        with_dtype!(dt, T => {
+            let f: fn(T, T) -> T = binary_fn::<T>(op);
+            zip_into::<T, T>(&out, &a, &b, f)
+        });
+        Ok(out)
+    }
+
+    /// `op(self, other)` elementwise with broadcasting, compared in the promoted dtype; the
+    /// result is a `bool` tensor.
+    #[allow(clippy::bool_comparison)] // instantiated for T = bool too
+    pub fn compare(&self, other: &Tensor, op: CompareOp) -> Result<Tensor> {
+        let dt = result_type(self.dtype(), other.dtype())?;
+        let (out, a, b) = self.zip_new(other, dt, DType::Bool)?;
+        with_dtype!(dt, T => {
+            let f: fn(T, T) -> bool = match op {
+                CompareOp::Eq => |x, y| x == y,
+                CompareOp::Ne => |x, y| x != y,
+                CompareOp::Lt => |x, y| x < y,
+                CompareOp::Le => |x, y| x <= y,
+                CompareOp::Gt => |x, y| x > y,
+                CompareOp::Ge => |x, y| x >= y,
+            };
+            zip_into::<bool, T>(&out, &a, &b, f)
+        });
+        Ok(out)
+    }
+
+    /// `op(self, s)` with a weak scalar ([`result_type_scalar`]): `f32 + 2.5` stays `f32`,
+    /// `i32 + 2.5` is `f64`.
+    pub fn binary_scalar(&self, s: impl Into<Scalar>, op: BinaryOp) -> Result<Tensor> {
+        self.binary(&self.weak_scalar(s.into())?, op)
+    }
+
+    /// `op(s, self)` with a weak scalar on the left (e.g. `2 - t`).
+    pub fn rbinary_scalar(&self, s: impl Into<Scalar>, op: BinaryOp) -> Result<Tensor> {
+        self.weak_scalar(s.into())?.binary(self, op)
+    }
+
+    /// `op(self, s)` with a weak scalar; the result is `bool`.
+    pub fn compare_scalar(&self, s: impl Into<Scalar>, op: CompareOp) -> Result<Tensor> {
+        self.compare(&self.weak_scalar(s.into())?, op)
+    }
+
+    /// In place: `self = op(self, other)`, written through the view `self` so the base and
+    /// every other view see it (DESIGN V7).
+    ///
+    /// `other` must broadcast to `self`'s shape; the promoted result dtype must be `self`'s
+    /// ([`TesseraError::DType`] otherwise, like NumPy's casting error for `int_arr += 1.5`);
+    /// a destination that overlaps itself (a stride-0 dim of size > 1) is
+    /// [`TesseraError::OverlappingWrite`]. When `other` shares storage with `self` it is
+    /// copied first, so `a[1:] += a[:-1]` gives NumPy's result.
+    pub fn binary_(&self, other: &Tensor, op: BinaryOp) -> Result<()> {
+        let dt = op.result_dtype(self.dtype(), other.dtype())?;
+        if dt != self.dtype() {
+            return Err(TesseraError::DType(format!(
+                "cannot store the {dt} result of {} in place into a {} tensor",
+                op.name(),
+                self.dtype()
+            )));
+        }
+        check_writable(self.layout())?;
+        let layout = other.layout().broadcast_to(self.shape())?;
+        let other = if self.shares_storage(other) {
+            other.materialize_for_read(dt)?
+        } else {
+            other.materialize_if(dt)?
+        };
+        let other = other.with_layout(other.layout().broadcast_to(layout.dims())?);
+        if op == BinaryOp::Pow && dt.is_integer() {
+            check_no_negative(&other)?;
+        }
+        with_dtype!(dt, T => {
+            let f: fn(T, T) -> T = binary_fn::<T>(op);
+            update_in_place::<T>(self, &other, f)
+        });
+        Ok(())
+    }
+
+    /// In place: `self = op(self, s)` with a weak scalar (see [`Tensor::binary_`]).
+    pub fn binary_scalar_(&self, s: impl Into<Scalar>, op: BinaryOp) -> Result<()> {
+        self.binary_(&self.weak_scalar(s.into())?, op)
+    }
+
+    /// A contiguous copy of `self` converted to `dtype`, read under one read lock that is
+    /// released on return (so the caller may then write the source's storage).
+    pub(crate) fn materialize_for_read(&self, dtype: DType) -> Result<Tensor> {
+        let out = Tensor::zeros(self.shape(), dtype)?;
+        with_dtype!(dtype, O => with_dtype!(self.dtype(), A => {
+            map_into::<O, A>(&out, self, |_, x| convert::<A, O>(x))
+        }));
+        Ok(out)
+    }
+
+    /// `self` if it already has `dtype`, else a converted copy.
+    fn materialize_if(&self, dtype: DType) -> Result<Tensor> {
+        if self.dtype() == dtype {
+            Ok(self.clone())
+        } else {
+            self.materialize_for_read(dtype)
+        }
+    }
+
+    /// A rank-0 tensor holding `s` in the dtype weak promotion gives it next to `self`.
+    fn weak_scalar(&self, s: Scalar) -> Result<Tensor> {
+        Tensor::scalar(s, result_type_scalar(self.dtype(), s)?)
+    }
+
+    /// The new output (`out_dtype`, broadcast shape) and both operands converted to
+    /// `compute` and broadcast to that shape.
+    fn zip_new(
+        &self,
+        other: &Tensor,
+        compute: DType,
+        out_dtype: DType,
+    ) -> Result<(Tensor, Tensor, Tensor)> {
+        let shape = broadcast_shapes(self.shape(), other.shape())?;
+        let prep = |t: &Tensor| -> Result<Tensor> {
+            let t = t.materialize_if(compute)?;
+            let l = t.layout().broadcast_to(&shape)?;
+            Ok(t.with_layout(l))
+        };
+        Ok((Tensor::zeros(&shape, out_dtype)?, prep(self)?, prep(other)?))
+    }
+}
+
+/// The scalar function of a binary op for element type `T`.
+fn binary_fn<T: Arith>(op: BinaryOp) -> fn(T, T) -> T {
+    match op {
+        BinaryOp::Add => Arith::add,
+        BinaryOp::Sub => Arith::sub,
+        BinaryOp::Mul => Arith::mul,
+        BinaryOp::Div => Arith::div,
+        BinaryOp::Maximum => Arith::maximum,
+        BinaryOp::Minimum => Arith::minimum,
+        BinaryOp::Pow => Arith::pow,
+    }
+}
+
+fn operand(l: &Layout) -> Operand<'_> {
+    Operand {
+        strides: l.strides(),
+        offset: l.offset(),
+    }
+}
+
+/// `out = f(out, src)` where `out` is a fresh tensor (its storage is locked by nobody else)
+/// of `src`'s shape.
+fn map_into<O: Element, A: Element>(out: &Tensor, src: &Tensor, f: impl Fn(O, A) -> O + Sync) {
+    let mut o = out.storage.write_as::<O>();
+    let a = src.storage.read_as::<A>();
+    zip2(
+        out.shape(),
+        &mut o,
+        operand(out.layout()),
+        &a,
+        operand(src.layout()),
+        f,
+    );
+}
+
+/// `out = f(a, b)` where `out` is fresh and `a`, `b` have its shape. One read lock serves
+/// both inputs when they share storage (parking_lot read locks must not be taken twice by
+/// one thread: a queued writer would deadlock it).
+fn zip_into<O: Element, T: Element>(
+    out: &Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    f: impl Fn(T, T) -> O + Sync,
+) {
+    let mut o = out.storage.write_as::<O>();
+    let ga = a.storage.read_as::<T>();
+    let gb = (!a.shares_storage(b)).then(|| b.storage.read_as::<T>());
+    let bd: &[T] = gb.as_deref().unwrap_or(&ga);
+    let (la, lb) = (operand(a.layout()), operand(b.layout()));
+    zip3(
+        out.shape(),
+        &mut o,
+        operand(out.layout()),
+        (&ga, la),
+        (bd, lb),
+        f,
+    );
+}
+
+/// `dst = f(dst, src)` through the view `dst`; `src` has `dst`'s shape and dtype and does
+/// not share its storage. The two locks are taken in storage-address order so that two
+/// threads running `x += y` and `y += x` cannot deadlock.
+fn update_in_place<T: Element>(dst: &Tensor, src: &Tensor, f: impl Fn(T, T) -> T + Sync) {
+    debug_assert!(!dst.shares_storage(src));
+    let (pd, ps) = (Arc::as_ptr(&dst.storage), Arc::as_ptr(&src.storage));
+    let (d, s): (&Storage, &Storage) = (&dst.storage, &src.storage);
+    let (mut o, a) = if pd < ps {
+        let o = d.write_as::<T>();
+        (o, s.read_as::<T>())
+    } else {
+        let a = s.read_as::<T>();
+        (d.write_as::<T>(), a)
+    };
+    zip2(
+        dst.shape(),
+        &mut o,
+        operand(dst.layout()),
+        &a,
+        operand(src.layout()),
+        f,
+    );
+}
+
+/// Errors unless `l` maps distinct indices to distinct elements (DESIGN V7).
+///
+/// Sufficient test: sorting the dims of size > 1 by |stride|, each |stride| exceeds the span
+/// of all smaller dims. A stride-0 dim of size > 1 always fails it; exotic non-overlapping
+/// interleavings that fail it are rejected too (conservatively).
+pub(crate) fn check_writable(l: &Layout) -> Result<()> {
+    if l.numel() == 0 {
+        return Ok(());
+    }
+    let mut dims: Vec<(usize, usize)> = l
+        .dims()
+        .iter()
+        .zip(l.strides())
+        .filter(|(&d, _)| d > 1)
+        .map(|(&d, &s)| (s.unsigned_abs(), d))
+        .collect();
+    dims.sort_unstable();
+    let mut span = 0usize;
+    for (s, d) in dims {
+        if s <= span {
+            return Err(TesseraError::OverlappingWrite(format!(
+                "destination with shape {:?} and strides {:?} overlaps itself",
+                l.dims(),
+                l.strides()
+            )));
+        }
+        span += s * (d - 1);
+    }
+    Ok(())
+}
+
+/// Errors if any element of the integer tensor `t` is negative (an exponent of `pow`).
+#[allow(clippy::bool_comparison)] // instantiated for T = bool too
+fn check_no_negative(t: &Tensor) -> Result<()> {
+    let neg = with_dtype!(t.dtype(), T => {
+        let data = t.storage.read_as::<T>();
+        let l = t.layout();
+        let plan = Plan::new(l.dims(), [l.strides()], [l.offset()]);
+        let (n, s, zero) = (plan.inner_len() as isize, plan.inner_stride(0), T::default());
+        let mut neg = false;
+        plan.for_each_run(0..plan.runs(), |o| {
+            neg |= (0..n).any(|i| data[(o[0] + i * s) as usize] < zero);
+        });
+        neg
+    });
+    if neg {
+        return Err(TesseraError::InvalidArgument(
+            "integers to negative integer powers are not allowed".into(),
+        ));
+    }
+    Ok(())
+}
+
+macro_rules! named_ops {
+    ($($(#[$m:meta])* $name:ident, $scalar:ident, $inplace:ident, $sinplace:ident => $op:ident;)*) => {
+        impl Tensor {$(
+            $(#[$m])*
+            pub fn $name(&self, other: &Tensor) -> Result<Tensor> {
+                self.binary(other, BinaryOp::$op)
+            }
+            #[doc = concat!("`", stringify!($name), "` with a weak scalar right operand.")]
+            pub fn $scalar(&self, s: impl Into<Scalar>) -> Result<Tensor> {
+                self.binary_scalar(s, BinaryOp::$op)
+            }
+            #[doc = concat!("In-place `", stringify!($name), "` (see [`Tensor::binary_`]).")]
+            pub fn $inplace(&self, other: &Tensor) -> Result<()> {
+                self.binary_(other, BinaryOp::$op)
+            }
+            #[doc = concat!("In-place `", stringify!($name), "` with a weak scalar.")]
+            pub fn $sinplace(&self, s: impl Into<Scalar>) -> Result<()> {
+                self.binary_scalar_(s, BinaryOp::$op)
+            }
+        )*}
+    };
+}
+
+named_ops! {
+    /// `self + other` (see [`Tensor::binary`]).
+    add, add_scalar, add_, add_scalar_ => Add;
+    /// `self - other` (see [`Tensor::binary`]).
+    sub, sub_scalar, sub_, sub_scalar_ => Sub;
+    /// `self * other` (see [`Tensor::binary`]).
+    mul, mul_scalar, mul_, mul_scalar_ => Mul;
+    /// True division `self / other` (see [`Tensor::binary`]).
+    div, div_scalar, div_, div_scalar_ => Div;
+    /// Elementwise maximum (see [`Tensor::binary`]).
+    maximum, maximum_scalar, maximum_, maximum_scalar_ => Maximum;
+    /// Elementwise minimum (see [`Tensor::binary`]).
+    minimum, minimum_scalar, minimum_, minimum_scalar_ => Minimum;
+    /// `self ** other` (see [`Tensor::binary`]).
+    pow, pow_scalar, pow_, pow_scalar_ => Pow;
+}
+
+macro_rules! named_unary {
+    ($($name:ident => $op:ident),*) => {
+        impl Tensor {$(
+            #[doc = concat!("Elementwise `", stringify!($name), "` (see [`Tensor::unary`]).")]
+            pub fn $name(&self) -> Result<Tensor> {
+                self.unary(UnaryOp::$op)
+            }
+        )*}
+    };
+}
+named_unary!(neg => Neg, abs => Abs, sqrt => Sqrt, exp => Exp, log => Log,
+    square => Square, sin => Sin, tanh => Tanh, relu => Relu);
+
+macro_rules! named_compare {
+    ($($name:ident => $op:ident),*) => {
+        impl Tensor {$(
+            #[doc = concat!("Elementwise `", stringify!($name), "` (see [`Tensor::compare`]).")]
+            pub fn $name(&self, other: &Tensor) -> Result<Tensor> {
+                self.compare(other, CompareOp::$op)
+            }
+        )*}
+    };
+}
+named_compare!(eq => Eq, ne => Ne, lt => Lt, le => Le, gt => Gt, ge => Ge);

@@ -1,0 +1,143 @@
+//! Reductions over axes: `sum`, `mean`, `max`, `min` (NumPy semantics).
+//!
+//! - `axes = None` reduces every axis; axes may be negative; a repeated axis is
+//!   [`TesseraError::InvalidArgument`], an axis out of range [`TesseraError::Index`].
+//! - `sum` of bool and integers gives `i64` (NumPy gives `uint64` for `uint8`; Tessera has no
+//!   `uint64`, so `i64`); floats keep their dtype, `f16`/`bf16` accumulating in `f32`.
+//!   Float sums use pairwise summation along the innermost run, as NumPy.
+//! - `mean` of bool and integers gives `f64`; floats keep their dtype. The mean of nothing
+//!   is NaN (NumPy also warns); the sum of nothing is 0.
+//! - `max`/`min` keep the dtype, propagate NaN, and of nothing are
+//!   [`TesseraError::InvalidArgument`] (NumPy: "zero-size array to reduction operation
+//!   maximum which has no identity").
+
+use super::Tensor;
+use crate::dtype::{DType, Element};
+use crate::error::{Result, TesseraError};
+use crate::kernels::reduce::{reduce, Max, Min, Reducer, Sum};
+use crate::kernels::scalar_math::convert;
+use crate::with_dtype;
+
+/// Which axes a reduction removes, resolved against a tensor's rank.
+struct Axes {
+    reduced: Vec<bool>,
+    /// Elements folded into each output element.
+    count: usize,
+    out_shape: Vec<usize>,
+}
+
+fn resolve_axes(shape: &[usize], axes: Option<&[isize]>, keepdims: bool) -> Result<Axes> {
+    let rank = shape.len();
+    let mut reduced = vec![axes.is_none(); rank];
+    for &a in axes.unwrap_or(&[]) {
+        let i = if a < 0 { a + rank as isize } else { a };
+        if i < 0 || i >= rank as isize {
+            return Err(TesseraError::Index(format!(
+                "axis {a} is out of bounds for a tensor of rank {rank}"
+            )));
+        }
+        if std::mem::replace(&mut reduced[i as usize], true) {
+            return Err(TesseraError::InvalidArgument(format!(
+                "duplicate axis {a} in {axes:?}"
+            )));
+        }
+    }
+    let count = shape
+        .iter()
+        .zip(&reduced)
+        .filter(|(_, &r)| r)
+        .map(|(&d, _)| d)
+        .product();
+    let out_shape = shape
+        .iter()
+        .zip(&reduced)
+        .filter_map(|(&d, &r)| match (r, keepdims) {
+            (false, _) => Some(d),
+            (true, true) => Some(1),
+            (true, false) => None,
+        })
+        .collect();
+    Ok(Axes {
+        reduced,
+        count,
+        out_shape,
+    })
+}
+
+impl Tensor {
+    /// Runs reducer `r` over `ax`, returning the accumulators.
+    fn reduce_with<T: Element, R: Reducer<T>>(&self, ax: &Axes, r: &R) -> Vec<R::Acc> {
+        let data = self.storage.read_as::<T>();
+        let l = self.layout();
+        reduce(&data, l.dims(), l.strides(), l.offset(), &ax.reduced, r)
+    }
+
+    /// Sum over `axes` (all when `None`); see the [module docs](self) for dtypes.
+    ///
+    /// ```
+    /// use tessera::{DType, Tensor};
+    /// let t = Tensor::from_slice(&[1u8, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
+    /// let s = t.sum(Some(&[-1]), false).unwrap();
+    /// assert_eq!((s.dtype(), s.to_vec::<i64>().unwrap()), (DType::I64, vec![6, 15]));
+    /// assert_eq!(t.sum(None, true).unwrap().shape(), &[1, 1]);
+    /// ```
+    pub fn sum(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+        let ax = resolve_axes(self.shape(), axes, keepdims)?;
+        let dt = if self.dtype().is_float() {
+            self.dtype()
+        } else {
+            DType::I64
+        };
+        with_dtype!(self.dtype(), T => with_dtype!(dt, O => {
+            let acc = self.reduce_with::<T, Sum>(&ax, &Sum);
+            let v: Vec<O> = acc.into_iter().map(convert).collect();
+            Tensor::from_vec(v, &ax.out_shape)
+        }))
+    }
+
+    /// Arithmetic mean over `axes` (all when `None`): the sum divided by the count, computed
+    /// in the sum's accumulator and `f64`; see the [module docs](self) for dtypes.
+    pub fn mean(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+        let ax = resolve_axes(self.shape(), axes, keepdims)?;
+        let dt = if self.dtype().is_float() {
+            self.dtype()
+        } else {
+            DType::F64
+        };
+        let n = ax.count as f64;
+        with_dtype!(self.dtype(), T => with_dtype!(dt, O => {
+            let acc = self.reduce_with::<T, Sum>(&ax, &Sum);
+            let v: Vec<O> = acc.into_iter().map(|a| O::from_f64(a.to_f64() / n)).collect();
+            Tensor::from_vec(v, &ax.out_shape)
+        }))
+    }
+
+    /// Maximum over `axes` (all when `None`); NaN propagates; an empty reduction is an error.
+    pub fn max(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+        self.extreme(axes, keepdims, true)
+    }
+
+    /// Minimum over `axes` (all when `None`); NaN propagates; an empty reduction is an error.
+    pub fn min(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+        self.extreme(axes, keepdims, false)
+    }
+
+    fn extreme(&self, axes: Option<&[isize]>, keepdims: bool, max: bool) -> Result<Tensor> {
+        let ax = resolve_axes(self.shape(), axes, keepdims)?;
+        if ax.count == 0 {
+            return Err(TesseraError::InvalidArgument(format!(
+                "zero-size reduction to {} of a tensor of shape {:?}, which has no identity",
+                if max { "max" } else { "min" },
+                self.shape()
+            )));
+        }
+        with_dtype!(self.dtype(), T => {
+            let v = if max {
+                self.reduce_with::<T, Max>(&ax, &Max)
+            } else {
+                self.reduce_with::<T, Min>(&ax, &Min)
+            };
+            Tensor::from_vec(v, &ax.out_shape)
+        })
+    }
+}

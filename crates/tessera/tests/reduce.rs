@@ -1,0 +1,131 @@
+//! Reductions against a naive reference, and NumPy's dtype and edge-case rules.
+
+use proptest::prelude::*;
+use tessera::{DType, Tensor, TesseraError};
+
+#[test]
+fn dtypes_follow_numpy() {
+    let u = Tensor::from_slice(&[200u8, 100], &[2]).unwrap();
+    let s = u.sum(None, false).unwrap();
+    assert_eq!((s.dtype(), s.item::<i64>().unwrap()), (DType::I64, 300));
+    let m = u.mean(None, false).unwrap();
+    assert_eq!((m.dtype(), m.item::<f64>().unwrap()), (DType::F64, 150.0));
+    let b = Tensor::from_slice(&[true, true, false], &[3]).unwrap();
+    assert_eq!(b.sum(None, false).unwrap().item::<i64>().unwrap(), 2);
+    assert!(b.max(None, false).unwrap().item::<bool>().unwrap());
+    let h = Tensor::full(&[4096], 1.0, DType::F16).unwrap();
+    // f16 accumulates in f32: 4096 is exact (a naive f16 sum would stall at 2048).
+    assert_eq!(
+        h.sum(None, false)
+            .unwrap()
+            .item::<half::f16>()
+            .unwrap()
+            .to_f32(),
+        4096.0
+    );
+    let f = Tensor::from_slice(&[1.0f32, f64::NAN as f32, 3.0], &[3]).unwrap();
+    assert!(f.max(None, false).unwrap().item::<f32>().unwrap().is_nan());
+    assert!(f.min(None, false).unwrap().item::<f32>().unwrap().is_nan());
+}
+
+#[test]
+fn axes_keepdims_and_errors() {
+    let t = Tensor::arange(0, 24, 1, DType::I32)
+        .unwrap()
+        .as_strided(&[2, 3, 4], &[12, 4, 1], 0)
+        .unwrap();
+    let s = t.sum(Some(&[0, -1]), false).unwrap();
+    assert_eq!(s.shape(), &[3]);
+    assert_eq!(s.to_vec::<i64>().unwrap(), vec![60, 92, 124]);
+    assert_eq!(t.max(Some(&[1]), true).unwrap().shape(), &[2, 1, 4]);
+    assert_eq!(t.min(None, true).unwrap().shape(), &[1, 1, 1]);
+    assert!(matches!(
+        t.sum(Some(&[3]), false),
+        Err(TesseraError::Index(_))
+    ));
+    assert!(matches!(
+        t.sum(Some(&[-4]), false),
+        Err(TesseraError::Index(_))
+    ));
+    assert!(matches!(
+        t.sum(Some(&[1, -2]), false),
+        Err(TesseraError::InvalidArgument(_))
+    ));
+    assert_eq!(t.sum(Some(&[]), false).unwrap().shape(), &[2, 3, 4]);
+}
+
+#[test]
+fn empty_and_rank0() {
+    let e = Tensor::zeros(&[0, 3], DType::F64).unwrap();
+    assert_eq!(
+        e.sum(Some(&[0]), false).unwrap().to_vec::<f64>().unwrap(),
+        vec![0.0; 3]
+    );
+    assert!(e.mean(None, false).unwrap().item::<f64>().unwrap().is_nan());
+    assert!(matches!(
+        e.max(Some(&[0]), false),
+        Err(TesseraError::InvalidArgument(_))
+    ));
+    assert_eq!(e.max(Some(&[1]), false).unwrap().shape(), &[0]);
+    let s = Tensor::scalar(5i64, DType::I64).unwrap();
+    assert_eq!(s.sum(None, false).unwrap().item::<i64>().unwrap(), 5);
+    assert!(matches!(
+        s.sum(Some(&[0]), false),
+        Err(TesseraError::Index(_))
+    ));
+}
+
+#[test]
+fn pairwise_float_sum_is_close_to_exact() {
+    let n = 1 << 20;
+    let t = Tensor::full(&[n], 0.1, DType::F32).unwrap();
+    let s = t.sum(None, false).unwrap().item::<f32>().unwrap();
+    assert!((s as f64 - n as f64 * 0.1f32 as f64).abs() < 0.5, "{s}");
+    // Column sums of a large matrix (parallel path, row accumulation).
+    let m = Tensor::ones(&[512, 256], DType::F64).unwrap();
+    assert_eq!(
+        m.sum(Some(&[0]), false).unwrap().to_vec::<f64>().unwrap(),
+        vec![512.0; 256]
+    );
+}
+
+proptest! {
+    #[test]
+    fn sum_and_max_match_naive(dims in proptest::collection::vec(1usize..5, 0..=4),
+                               mask in proptest::collection::vec(any::<bool>(), 4),
+                               flip in any::<bool>()) {
+        let n: usize = dims.iter().product();
+        let base = Tensor::arange(0, n as i64, 1, DType::I64).unwrap();
+        // Column-major view, optionally reversed along dim 0.
+        let mut strides = vec![0isize; dims.len()];
+        let mut acc = 1isize;
+        for d in 0..dims.len() { strides[d] = acc; acc *= dims[d] as isize; }
+        let mut off = 0;
+        if flip && !dims.is_empty() {
+            off = (dims[0] - 1) as isize * strides[0];
+            strides[0] = -strides[0];
+        }
+        let t = base.as_strided(&dims, &strides, off as usize).unwrap();
+        let axes: Vec<isize> = (0..dims.len()).filter(|&d| mask[d]).map(|d| d as isize).collect();
+        let s = t.sum(Some(&axes), true).unwrap();
+        let mx = t.max(Some(&axes), true).unwrap();
+        let out_shape: Vec<usize> = (0..dims.len()).map(|d| if mask[d] { 1 } else { dims[d] }).collect();
+        prop_assert_eq!(s.shape(), &out_shape[..]);
+        let vals = t.to_vec::<i64>().unwrap();
+        let m: usize = out_shape.iter().product();
+        let mut want_s = vec![0i64; m];
+        let mut want_m = vec![i64::MIN; m];
+        for (lin, &v) in vals.iter().enumerate() {
+            let (mut rem, mut o, mut mul) = (lin, 0, 1);
+            for d in (0..dims.len()).rev() {
+                let i = rem % dims[d];
+                rem /= dims[d];
+                if !mask[d] { o += i * mul; mul *= dims[d]; }
+            }
+            want_s[o] += v;
+            want_m[o] = want_m[o].max(v);
+        }
+        prop_assert_eq!(s.to_vec::<i64>().unwrap(), want_s);
+        prop_assert_eq!(mx.to_vec::<i64>().unwrap(), want_m);
+    }
+}
