@@ -244,6 +244,55 @@ impl Registry {
         self.ops.values().map(|o| o.info()).collect()
     }
 
+    /// The operator reference as Markdown (the committed `docs/ops.md`; a test keeps it in
+    /// sync with the registry).
+    pub fn docs_markdown(&self) -> String {
+        let mut out = String::from(
+            "# Tessera operators\n\nGenerated from the operator registry by `Registry::docs_markdown`; \
+             do not edit by hand (regenerate with `TESSERA_BLESS=1 cargo test --test registry`).\n\n\
+             Call any of them with `tessera::ops::invoke(name, inputs, params)` from Rust or \
+             `tessera.invoke(name, *inputs, **params)` from Python; parameters are strings parsed \
+             into the types below.\n",
+        );
+        for info in self.list() {
+            out += &format!("\n## `{}`\n\n{}\n\n", info.name, info.doc);
+            out += &format!("- inputs: {}\n", info.inputs.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", "));
+            out += &format!("- outputs: {}\n", info.outputs.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", "));
+            let mut flags = Vec::new();
+            if !info.inplace.is_empty() {
+                flags.push(format!("in place {:?} (input, output)", info.inplace));
+            }
+            if !info.mutates.is_empty() {
+                let names: Vec<_> = info.mutates.iter().map(|&i| format!("`{}`", info.inputs[i])).collect();
+                flags.push(format!("mutates {}", names.join(", ")));
+            }
+            if info.stateful {
+                flags.push("stateful".into());
+            }
+            flags.push(match (info.gradient, info.forward_only) {
+                (Some(g), _) => format!("gradient `{g}`"),
+                (None, true) => "forward only".into(),
+                (None, false) => "no gradient".into(),
+            });
+            flags.push(if info.has_sparse { "sparse kernel".into() } else { "dense kernel only".into() });
+            out += &format!("- {}\n", flags.join("; "));
+            if !info.params.is_empty() {
+                out += "\n| parameter | type | default | range | description |\n|---|---|---|---|---|\n";
+                for p in &info.params {
+                    out += &format!(
+                        "| `{}` | {} | `{}` | {} | {} |\n",
+                        p.name,
+                        p.type_name,
+                        p.default,
+                        p.range.as_deref().unwrap_or(""),
+                        p.doc
+                    );
+                }
+            }
+        }
+        out
+    }
+
     /// The name of the op computing `name`'s gradient, or an error saying why there is none.
     pub fn gradient_of(&self, name: &str) -> Result<&'static str> {
         let info = self.get(name)?.info();

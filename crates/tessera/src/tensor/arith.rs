@@ -238,7 +238,7 @@ impl Tensor {
         check_writable(self.layout())?;
         let layout = other.layout().broadcast_to(self.shape())?;
         let other = if self.shares_storage(other) {
-            other.materialize_for_read(dt)?
+            other.astype(dt)?
         } else {
             other.materialize_if(dt)?
         };
@@ -258,9 +258,10 @@ impl Tensor {
         self.binary_(&self.weak_scalar(s.into())?, op)
     }
 
-    /// A contiguous copy of `self` converted to `dtype`, read under one read lock that is
-    /// released on return (so the caller may then write the source's storage).
-    pub(crate) fn materialize_for_read(&self, dtype: DType) -> Result<Tensor> {
+    /// A new contiguous tensor with the elements converted to `dtype` (NumPy `astype`:
+    /// always a copy; float to integer truncates toward zero and saturates, NaN becomes 0,
+    /// non-zero becomes `true`). The source is read under one read lock released on return.
+    pub fn astype(&self, dtype: DType) -> Result<Tensor> {
         let out = Tensor::zeros(self.shape(), dtype)?;
         with_dtype!(dtype, O => with_dtype!(self.dtype(), A => {
             map_into::<O, A>(&out, self, |_, x| convert::<A, O>(x))
@@ -268,12 +269,23 @@ impl Tensor {
         Ok(out)
     }
 
+    /// A new contiguous tensor of `out` dtype with `f` applied to every element, computed in
+    /// `f64` (exact for every dtype but `i64` beyond 2^53). The kernel behind ops such as
+    /// `quadratic` that are defined by a real function.
+    pub(crate) fn map_f64(&self, out: DType, f: impl Fn(f64) -> f64 + Sync) -> Result<Tensor> {
+        let dst = Tensor::zeros(self.shape(), out)?;
+        with_dtype!(out, O => with_dtype!(self.dtype(), A => {
+            map_into::<O, A>(&dst, self, |_, x| O::from_f64(f(x.to_f64())))
+        }));
+        Ok(dst)
+    }
+
     /// `self` if it already has `dtype`, else a converted copy.
     fn materialize_if(&self, dtype: DType) -> Result<Tensor> {
         if self.dtype() == dtype {
             Ok(self.clone())
         } else {
-            self.materialize_for_read(dtype)
+            self.astype(dtype)
         }
     }
 

@@ -1,5 +1,7 @@
 //! Registrations of every op, grouped by kind.
 
+mod math;
+mod quadratic;
 mod shape_ops;
 
 use super::registry::Registry;
@@ -7,4 +9,6 @@ use super::registry::Registry;
 /// Adds every op to `r`.
 pub(crate) fn register_all(r: &mut Registry) {
     shape_ops::register(r);
+    math::register(r);
+    quadratic::register(r);
 }

@@ -205,5 +205,4 @@ pub(super) fn register(r: &mut Registry) {
         stateful: false,
         gradient: None,
     });
-    let _ = NoParams {};
 }

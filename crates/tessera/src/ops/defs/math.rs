@@ -1,0 +1,170 @@
+//! Elementwise ops, comparisons and reductions (thin registry entries over the `Tensor`
+//! methods, so the typed Rust API and `invoke` run the same code).
+
+use super::shape_ops::NoParams;
+use crate::layout::{broadcast_shapes, normalize_axes};
+use crate::op_params;
+use crate::ops::registry::{OpDef, Registry};
+use crate::ops::stype::{dense_stype, TensorMeta};
+use crate::tensor::arith::{BinaryOp, CompareOp, UnaryOp};
+use crate::{DType, Result};
+
+op_params! {
+    /// Parameters of the reductions.
+    pub struct ReduceParams {
+        /// Axes to reduce (negative count from the end); None reduces all.
+        axis: Option<Vec<isize>> = None;
+        /// Keep reduced axes as size-1 dims.
+        keepdims: bool = false;
+    }
+}
+
+fn binary_meta(m: &[TensorMeta], dtype: DType) -> Result<Vec<TensorMeta>> {
+    Ok(vec![TensorMeta::dense(broadcast_shapes(&m[0].shape, &m[1].shape)?, dtype)])
+}
+
+fn reduce_meta(p: &ReduceParams, m: &TensorMeta, dtype: DType) -> Result<Vec<TensorMeta>> {
+    let rank = m.shape.len();
+    let axes = match &p.axis {
+        Some(a) => normalize_axes(a, rank)?,
+        None => (0..rank).collect(),
+    };
+    let shape = (0..rank)
+        .filter_map(|i| match (axes.contains(&i), p.keepdims) {
+            (false, _) => Some(m.shape[i]),
+            (true, true) => Some(1),
+            (true, false) => None,
+        })
+        .collect();
+    Ok(vec![TensorMeta::dense(shape, dtype)])
+}
+
+/// The dtype a reduction produces (probed on a one-element tensor of the input dtype, so the
+/// rule lives in one place: the reduction itself).
+fn reduce_dtype(kind: &str, d: DType) -> Result<DType> {
+    let probe = crate::Tensor::zeros(&[1], d)?;
+    Ok(match kind {
+        "sum" => probe.sum(None, false)?,
+        "mean" => probe.mean(None, false)?,
+        "max" => probe.max(None, false)?,
+        _ => probe.min(None, false)?,
+    }
+    .dtype())
+}
+
+macro_rules! unary {
+    ($r:ident, $($op:ident: $doc:literal),* $(,)?) => {$(
+        $r.add(OpDef::<NoParams> {
+            name: UnaryOp::$op.name(),
+            doc: $doc,
+            inputs: &["x"],
+            outputs: &["y"],
+            infer: |_, m| Ok(vec![TensorMeta::dense(m[0].shape.clone(), UnaryOp::$op.result_dtype(m[0].dtype)?)]),
+            infer_stype: dense_stype,
+            dense: |_, x| Ok(vec![x[0].unary(UnaryOp::$op)?]),
+            sparse: None,
+            inplace: &[(0, 0)],
+            mutates: &[],
+            forward_only: false,
+            stateful: false,
+            gradient: None,
+        });
+    )*};
+}
+
+macro_rules! binary {
+    ($r:ident, $($op:ident: $doc:literal),* $(,)?) => {$(
+        $r.add(OpDef::<NoParams> {
+            name: BinaryOp::$op.name(),
+            doc: $doc,
+            inputs: &["x1", "x2"],
+            outputs: &["y"],
+            infer: |_, m| binary_meta(m, BinaryOp::$op.result_dtype(m[0].dtype, m[1].dtype)?),
+            infer_stype: dense_stype,
+            dense: |_, x| Ok(vec![x[0].binary(&x[1], BinaryOp::$op)?]),
+            sparse: None,
+            inplace: &[(0, 0), (1, 0)],
+            mutates: &[],
+            forward_only: false,
+            stateful: false,
+            gradient: None,
+        });
+    )*};
+}
+
+macro_rules! compare {
+    ($r:ident, $($op:ident: $doc:literal),* $(,)?) => {$(
+        $r.add(OpDef::<NoParams> {
+            name: CompareOp::$op.name(),
+            doc: $doc,
+            inputs: &["x1", "x2"],
+            outputs: &["y"],
+            infer: |_, m| binary_meta(m, DType::Bool),
+            infer_stype: dense_stype,
+            dense: |_, x| Ok(vec![x[0].compare(&x[1], CompareOp::$op)?]),
+            sparse: None,
+            inplace: &[],
+            mutates: &[],
+            forward_only: false,
+            stateful: false,
+            gradient: None,
+        });
+    )*};
+}
+
+macro_rules! reduction {
+    ($r:ident, $($name:ident: $doc:literal),* $(,)?) => {$(
+        $r.add(OpDef::<ReduceParams> {
+            name: stringify!($name),
+            doc: $doc,
+            inputs: &["x"],
+            outputs: &["y"],
+            infer: |p, m| reduce_meta(p, &m[0], reduce_dtype(stringify!($name), m[0].dtype)?),
+            infer_stype: dense_stype,
+            dense: |p, x| Ok(vec![x[0].$name(p.axis.as_deref(), p.keepdims)?]),
+            sparse: None,
+            inplace: &[],
+            mutates: &[],
+            forward_only: false,
+            stateful: false,
+            gradient: None,
+        });
+    )*};
+}
+
+pub(super) fn register(r: &mut Registry) {
+    unary!(r,
+        Neg: "Elementwise negation `-x` (an error for bool, like NumPy).",
+        Abs: "Elementwise absolute value.",
+        Sqrt: "Elementwise square root (integers promote to float as in NumPy).",
+        Exp: "Elementwise exponential.",
+        Log: "Elementwise natural logarithm.",
+        Square: "Elementwise square `x * x`.",
+        Sin: "Elementwise sine.",
+        Tanh: "Elementwise hyperbolic tangent.",
+        Relu: "Elementwise `max(x, 0)`.",
+    );
+    binary!(r,
+        Add: "Elementwise sum with broadcasting and array-API type promotion.",
+        Sub: "Elementwise difference with broadcasting and promotion.",
+        Mul: "Elementwise product with broadcasting and promotion.",
+        Div: "Elementwise true division (integers give float64).",
+        Maximum: "Elementwise maximum (NaN propagates).",
+        Minimum: "Elementwise minimum (NaN propagates).",
+        Pow: "Elementwise power (integer negative exponents are an error).",
+    );
+    compare!(r,
+        Eq: "Elementwise `==`, a bool tensor.",
+        Ne: "Elementwise `!=`, a bool tensor.",
+        Lt: "Elementwise `<`, a bool tensor.",
+        Le: "Elementwise `<=`, a bool tensor.",
+        Gt: "Elementwise `>`, a bool tensor.",
+        Ge: "Elementwise `>=`, a bool tensor.",
+    );
+    reduction!(r,
+        sum: "Sum over axes (ints and bool sum to int64; floats keep their dtype, pairwise summation).",
+        mean: "Mean over axes (ints give float64; an empty mean is NaN).",
+        max: "Maximum over axes (NaN propagates; an empty reduction is an error).",
+        min: "Minimum over axes (NaN propagates; an empty reduction is an error).",
+    );
+}
