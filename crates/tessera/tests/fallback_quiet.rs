@@ -15,7 +15,10 @@ fn o2_verbose_zero_silences_the_warning() {
     set_fallback_hook(Some(Box::new(move |_| {
         w.fetch_add(1, Ordering::Relaxed);
     })));
-    let x = Tensor::ones(&[3], DType::F64).unwrap().cast_storage(StorageType::TestSparse).unwrap();
+    let x = Tensor::ones(&[3], DType::F64)
+        .unwrap()
+        .cast_storage(StorageType::TestSparse)
+        .unwrap();
     let before = fallback_count();
     let y = ops::invoke("quadratic", &[x], &[("a", "2"), ("c", "1")]).unwrap();
     assert_eq!(y[0].to_vec::<f64>().unwrap(), vec![3.0; 3]);

@@ -14,9 +14,35 @@ fn f64s(t: &Tensor) -> Vec<f64> {
 fn o1_every_required_op_is_registered_with_docs() {
     let names: Vec<&str> = registry().list().iter().map(|i| i.name).collect();
     for required in [
-        "add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "negative", "absolute", "sqrt",
-        "exp", "log", "square", "sin", "tanh", "relu", "sum", "mean", "max", "min", "expand", "repeat", "tile",
-        "reshape", "create_view", "quadratic", "_backward_quadratic", "cast_storage", "ring_buffer",
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "maximum",
+        "minimum",
+        "power",
+        "negative",
+        "absolute",
+        "sqrt",
+        "exp",
+        "log",
+        "square",
+        "sin",
+        "tanh",
+        "relu",
+        "sum",
+        "mean",
+        "max",
+        "min",
+        "expand",
+        "repeat",
+        "tile",
+        "reshape",
+        "create_view",
+        "quadratic",
+        "_backward_quadratic",
+        "cast_storage",
+        "ring_buffer",
     ] {
         assert!(names.contains(&required), "{required} is not registered");
     }
@@ -37,17 +63,30 @@ fn o1_docs_ops_md_is_up_to_date() {
         std::fs::write(path, &want).unwrap();
     }
     let have = std::fs::read_to_string(path).unwrap_or_default();
-    assert!(have == want, "docs/ops.md is stale: run `TESSERA_BLESS=1 cargo test --test registry`");
+    assert!(
+        have == want,
+        "docs/ops.md is stale: run `TESSERA_BLESS=1 cargo test --test registry`"
+    );
 }
 
 #[test]
 fn o1_parameter_errors_name_the_op_and_the_key() {
     let x = Tensor::ones(&[2], DType::F32).unwrap();
-    let err = |name: &str, kv: &[(&str, &str)]| ops::invoke(name, std::slice::from_ref(&x), kv).unwrap_err().to_string();
+    let err = |name: &str, kv: &[(&str, &str)]| {
+        ops::invoke(name, std::slice::from_ref(&x), kv)
+            .unwrap_err()
+            .to_string()
+    };
     let e = err("quadratic", &[("d", "1")]);
-    assert!(e.contains("\"quadratic\"") && e.contains("\"d\"") && e.contains("unknown"), "{e}");
+    assert!(
+        e.contains("\"quadratic\"") && e.contains("\"d\"") && e.contains("unknown"),
+        "{e}"
+    );
     let e = err("quadratic", &[("a", "one")]);
-    assert!(e.contains("\"a\"") && e.contains("not a valid float"), "{e}");
+    assert!(
+        e.contains("\"a\"") && e.contains("not a valid float"),
+        "{e}"
+    );
     let e = err("quadratic", &[("a", "1"), ("a", "2")]);
     assert!(e.contains("more than once"), "{e}");
     let e = err("expand", &[]);
@@ -65,17 +104,46 @@ fn o1_parameter_errors_name_the_op_and_the_key() {
 #[test]
 fn o1_inference_runs_without_data() {
     let meta = TensorMeta::dense(vec![3, 1], DType::I32);
-    let (out, mode) = registry().get("expand").unwrap().infer(&[("sizes", "(2, -1, 4)")], &[meta.clone()]).unwrap();
-    assert_eq!((out[0].shape.clone(), out[0].dtype, mode), (vec![2, 3, 4], DType::I32, DispatchMode::Dense));
-    let (out, _) = registry().get("sum").unwrap().infer(&[("axis", "(0,)"), ("keepdims", "true")], &[meta.clone()]).unwrap();
-    assert_eq!((out[0].shape.clone(), out[0].dtype), (vec![1, 1], DType::I64));
-    let (out, _) = registry().get("quadratic").unwrap().infer(&[], &[meta.clone()]).unwrap();
+    let (out, mode) = registry()
+        .get("expand")
+        .unwrap()
+        .infer(&[("sizes", "(2, -1, 4)")], &[meta.clone()])
+        .unwrap();
+    assert_eq!(
+        (out[0].shape.clone(), out[0].dtype, mode),
+        (vec![2, 3, 4], DType::I32, DispatchMode::Dense)
+    );
+    let (out, _) = registry()
+        .get("sum")
+        .unwrap()
+        .infer(&[("axis", "(0,)"), ("keepdims", "true")], &[meta.clone()])
+        .unwrap();
+    assert_eq!(
+        (out[0].shape.clone(), out[0].dtype),
+        (vec![1, 1], DType::I64)
+    );
+    let (out, _) = registry()
+        .get("quadratic")
+        .unwrap()
+        .infer(&[], &[meta.clone()])
+        .unwrap();
     assert_eq!(out[0].dtype, DType::F64, "integer input gives float64");
-    let (out, _) = registry().get("create_view").unwrap().infer(&[("index", "(0, 1, 1, -1, 0)")], &[meta.clone()]).unwrap();
+    let (out, _) = registry()
+        .get("create_view")
+        .unwrap()
+        .infer(&[("index", "(0, 1, 1, -1, 0)")], &[meta.clone()])
+        .unwrap();
     assert_eq!(out[0].shape, vec![1]);
     let f = TensorMeta::dense(vec![4], DType::F32);
-    let (out, _) = registry().get("add").unwrap().infer(&[], &[meta, f]).unwrap();
-    assert_eq!((out[0].shape.clone(), out[0].dtype), (vec![3, 4], DType::F64));
+    let (out, _) = registry()
+        .get("add")
+        .unwrap()
+        .infer(&[], &[meta, f])
+        .unwrap();
+    assert_eq!(
+        (out[0].shape.clone(), out[0].dtype),
+        (vec![3, 4], DType::F64)
+    );
 }
 
 #[test]
@@ -85,11 +153,21 @@ fn o1_invoke_and_typed_methods_agree() {
     for &op in UnaryOp::ALL {
         let via = ops::invoke(op.name(), std::slice::from_ref(&a), &[]).unwrap();
         let direct = a.unary(op).unwrap();
-        assert_eq!(format!("{:?}", via[0]), format!("{direct:?}"), "{}", op.name());
+        assert_eq!(
+            format!("{:?}", via[0]),
+            format!("{direct:?}"),
+            "{}",
+            op.name()
+        );
     }
     for &op in BinaryOp::ALL {
         let via = ops::invoke(op.name(), &[a.clone(), b.clone()], &[]).unwrap();
-        assert_eq!(format!("{:?}", via[0]), format!("{:?}", a.binary(&b, op).unwrap()), "{}", op.name());
+        assert_eq!(
+            format!("{:?}", via[0]),
+            format!("{:?}", a.binary(&b, op).unwrap()),
+            "{}",
+            op.name()
+        );
     }
     let t = ops::invoke("tile", std::slice::from_ref(&b), &[("reps", "(2, 1)")]).unwrap();
     assert_eq!(t[0].shape(), &[2, 3]);
@@ -131,10 +209,16 @@ proptest! {
 
 #[test]
 fn o1_gradients_are_declared_or_refused_clearly() {
-    assert_eq!(registry().gradient_of("quadratic").unwrap(), "_backward_quadratic");
+    assert_eq!(
+        registry().gradient_of("quadratic").unwrap(),
+        "_backward_quadratic"
+    );
     let e = registry().gradient_of("add").unwrap_err().to_string();
     assert!(e.contains("no gradient"), "{e}");
-    let e = registry().gradient_of("ring_buffer").unwrap_err().to_string();
+    let e = registry()
+        .gradient_of("ring_buffer")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("forward only"), "{e}");
 }
 
@@ -143,11 +227,23 @@ fn o1_invoke_into_writes_in_place_only_where_declared() {
     let a = Tensor::from_vec(vec![1.0f64, 2.0, 3.0], &[3]).unwrap();
     let b = Tensor::from_vec(vec![10.0f64, 20.0, 30.0], &[3]).unwrap();
     // add declares (0, 0): writing the result into `a` itself is allowed.
-    ops::invoke_into("add", &[a.clone(), b.clone()], &[], std::slice::from_ref(&a)).unwrap();
+    ops::invoke_into(
+        "add",
+        &[a.clone(), b.clone()],
+        &[],
+        std::slice::from_ref(&a),
+    )
+    .unwrap();
     assert_eq!(f64s(&a), vec![11.0, 22.0, 33.0]);
     // A fresh output works for any op.
     let out = Tensor::zeros(&[], DType::F64).unwrap();
-    ops::invoke_into("sum", std::slice::from_ref(&b), &[], std::slice::from_ref(&out)).unwrap();
+    ops::invoke_into(
+        "sum",
+        std::slice::from_ref(&b),
+        &[],
+        std::slice::from_ref(&out),
+    )
+    .unwrap();
     assert_eq!(out.item::<f64>().unwrap(), 60.0);
     // sum declares no in-place pair: an output aliasing its input is refused, input intact.
     let view = b.index(&tessera::idx![0]).unwrap();

@@ -256,14 +256,32 @@ impl Registry {
         );
         for info in self.list() {
             out += &format!("\n## `{}`\n\n{}\n\n", info.name, info.doc);
-            out += &format!("- inputs: {}\n", info.inputs.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", "));
-            out += &format!("- outputs: {}\n", info.outputs.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", "));
+            out += &format!(
+                "- inputs: {}\n",
+                info.inputs
+                    .iter()
+                    .map(|i| format!("`{i}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            out += &format!(
+                "- outputs: {}\n",
+                info.outputs
+                    .iter()
+                    .map(|i| format!("`{i}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
             let mut flags = Vec::new();
             if !info.inplace.is_empty() {
                 flags.push(format!("in place {:?} (input, output)", info.inplace));
             }
             if !info.mutates.is_empty() {
-                let names: Vec<_> = info.mutates.iter().map(|&i| format!("`{}`", info.inputs[i])).collect();
+                let names: Vec<_> = info
+                    .mutates
+                    .iter()
+                    .map(|&i| format!("`{}`", info.inputs[i]))
+                    .collect();
                 flags.push(format!("mutates {}", names.join(", ")));
             }
             if info.stateful {
@@ -274,7 +292,11 @@ impl Registry {
                 (None, true) => "forward only".into(),
                 (None, false) => "no gradient".into(),
             });
-            flags.push(if info.has_sparse { "sparse kernel".into() } else { "dense kernel only".into() });
+            flags.push(if info.has_sparse {
+                "sparse kernel".into()
+            } else {
+                "dense kernel only".into()
+            });
             out += &format!("- {}\n", flags.join("; "));
             if !info.params.is_empty() {
                 out += "\n| parameter | type | default | range | description |\n|---|---|---|---|---|\n";

@@ -20,7 +20,10 @@ op_params! {
 }
 
 fn binary_meta(m: &[TensorMeta], dtype: DType) -> Result<Vec<TensorMeta>> {
-    Ok(vec![TensorMeta::dense(broadcast_shapes(&m[0].shape, &m[1].shape)?, dtype)])
+    Ok(vec![TensorMeta::dense(
+        broadcast_shapes(&m[0].shape, &m[1].shape)?,
+        dtype,
+    )])
 }
 
 fn reduce_meta(p: &ReduceParams, m: &TensorMeta, dtype: DType) -> Result<Vec<TensorMeta>> {

@@ -2,6 +2,7 @@
 
 mod math;
 mod quadratic;
+mod ring;
 mod shape_ops;
 
 use super::registry::Registry;
@@ -11,4 +12,5 @@ pub(crate) fn register_all(r: &mut Registry) {
     shape_ops::register(r);
     math::register(r);
     quadratic::register(r);
+    ring::register(r);
 }

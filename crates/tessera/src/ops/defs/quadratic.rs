@@ -50,7 +50,12 @@ pub(super) fn register(r: &mut Registry) {
               keeps the sparsity; otherwise the output is dense.",
         inputs: &["data"],
         outputs: &["output"],
-        infer: |_, m| Ok(vec![TensorMeta::dense(m[0].shape.clone(), out_dtype(m[0].dtype)?)]),
+        infer: |_, m| {
+            Ok(vec![TensorMeta::dense(
+                m[0].shape.clone(),
+                out_dtype(m[0].dtype)?,
+            )])
+        },
         infer_stype: dense_stype,
         dense: |p, x| Ok(vec![quadratic(p, &x[0])?]),
         sparse: None,
@@ -67,7 +72,10 @@ pub(super) fn register(r: &mut Registry) {
         outputs: &["grad_data"],
         infer: |_, m| {
             let d = out_dtype(m[1].dtype)?;
-            Ok(vec![TensorMeta::dense(m[1].shape.clone(), crate::promote::result_type(d, m[0].dtype)?)])
+            Ok(vec![TensorMeta::dense(
+                m[1].shape.clone(),
+                crate::promote::result_type(d, m[0].dtype)?,
+            )])
         },
         infer_stype: |_, s| crate::ops::StypeDecision::dense_only(s, 1),
         dense: |p, x| Ok(vec![backward(p, &x[0], &x[1])?]),

@@ -1,0 +1,431 @@
+//! The ring-buffer operator (seed 000, DESIGN O5): remember the last `B` positions seen along
+//! an axis.
+//!
+//! One step takes an `input` with `N <= B` positions along `axis` and a `buffer` with `B`; every
+//! other dim must agree. After the step the buffer equals the seed's two loops: shift left by
+//! `N` along the axis, then write the input into the last `N` positions (oldest first).
+//!
+//! # Design: O(N) per step
+//!
+//! The literal shift moves `B - N` positions per step. Here the state is a C-contiguous storage
+//! with `2B` positions along the axis, kept *double written*: logical ring slot `j` (`0 <= j <
+//! B`) is stored at physical positions `j` and `j + B`. With window start `w`, the physical range
+//! `[w, w + B)` is the buffer oldest-first, a zero-copy strided view of the state. A step writes
+//! `input[k]` into slot `(w + k) mod B` at both physical positions (at most two
+//! [`Tensor::assign`] calls, one per contiguous run of slots, each writing both copies through a
+//! view with a size-2 dim of stride `B`), then moves `w` to `(w + N) mod B`. The step costs
+//! O(N) along the axis; the state holds `2 B × rest` elements.
+//!
+//! # Windows are views
+//!
+//! A window ([`RingBuffer::push`], [`RingBuffer::window`], [`ring_buffer_step`] on a ring) is a
+//! view of the state, like a NumPy view of an array that is later written: a later step
+//! overwrites the slots it sees, so an old window handle shows a mix of old and new data. Use
+//! `window.copy()` for a snapshot. Do not write through a window (e.g. `assign`, `fill_`): that
+//! writes only one of the two copies of a slot and corrupts later windows.
+//!
+//! Forward only: the operator has no gradient (the registry declares none).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, LazyLock, Weak};
+
+use parking_lot::Mutex;
+
+use crate::dtype::DType;
+use crate::error::{Result, TesseraError};
+use crate::index::IndexSpec;
+use crate::layout::{normalize_axis, Layout};
+use crate::shape::Shape;
+use crate::storage::Storage;
+use crate::tensor::Tensor;
+
+/// Geometry and position of one ring, shared by its [`RingBuffer`] (if any) and the side table.
+/// Holds no strong reference to the state storage, so the table never keeps a state alive.
+struct Ring {
+    /// Normalised axis.
+    axis: usize,
+    /// Buffer length `B` along the axis.
+    len: usize,
+    /// Window start `w` (`0 <= w < B`, or 0 when `B == 0`).
+    start: usize,
+    /// Element stride of the state along the axis.
+    axis_stride: usize,
+    /// The window's shape: buffer dims with the state's strides.
+    window: Shape,
+}
+
+impl Ring {
+    fn window_layout(&self, start: usize) -> Layout {
+        Layout::new(self.window.clone(), start * self.axis_stride)
+    }
+
+    /// The current window as a view of `state` (any tensor on the state storage).
+    fn window_of(&self, state: &Tensor) -> Tensor {
+        // In bounds by construction: `start + B <= 2B` positions along the axis.
+        state.with_layout(self.window_layout(self.start))
+    }
+
+    /// True when `layout` is a window of this ring (for any start).
+    fn is_window(&self, layout: &Layout) -> bool {
+        let (off, s) = (layout.offset(), self.axis_stride);
+        *layout.shape() == self.window
+            && off % s == 0
+            && (off / s < self.len || (self.len == 0 && off == 0))
+    }
+
+    /// One O(N) step: `input[k]` goes to slot `(w + k) mod B` at both physical positions.
+    fn step(&mut self, state: &Tensor, input: &Tensor) -> Result<Tensor> {
+        let n = check_input(input, self.window.dims(), self.axis, state.dtype())?;
+        if n > 0 {
+            // V7: an input that is itself a view of this state is read before any write.
+            let input = if input.shares_storage(state) {
+                input.copy()?
+            } else {
+                input.clone()
+            };
+            let first = n.min(self.len - self.start);
+            self.write_slots(state, self.start, &input, 0, first)?;
+            self.write_slots(state, 0, &input, first, n - first)?;
+            self.start = (self.start + n) % self.len;
+        }
+        Ok(self.window_of(state))
+    }
+
+    /// Writes `input[from..from + count]` (along the axis) into slots `[slot, slot + count)`,
+    /// both copies at once: the destination view has a size-2 dim of stride `B` (in positions)
+    /// just before the axis and the source is broadcast along it. `slot + count <= B`.
+    fn write_slots(
+        &self,
+        state: &Tensor,
+        slot: usize,
+        input: &Tensor,
+        from: usize,
+        count: usize,
+    ) -> Result<()> {
+        if count == 0 {
+            return Ok(());
+        }
+        let rank = self.window.rank();
+        let mut dims = Vec::with_capacity(rank + 1);
+        let mut strides = Vec::with_capacity(rank + 1);
+        for (i, (&d, &s)) in self
+            .window
+            .dims()
+            .iter()
+            .zip(self.window.strides())
+            .enumerate()
+        {
+            if i == self.axis {
+                dims.extend([2, count]);
+                strides.extend([(self.len * self.axis_stride) as isize, s]);
+            } else {
+                dims.push(d);
+                strides.push(s);
+            }
+        }
+        let dst = state.as_strided(&dims, &strides, slot * self.axis_stride)?;
+        let src = axis_slice(input, self.axis, from, count)?.unsqueeze(self.axis as isize)?;
+        dst.assign(&src)
+    }
+}
+
+/// A side-table entry: the state storage (weak, to detect a freed state) and its ring.
+struct Entry {
+    storage: Weak<Storage>,
+    ring: Arc<Mutex<Ring>>,
+}
+
+/// Every live ring, keyed by the address of its state storage (`Arc::as_ptr`). The `Weak`
+/// keeps the `Arc` allocation (not the elements) alive, so an address cannot be reused while its
+/// entry exists; dead entries are purged whenever a ring is created.
+static RINGS: LazyLock<Mutex<HashMap<usize, Entry>>> = LazyLock::new(Default::default);
+
+fn storage_key(storage: &Arc<Storage>) -> usize {
+    Arc::as_ptr(storage) as usize
+}
+
+/// Creates a zero state for a buffer of `buffer_dims` along `axis` (normalised), registers it
+/// and returns the state tensor (all `2B` positions) and its ring.
+fn create(buffer_dims: &[usize], axis: usize, dtype: DType) -> Result<(Tensor, Arc<Mutex<Ring>>)> {
+    let len = buffer_dims[axis];
+    let mut state_dims = buffer_dims.to_vec();
+    state_dims[axis] = len.checked_mul(2).ok_or_else(|| {
+        TesseraError::ShapeOverflow(format!("ring_buffer: 2 x {len} positions overflow"))
+    })?;
+    let state = Tensor::zeros(&state_dims, dtype)?;
+    let strides = state.strides().to_vec();
+    let ring = Arc::new(Mutex::new(Ring {
+        axis,
+        len,
+        start: 0,
+        axis_stride: strides[axis] as usize,
+        window: Shape::new(buffer_dims, &strides)?,
+    }));
+    let mut rings = RINGS.lock();
+    rings.retain(|_, e| e.storage.strong_count() > 0);
+    rings.insert(
+        storage_key(state.storage()),
+        Entry {
+            storage: Arc::downgrade(state.storage()),
+            ring: ring.clone(),
+        },
+    );
+    Ok((state, ring))
+}
+
+/// The ring whose state storage `t` views, if any.
+fn lookup(t: &Tensor) -> Option<Arc<Mutex<Ring>>> {
+    let rings = RINGS.lock();
+    let e = rings.get(&storage_key(t.storage()))?;
+    let alive = e.storage.upgrade()?;
+    Arc::ptr_eq(&alive, t.storage()).then(|| e.ring.clone())
+}
+
+/// `t[..., from..from + count, ...]` along `axis` (a view).
+fn axis_slice(t: &Tensor, axis: usize, from: usize, count: usize) -> Result<Tensor> {
+    let mut specs = vec![IndexSpec::All; axis];
+    specs.push(IndexSpec::interval(from as isize, (from + count) as isize));
+    t.index(&specs)
+}
+
+/// Checks `input` against a buffer of `buffer_dims` along `axis` and returns `N`.
+fn check_input(input: &Tensor, buffer_dims: &[usize], axis: usize, dtype: DType) -> Result<usize> {
+    if input.dtype() != dtype {
+        return Err(TesseraError::DType(format!(
+            "ring_buffer: input dtype {} differs from buffer dtype {dtype}",
+            input.dtype()
+        )));
+    }
+    let dims = input.shape();
+    let others_agree = dims.len() == buffer_dims.len()
+        && dims
+            .iter()
+            .zip(buffer_dims)
+            .enumerate()
+            .all(|(i, (a, b))| i == axis || a == b);
+    if !others_agree {
+        return Err(TesseraError::ShapeMismatch(format!(
+            "ring_buffer: input shape {dims:?} and buffer shape {buffer_dims:?} must agree on every dim but axis {axis}"
+        )));
+    }
+    let (n, b) = (dims[axis], buffer_dims[axis]);
+    if n > b {
+        return Err(TesseraError::ShapeMismatch(format!(
+            "ring_buffer: input has N = {n} positions along axis {axis}, more than the buffer length B = {b}"
+        )));
+    }
+    Ok(n)
+}
+
+/// A ring buffer of the last `len` positions seen along an axis (seed 000, DESIGN O5), with an
+/// O(N) step (see the [module docs](self)). Starts zero-filled, like MXNet's buffer.
+///
+/// [`push`](RingBuffer::push) returns the window: the buffer after the step, oldest first, as a
+/// zero-copy view of the state. A later push overwrites the memory an earlier window sees (like
+/// a NumPy view of an array that is later written): take `window.copy()` for a snapshot, and do
+/// not write through a window.
+///
+/// ```
+/// use tessera::{DType, RingBuffer, Tensor};
+/// // Remember the last 3 rows of width 2 (axis 0).
+/// let mut rb = RingBuffer::new(&[1, 2], 0, 3, DType::I64).unwrap();
+/// let w = rb.push(&Tensor::from_slice(&[1i64, 1, 2, 2], &[2, 2]).unwrap()).unwrap();
+/// assert_eq!(w.to_vec::<i64>().unwrap(), vec![0, 0, 1, 1, 2, 2]);
+/// let snapshot = w.copy().unwrap();
+/// let w = rb.push(&Tensor::from_slice(&[3i64, 3], &[1, 2]).unwrap()).unwrap();
+/// assert_eq!(w.shape(), &[3, 2]);
+/// assert_eq!(w.to_vec::<i64>().unwrap(), vec![1, 1, 2, 2, 3, 3]);
+/// assert_eq!(snapshot.to_vec::<i64>().unwrap(), vec![0, 0, 1, 1, 2, 2]);
+/// // N > B is an error, not a panic.
+/// assert!(rb.push(&Tensor::zeros(&[4, 2], DType::I64).unwrap()).is_err());
+/// ```
+pub struct RingBuffer {
+    state: Tensor,
+    ring: Arc<Mutex<Ring>>,
+}
+
+impl RingBuffer {
+    /// A zero-filled ring buffer of `len` positions along `axis` (negative counts from the end).
+    ///
+    /// `shape` is the shape of the inputs (or of the buffer): its entry at `axis` is ignored and
+    /// replaced by `len`, so the buffer has shape `shape` with `len` on the axis. `len = 0` is
+    /// allowed (every input must then have `N = 0`).
+    ///
+    /// Errors: `Index` if `axis` is out of range for `shape` (a rank-0 shape has none),
+    /// `ShapeOverflow`/`Allocation` if the state (`2 × len` positions) is too large.
+    pub fn new(shape: &[usize], axis: isize, len: usize, dtype: DType) -> Result<RingBuffer> {
+        let axis = normalize_axis(axis, shape.len())?;
+        let mut dims = shape.to_vec();
+        dims[axis] = len;
+        let (state, ring) = create(&dims, axis, dtype)?;
+        Ok(RingBuffer { state, ring })
+    }
+
+    /// One step: the `N` positions of `x` along the axis become the newest; returns the window
+    /// (the buffer after the step, oldest first, a view). O(N) along the axis.
+    ///
+    /// Errors (nothing is written): `DType` if `x` has another dtype, `ShapeMismatch` if its
+    /// rank or any dim but the axis differs from the buffer's or if `N > len`.
+    pub fn push(&mut self, x: &Tensor) -> Result<Tensor> {
+        self.ring.lock().step(&self.state, x)
+    }
+
+    /// The current window (the buffer, oldest first) as a zero-copy view of the state.
+    pub fn window(&self) -> Tensor {
+        self.ring.lock().window_of(&self.state)
+    }
+
+    /// The buffer length `B` along the axis.
+    pub fn len(&self) -> usize {
+        self.ring.lock().len
+    }
+
+    /// True when the buffer length is 0.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The (normalised, non-negative) axis.
+    pub fn axis(&self) -> usize {
+        self.ring.lock().axis
+    }
+
+    /// The buffer's shape (`len` on the axis).
+    pub fn shape(&self) -> Vec<usize> {
+        self.ring.lock().window.dims().to_vec()
+    }
+
+    /// Element type.
+    pub fn dtype(&self) -> DType {
+        self.state.dtype()
+    }
+}
+
+impl fmt::Debug for RingBuffer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ring = self.ring.lock();
+        f.debug_struct("RingBuffer")
+            .field("shape", &ring.window.dims())
+            .field("axis", &ring.axis)
+            .field("len", &ring.len)
+            .field("dtype", &self.dtype())
+            .finish()
+    }
+}
+
+/// A zero-filled buffer of `buffer_shape` (`B = buffer_shape[axis]`) for the O(N) path of
+/// [`ring_buffer_step`]: a window of a fresh ring state. The state lives as long as any window
+/// of it.
+///
+/// ```
+/// use tessera::{DType, Tensor};
+/// use tessera::ring::{ring_buffer_state, ring_buffer_step};
+/// let buf = ring_buffer_state(&[4], 0, DType::F32).unwrap();
+/// let x = Tensor::from_slice(&[1f32, 2.], &[2]).unwrap();
+/// let buf = ring_buffer_step(&x, &buf, 0).unwrap(); // O(N): pass the returned buffer on
+/// let buf = ring_buffer_step(&x, &buf, 0).unwrap();
+/// assert_eq!(buf.to_vec::<f32>().unwrap(), vec![1., 2., 1., 2.]);
+/// ```
+///
+/// Errors: `Index` for a bad axis, `ShapeOverflow`/`Allocation` for a too-large state.
+pub fn ring_buffer_state(buffer_shape: &[usize], axis: isize, dtype: DType) -> Result<Tensor> {
+    let axis = normalize_axis(axis, buffer_shape.len())?;
+    let (state, ring) = create(buffer_shape, axis, dtype)?;
+    let window = ring.lock().window_of(&state);
+    Ok(window)
+}
+
+/// The ring-buffer operator (seed 000, DESIGN O5), forward only: mutates `buffer` in place and
+/// returns the buffer after the step (shift left by `N` along `axis`, then the input in the
+/// last `N` positions).
+///
+/// Two paths:
+/// - `buffer` is a window from [`ring_buffer_state`], [`RingBuffer`] or an earlier call of this
+///   function on one: O(N). The ring's state advances and the **returned** tensor is the new
+///   window; the handle passed in keeps showing its old window (a stale view, partly
+///   overwritten). Pass the returned tensor to the next step. Passing an older window of the
+///   same ring still advances the ring's current state (the ring, not the stale view, is what
+///   steps).
+/// - any other dense tensor: the seed's literal semantics in place with the copy engine (one
+///   `assign` of the overlapping shifted view, copy-first by V7, then one `assign` of the
+///   input), O(B); returns a handle to the same buffer. An input sharing storage with the
+///   buffer is read before the buffer is written.
+///
+/// Errors (nothing is written): `Index` for an axis out of range for `buffer`, `DType` for a
+/// dtype mismatch, `ShapeMismatch` for a rank or non-axis dim mismatch or `N > B`,
+/// `OverlappingWrite` for a buffer with stride 0 on a dim of size > 1, `InvalidArgument` for a
+/// view of a ring state that is not a window, or a window stepped along another axis than its
+/// ring's. (A hand-made `as_strided` buffer whose elements overlap without a zero stride is
+/// rejected by the second `assign`, after the shift has been written.)
+pub fn ring_buffer_step(input: &Tensor, buffer: &Tensor, axis: isize) -> Result<Tensor> {
+    let axis = normalize_axis(axis, buffer.rank())?;
+    if let Some(ring) = lookup(buffer) {
+        let mut ring = ring.lock();
+        if !ring.is_window(buffer.layout()) {
+            return Err(TesseraError::InvalidArgument(format!(
+                "ring_buffer: buffer (dims {:?}, strides {:?}) is a view of a ring-buffer state but not one of its windows",
+                buffer.shape(),
+                buffer.strides()
+            )));
+        }
+        if ring.axis != axis {
+            return Err(TesseraError::InvalidArgument(format!(
+                "ring_buffer: buffer is a ring-buffer window along axis {}, stepped along axis {axis}",
+                ring.axis
+            )));
+        }
+        return ring.step(buffer, input);
+    }
+    shift_in_place(input, buffer, axis)
+}
+
+/// The seed's two loops, in place, through the copy engine: O(B).
+fn shift_in_place(input: &Tensor, buffer: &Tensor, axis: usize) -> Result<Tensor> {
+    let n = check_input(input, buffer.shape(), axis, buffer.dtype())?;
+    let b = buffer.shape()[axis];
+    if buffer.numel() > 1
+        && buffer
+            .shape()
+            .iter()
+            .zip(buffer.strides())
+            .any(|(&d, &s)| d > 1 && s == 0)
+    {
+        return Err(TesseraError::OverlappingWrite(format!(
+            "ring_buffer: buffer with dims {:?} and strides {:?} overlaps itself",
+            buffer.shape(),
+            buffer.strides()
+        )));
+    }
+    if n > 0 {
+        let input = if input.shares_storage(buffer) {
+            input.copy()?
+        } else {
+            input.clone()
+        };
+        if n < b {
+            axis_slice(buffer, axis, 0, b - n)?.assign(&axis_slice(buffer, axis, n, b - n)?)?;
+        }
+        axis_slice(buffer, axis, b - n, n)?.assign(&input)?;
+    }
+    Ok(buffer.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dead_states_are_purged_from_the_side_table() {
+        let keep = ring_buffer_state(&[3, 2], 0, DType::F32).unwrap();
+        for _ in 0..50 {
+            drop(ring_buffer_state(&[2, 2], 1, DType::I64).unwrap());
+        }
+        let also = RingBuffer::new(&[1], 0, 2, DType::I32).unwrap();
+        let rings = RINGS.lock();
+        // Only this module's tests create rings in the unit-test binary.
+        assert!(rings.len() <= 3, "{} entries", rings.len());
+        assert!(rings.contains_key(&storage_key(keep.storage())));
+        assert!(rings.contains_key(&storage_key(also.state.storage())));
+    }
+}
