@@ -107,7 +107,7 @@ fn o1_inference_runs_without_data() {
     let (out, mode) = registry()
         .get("expand")
         .unwrap()
-        .infer(&[("sizes", "(2, -1, 4)")], &[meta.clone()])
+        .infer(&[("sizes", "(2, -1, 4)")], std::slice::from_ref(&meta))
         .unwrap();
     assert_eq!(
         (out[0].shape.clone(), out[0].dtype, mode),
@@ -116,7 +116,10 @@ fn o1_inference_runs_without_data() {
     let (out, _) = registry()
         .get("sum")
         .unwrap()
-        .infer(&[("axis", "(0,)"), ("keepdims", "true")], &[meta.clone()])
+        .infer(
+            &[("axis", "(0,)"), ("keepdims", "true")],
+            std::slice::from_ref(&meta),
+        )
         .unwrap();
     assert_eq!(
         (out[0].shape.clone(), out[0].dtype),
@@ -125,13 +128,16 @@ fn o1_inference_runs_without_data() {
     let (out, _) = registry()
         .get("quadratic")
         .unwrap()
-        .infer(&[], &[meta.clone()])
+        .infer(&[], std::slice::from_ref(&meta))
         .unwrap();
     assert_eq!(out[0].dtype, DType::F64, "integer input gives float64");
     let (out, _) = registry()
         .get("create_view")
         .unwrap()
-        .infer(&[("index", "(0, 1, 1, -1, 0)")], &[meta.clone()])
+        .infer(
+            &[("index", "(0, 1, 1, -1, 0)")],
+            std::slice::from_ref(&meta),
+        )
         .unwrap();
     assert_eq!(out[0].shape, vec![1]);
     let f = TensorMeta::dense(vec![4], DType::F32);
