@@ -1,5 +1,11 @@
 //! Dense storage: one 64-byte-aligned buffer shared by a tensor and all its views.
 //!
+//! Buffers of [`HUGE_PAGE_THRESHOLD`] bytes or more are anonymous mappings advised to use
+//! huge pages, and a few of them are cached for reuse when freed; smaller ones come from the
+//! global allocator, zeroed. Bytes are always initialised: every element is a valid value of
+//! its dtype (kernels that overwrite everything may skip clearing a reused region, except for
+//! `bool`).
+//!
 //! Access goes through a reader-writer lock, so no safe API can race: many readers, or one
 //! writer, at a time. Kernels that read and write the same storage must copy the source first
 //! (DESIGN V7) rather than take both locks.
@@ -33,10 +39,11 @@ struct AlignedBuf {
 enum Origin {
     /// The global allocator, with this layout.
     Heap(AllocLayout),
-    /// An anonymous mapping starting at `base` of `len` bytes (`ptr` is `base` rounded up to
-    /// a huge-page boundary).
+    /// A large anonymous mapping (returned to the region cache or unmapped on drop).
     #[cfg(target_os = "linux")]
-    Mapped { base: *mut libc::c_void, len: usize },
+    Mapped(Region),
+    /// Moved out during drop.
+    Taken,
 }
 
 // SAFETY: `AlignedBuf` uniquely owns its allocation (like `Box<[u8]>`); access is synchronised
@@ -45,28 +52,35 @@ unsafe impl Send for AlignedBuf {}
 // SAFETY: as above; shared references only hand out shared slices.
 unsafe impl Sync for AlignedBuf {}
 
-impl AlignedBuf {
-    fn zeroed(bytes: usize) -> Result<AlignedBuf> {
-        #[cfg(target_os = "linux")]
-        if bytes >= HUGE_PAGE_THRESHOLD {
-            return AlignedBuf::mapped(bytes);
-        }
-        // Never allocate zero bytes (not allowed by `alloc`); an empty tensor gets one line.
-        let layout = AllocLayout::from_size_align(bytes.max(STORAGE_ALIGN), STORAGE_ALIGN)
-            .map_err(|_| TesseraError::Allocation(bytes))?;
-        // SAFETY: `layout` has a non-zero size.
-        let ptr = unsafe { alloc::alloc_zeroed(layout) };
-        let ptr = NonNull::new(ptr).ok_or(TesseraError::Allocation(bytes))?;
-        Ok(AlignedBuf {
-            ptr,
-            origin: Origin::Heap(layout),
-        })
-    }
+/// Large mapped regions kept for reuse after their storage is dropped (like glibc's heap
+/// reuse that NumPy benefits from): reusing a region avoids faulting fresh pages in again.
+/// At most [`CACHED_REGIONS`] regions of at most [`CACHED_REGION_MAX`] bytes each.
+#[cfg(target_os = "linux")]
+static REGION_CACHE: parking_lot::Mutex<Vec<Region>> = parking_lot::Mutex::new(Vec::new());
+/// Regions the cache keeps.
+pub const CACHED_REGIONS: usize = 4;
+/// Largest region the cache keeps, in bytes.
+pub const CACHED_REGION_MAX: usize = 256 << 20;
 
-    /// A fresh anonymous mapping (zero-filled by the kernel, lazily), aligned to 2 MiB and
-    /// advised to use huge pages.
-    #[cfg(target_os = "linux")]
-    fn mapped(bytes: usize) -> Result<AlignedBuf> {
+/// One anonymous mapping: `base`/`len` as mapped, `ptr` the 2 MiB-aligned start of `cap`
+/// usable bytes.
+#[cfg(target_os = "linux")]
+struct Region {
+    base: *mut libc::c_void,
+    len: usize,
+    ptr: NonNull<u8>,
+    cap: usize,
+}
+
+// SAFETY: a `Region` is an exclusively owned mapping, moved between the cache and one buffer.
+#[cfg(target_os = "linux")]
+unsafe impl Send for Region {}
+
+#[cfg(target_os = "linux")]
+impl Region {
+    /// A fresh anonymous mapping of at least `bytes` (zero-filled by the kernel, lazily),
+    /// aligned to 2 MiB and advised to use huge pages.
+    fn map(bytes: usize) -> Result<Region> {
         let len = bytes
             .checked_add(HUGE_PAGE)
             .ok_or(TesseraError::Allocation(bytes))?;
@@ -91,24 +105,81 @@ impl AlignedBuf {
         // SAFETY: advice on a range inside our own mapping; failure only loses the hint.
         unsafe { libc::madvise(ptr.cast(), bytes, libc::MADV_HUGEPAGE) };
         let ptr = NonNull::new(ptr).ok_or(TesseraError::Allocation(bytes))?;
+        Ok(Region {
+            base,
+            len,
+            ptr,
+            cap: len - skip,
+        })
+    }
+
+    /// A cached region that fits `bytes` without wasting more than half of it, if any.
+    fn from_cache(bytes: usize) -> Option<Region> {
+        let mut cache = REGION_CACHE.lock();
+        let best = (0..cache.len())
+            .filter(|&i| cache[i].cap >= bytes && cache[i].cap / 2 <= bytes)
+            .min_by_key(|&i| cache[i].cap)?;
+        Some(cache.swap_remove(best))
+    }
+
+    fn release(self) {
+        if self.cap <= CACHED_REGION_MAX {
+            let mut cache = REGION_CACHE.lock();
+            if cache.len() < CACHED_REGIONS {
+                cache.push(self);
+                return;
+            }
+        }
+        // SAFETY: `base`/`len` are exactly the mapping `mmap` returned, and nothing refers
+        // to it any more (the buffer owning it is being dropped).
+        unsafe { libc::munmap(self.base, self.len) };
+    }
+}
+
+impl AlignedBuf {
+    /// A buffer of `bytes`; all zero when `zero`, otherwise with unspecified (but
+    /// initialised) contents.
+    fn new(bytes: usize, zero: bool) -> Result<AlignedBuf> {
+        #[cfg(target_os = "linux")]
+        if bytes >= HUGE_PAGE_THRESHOLD {
+            let region = match Region::from_cache(bytes) {
+                Some(r) => {
+                    if zero {
+                        // SAFETY: the region holds `cap >= bytes` writable bytes we own.
+                        unsafe { std::ptr::write_bytes(r.ptr.as_ptr(), 0, bytes) };
+                    }
+                    r
+                }
+                // Fresh mappings are zero already.
+                None => Region::map(bytes)?,
+            };
+            return Ok(AlignedBuf {
+                ptr: region.ptr,
+                origin: Origin::Mapped(region),
+            });
+        }
+        // Never allocate zero bytes (not allowed by `alloc`); an empty tensor gets one line.
+        let layout = AllocLayout::from_size_align(bytes.max(STORAGE_ALIGN), STORAGE_ALIGN)
+            .map_err(|_| TesseraError::Allocation(bytes))?;
+        // SAFETY: `layout` has a non-zero size. Small buffers are always zeroed: calloc is
+        // cheap here and keeps every byte initialised.
+        let ptr = unsafe { alloc::alloc_zeroed(layout) };
+        let ptr = NonNull::new(ptr).ok_or(TesseraError::Allocation(bytes))?;
         Ok(AlignedBuf {
             ptr,
-            origin: Origin::Mapped { base, len },
+            origin: Origin::Heap(layout),
         })
     }
 }
 
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
-        match self.origin {
+        match std::mem::replace(&mut self.origin, Origin::Taken) {
             // SAFETY: `ptr` was returned by `alloc_zeroed` with exactly this layout.
             Origin::Heap(layout) => unsafe { alloc::dealloc(self.ptr.as_ptr(), layout) },
-            // SAFETY: `base`/`len` are exactly the mapping `mmap` returned; nothing refers to
-            // it any more (we own it and are being dropped).
             #[cfg(target_os = "linux")]
-            Origin::Mapped { base, len } => unsafe {
-                libc::munmap(base, len);
-            },
+            Origin::Mapped(region) => region.release(),
+            Origin::Taken => {}
         }
     }
 }
@@ -123,6 +194,17 @@ pub struct Storage {
 impl Storage {
     /// `len` zero elements of `dtype` (all-zero bits are a valid value of every dtype).
     pub fn zeroed(dtype: DType, len: usize) -> Result<Storage> {
+        Storage::alloc(dtype, len, true)
+    }
+
+    /// `len` elements of `dtype` whose values are unspecified, for kernels that overwrite
+    /// every element before anything reads them. Large buffers may come from the region cache
+    /// without being cleared. `bool` storage is always zeroed, so every byte is a valid bool.
+    pub(crate) fn for_overwrite(dtype: DType, len: usize) -> Result<Storage> {
+        Storage::alloc(dtype, len, dtype == DType::Bool)
+    }
+
+    fn alloc(dtype: DType, len: usize, zero: bool) -> Result<Storage> {
         let bytes = len
             .checked_mul(dtype.itemsize())
             .filter(|&b| b <= isize::MAX as usize)
@@ -134,13 +216,13 @@ impl Storage {
         Ok(Storage {
             dtype,
             len,
-            buf: RwLock::new(AlignedBuf::zeroed(bytes)?),
+            buf: RwLock::new(AlignedBuf::new(bytes, zero)?),
         })
     }
 
     /// A storage holding a copy of `data`.
     pub fn from_slice<T: Element>(data: &[T]) -> Result<Storage> {
-        let s = Storage::zeroed(T::DTYPE, data.len())?;
+        let s = Storage::for_overwrite(T::DTYPE, data.len())?;
         s.write_as::<T>().copy_from_slice(data);
         Ok(s)
     }
@@ -257,6 +339,22 @@ mod tests {
             Storage::zeroed(DType::U8, 1 << 50),
             Err(TesseraError::Allocation(_))
         ));
+    }
+
+    #[test]
+    fn reused_regions_are_zeroed_when_asked() {
+        let n = HUGE_PAGE_THRESHOLD / 8 + 1;
+        for _ in 0..3 {
+            let s = Storage::zeroed(DType::F64, n).unwrap();
+            assert!(s.read::<f64>().unwrap().iter().all(|&x| x == 0.0));
+            s.write::<f64>().unwrap().fill(-1.5);
+            drop(s);
+            // A bool storage never sees the previous bytes, even without zeroing asked.
+            let b = Storage::for_overwrite(DType::Bool, n * 8).unwrap();
+            assert!(b.read::<bool>().unwrap().iter().all(|&x| !x));
+            let o = Storage::for_overwrite(DType::F64, n).unwrap();
+            assert_eq!(o.len(), n);
+        }
     }
 
     #[test]

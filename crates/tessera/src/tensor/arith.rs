@@ -137,20 +137,26 @@ impl Tensor {
     pub fn unary(&self, op: UnaryOp) -> Result<Tensor> {
         let dt = op.result_dtype(self.dtype())?;
         let src = self.materialize_if(dt)?;
-        let out = Tensor::zeros(self.shape(), dt)?;
+        let out = Tensor::for_overwrite(self.shape(), dt)?;
         with_dtype!(dt, T => {
-            let f: fn(T) -> T = match op {
-                UnaryOp::Neg => Arith::neg,
-                UnaryOp::Abs => Arith::abs,
-                UnaryOp::Sqrt => Arith::sqrt,
-                UnaryOp::Exp => Arith::exp,
-                UnaryOp::Log => Arith::ln,
-                UnaryOp::Square => Arith::square,
-                UnaryOp::Sin => Arith::sin,
-                UnaryOp::Tanh => Arith::tanh,
-                UnaryOp::Relu => Arith::relu,
-            };
-            map_into::<T, T>(&out, &src, move |_, x| f(x))
+            // One monomorphised kernel per op: a closure the compiler inlines and vectorises,
+            // not a function pointer called per element.
+            macro_rules! run {
+                ($f:path) => {
+                    map_into::<T, T>(&out, &src, |_, x| $f(x))
+                };
+            }
+            match op {
+                UnaryOp::Neg => run!(Arith::neg),
+                UnaryOp::Abs => run!(Arith::abs),
+                UnaryOp::Sqrt => run!(Arith::sqrt),
+                UnaryOp::Exp => run!(Arith::exp),
+                UnaryOp::Log => run!(Arith::ln),
+                UnaryOp::Square => run!(Arith::square),
+                UnaryOp::Sin => run!(Arith::sin),
+                UnaryOp::Tanh => run!(Arith::tanh),
+                UnaryOp::Relu => run!(Arith::relu),
+            }
         });
         Ok(out)
     }
@@ -176,8 +182,7 @@ impl Tensor {
             check_no_negative(&b)?;
         }
         with_dtype!(dt, T => {
-            let f: fn(T, T) -> T = binary_fn::<T>(op);
-            zip_into::<T, T>(&out, &a, &b, f)
+            with_binary_fn!(op, f => zip_into::<T, T>(&out, &a, &b, f))
         });
         Ok(out)
     }
@@ -189,15 +194,19 @@ impl Tensor {
         let dt = result_type(self.dtype(), other.dtype())?;
         let (out, a, b) = self.zip_new(other, dt, DType::Bool)?;
         with_dtype!(dt, T => {
-            let f: fn(T, T) -> bool = match op {
-                CompareOp::Eq => |x, y| x == y,
-                CompareOp::Ne => |x, y| x != y,
-                CompareOp::Lt => |x, y| x < y,
-                CompareOp::Le => |x, y| x <= y,
-                CompareOp::Gt => |x, y| x > y,
-                CompareOp::Ge => |x, y| x >= y,
-            };
-            zip_into::<bool, T>(&out, &a, &b, f)
+            macro_rules! run {
+                ($f:expr) => {
+                    zip_into::<bool, T>(&out, &a, &b, $f)
+                };
+            }
+            match op {
+                CompareOp::Eq => run!(|x: T, y: T| x == y),
+                CompareOp::Ne => run!(|x: T, y: T| x != y),
+                CompareOp::Lt => run!(|x: T, y: T| x < y),
+                CompareOp::Le => run!(|x: T, y: T| x <= y),
+                CompareOp::Gt => run!(|x: T, y: T| x > y),
+                CompareOp::Ge => run!(|x: T, y: T| x >= y),
+            }
         });
         Ok(out)
     }
@@ -247,8 +256,7 @@ impl Tensor {
             check_no_negative(&other)?;
         }
         with_dtype!(dt, T => {
-            let f: fn(T, T) -> T = binary_fn::<T>(op);
-            update_in_place::<T>(self, &other, f)
+            with_binary_fn!(op, f => update_in_place::<T>(self, &other, f))
         });
         Ok(())
     }
@@ -262,7 +270,7 @@ impl Tensor {
     /// always a copy; float to integer truncates toward zero and saturates, NaN becomes 0,
     /// non-zero becomes `true`). The source is read under one read lock released on return.
     pub fn astype(&self, dtype: DType) -> Result<Tensor> {
-        let out = Tensor::zeros(self.shape(), dtype)?;
+        let out = Tensor::for_overwrite(self.shape(), dtype)?;
         with_dtype!(dtype, O => with_dtype!(self.dtype(), A => {
             map_into::<O, A>(&out, self, |_, x| convert::<A, O>(x))
         }));
@@ -273,7 +281,7 @@ impl Tensor {
     /// `f64` (exact for every dtype but `i64` beyond 2^53). The kernel behind ops such as
     /// `quadratic` that are defined by a real function.
     pub(crate) fn map_f64(&self, out: DType, f: impl Fn(f64) -> f64 + Sync) -> Result<Tensor> {
-        let dst = Tensor::zeros(self.shape(), out)?;
+        let dst = Tensor::for_overwrite(self.shape(), out)?;
         with_dtype!(out, O => with_dtype!(self.dtype(), A => {
             map_into::<O, A>(&dst, self, |_, x| O::from_f64(f(x.to_f64())))
         }));
@@ -308,22 +316,52 @@ impl Tensor {
             let l = t.layout().broadcast_to(&shape)?;
             Ok(t.with_layout(l))
         };
-        Ok((Tensor::zeros(&shape, out_dtype)?, prep(self)?, prep(other)?))
+        Ok((
+            Tensor::for_overwrite(&shape, out_dtype)?,
+            prep(self)?,
+            prep(other)?,
+        ))
     }
 }
 
 /// The scalar function of a binary op for element type `T`.
-fn binary_fn<T: Arith>(op: BinaryOp) -> fn(T, T) -> T {
-    match op {
-        BinaryOp::Add => Arith::add,
-        BinaryOp::Sub => Arith::sub,
-        BinaryOp::Mul => Arith::mul,
-        BinaryOp::Div => Arith::div,
-        BinaryOp::Maximum => Arith::maximum,
-        BinaryOp::Minimum => Arith::minimum,
-        BinaryOp::Pow => Arith::pow,
-    }
+/// Runs `$body` with `$f` bound to the closure of a binary op, one monomorphised copy per op
+/// (closures inline and vectorise; function pointers called per element do not).
+macro_rules! with_binary_fn {
+    ($op:expr, $f:ident => $body:expr) => {
+        match $op {
+            BinaryOp::Add => {
+                let $f = |x, y| Arith::add(x, y);
+                $body
+            }
+            BinaryOp::Sub => {
+                let $f = |x, y| Arith::sub(x, y);
+                $body
+            }
+            BinaryOp::Mul => {
+                let $f = |x, y| Arith::mul(x, y);
+                $body
+            }
+            BinaryOp::Div => {
+                let $f = |x, y| Arith::div(x, y);
+                $body
+            }
+            BinaryOp::Maximum => {
+                let $f = |x, y| Arith::maximum(x, y);
+                $body
+            }
+            BinaryOp::Minimum => {
+                let $f = |x, y| Arith::minimum(x, y);
+                $body
+            }
+            BinaryOp::Pow => {
+                let $f = |x, y| Arith::pow(x, y);
+                $body
+            }
+        }
+    };
 }
+use with_binary_fn;
 
 fn operand(l: &Layout) -> Operand<'_> {
     Operand {

@@ -55,6 +55,16 @@ impl Tensor {
         ))
     }
 
+    /// A contiguous tensor whose elements are unspecified (but valid values), for kernels that
+    /// write every element before returning it.
+    pub(crate) fn for_overwrite(shape: &[usize], dtype: DType) -> Result<Tensor> {
+        let layout = checked_layout(shape, dtype)?;
+        Ok(Tensor::from_parts(
+            Arc::new(Storage::for_overwrite(dtype, layout.numel())?),
+            layout,
+        ))
+    }
+
     /// A contiguous tensor whose contents are unspecified.
     ///
     /// Tessera zero-fills it anyway (fresh pages from the allocator are zero already, so this
@@ -72,7 +82,7 @@ impl Tensor {
     /// floats to integers truncate and saturate, anything non-zero to bool is `true`).
     pub fn full(shape: &[usize], value: impl Into<Scalar>, dtype: DType) -> Result<Tensor> {
         let value = value.into();
-        let t = Tensor::zeros(shape, dtype)?;
+        let t = Tensor::for_overwrite(shape, dtype)?;
         with_dtype!(dtype, T => t.storage.write_as::<T>().fill(value.to::<T>()));
         Ok(t)
     }
@@ -141,7 +151,7 @@ fn arange_int(start: i64, end: i64, step: i64, dtype: DType) -> Result<Tensor> {
     };
     let len = usize::try_from(len)
         .map_err(|_| TesseraError::ShapeOverflow(format!("arange of {len} elements")))?;
-    let t = Tensor::zeros(&[len], dtype)?;
+    let t = Tensor::for_overwrite(&[len], dtype)?;
     with_dtype!(dtype, T => {
         let mut out = t.storage.write_as::<T>();
         for (i, o) in out.iter_mut().enumerate() {
@@ -164,7 +174,7 @@ fn arange_float(start: f64, end: f64, step: f64, dtype: DType) -> Result<Tensor>
         )));
     }
     let len = if n > 0.0 { n as usize } else { 0 };
-    let t = Tensor::zeros(&[len], dtype)?;
+    let t = Tensor::for_overwrite(&[len], dtype)?;
     with_dtype!(dtype, T => {
         let mut out = t.storage.write_as::<T>();
         for (i, o) in out.iter_mut().enumerate() {

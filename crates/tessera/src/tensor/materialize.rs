@@ -46,7 +46,7 @@ impl Tensor {
     /// A new contiguous tensor of `dims` read from this tensor's storage through
     /// `src_strides` (starting at this tensor's offset): the one strided copy.
     fn materialize(&self, dims: &[usize], src_strides: &[isize]) -> Result<Tensor> {
-        let out = Tensor::zeros(dims, self.dtype())?;
+        let out = Tensor::for_overwrite(dims, self.dtype())?;
         let plan = contiguous_plan(dims, src_strides, self.layout.offset());
         with_dtype!(self.dtype(), T => {
             let src = self.storage.read_as::<T>();
