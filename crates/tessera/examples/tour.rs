@@ -3,8 +3,10 @@
 
 use std::time::Instant;
 
+use tessera::index::{encode, Ellipsis, IndexSpec, NewAxis};
+use tessera::ops::{self, fallback_count, StorageType};
 use tessera::shape::{ShapeCache, NUM_STRIPES};
-use tessera::{DType, Shape, Tensor};
+use tessera::{idx, BinaryOp, DType, RingBuffer, Shape, Tensor};
 
 fn section(title: &str) {
     println!("\n=== {title} ===");
@@ -63,5 +65,150 @@ fn main() -> tessera::Result<()> {
         Err(e) => println!("overflowing shape -> error: {e}"),
         Ok(_) => println!("overflowing shape was accepted (bug)"),
     }
+
+    views()?;
+    expand_and_repeat()?;
+    in_place()?;
+    ops_by_name()?;
+    ring_buffer()?;
+    Ok(())
+}
+
+fn views() -> tessera::Result<()> {
+    section("zero-copy views from index specs (seed 002)");
+    let t = Tensor::arange(0, 24, 1, DType::I64)?.view(&[2, 3, 4])?;
+    println!("t = arange(24).view([2, 3, 4]):\n{t}");
+    let v = t.index(&idx![1, 0..3; 2, Ellipsis, NewAxis])?;
+    println!(
+        "t[1, 0:3:2, ..., None] -> shape {:?}, strides {:?}, shares storage: {}\n{v}",
+        v.shape(),
+        v.strides(),
+        v.shares_storage(&t)
+    );
+    let r = t.index(&idx![.., ..; -1, 3..=3])?;
+    println!(
+        "t[:, ::-1, 3..=3] (negative stride, DL4J inclusive end) -> strides {:?}\n{r}",
+        r.strides()
+    );
+    let specs = [
+        IndexSpec::Point(-1),
+        IndexSpec::All,
+        IndexSpec::interval(1, 3),
+    ];
+    let code = encode(&specs);
+    println!("INT64 encoding of [Point(-1), All, Interval(1..3)]: {code:?}");
+    println!("create_view(t, code):\n{}", t.create_view(&code)?);
+    match t.create_view(&[0, 1, 1]) {
+        Err(e) => println!("malformed encoding -> error: {e}"),
+        Ok(_) => println!("malformed encoding accepted (bug)"),
+    }
+    let tt = t.t();
+    println!(
+        "t.T is contiguous: {}; reshape of it to [-1] copies: shares storage = {}",
+        tt.is_contiguous(),
+        tt.reshape(&[-1])?.shares_storage(&t)
+    );
+    Ok(())
+}
+
+fn expand_and_repeat() -> tessera::Result<()> {
+    section("expand (stride 0) and repeat (seed 001)");
+    let col = Tensor::from_vec(vec![1.0f32, 2.0, 3.0], &[3, 1])?;
+    let e = col.expand(&[2, -1, 4])?;
+    println!(
+        "[3,1].expand([2,-1,4]) -> shape {:?} strides {:?} (no copy)\n{e}",
+        e.shape(),
+        e.strides()
+    );
+    let small = Tensor::from_vec(vec![1i32, 2, 3, 4], &[2, 2])?;
+    println!(
+        "repeat([2, 3]) of [[1,2],[3,4]] (one strided copy):\n{}",
+        small.repeat(&[2, 3])?
+    );
+    println!("tile([2]):\n{}", small.tile(&[2])?);
+    Ok(())
+}
+
+fn in_place() -> tessera::Result<()> {
+    section("in-place writes through views (V7)");
+    let a = Tensor::arange(0, 6, 1, DType::F64)?;
+    let head = a.index(&idx![1..])?;
+    let tail = a.index(&idx![..-1])?;
+    head.binary_(&tail, BinaryOp::Add)?;
+    println!("a = arange(6); a[1:] += a[:-1] -> {a}  (NumPy's answer, not a running sum)");
+    let m = Tensor::zeros(&[3, 4], DType::I32)?;
+    m.index(&idx![.., 1..; 2])?
+        .assign(&Tensor::from_vec(vec![7i32, 8], &[2])?)?;
+    println!("m[:, 1::2] = [7, 8] reaches the base:\n{m}");
+    match m.index(&idx![0])?.expand(&[2, 4]).and_then(|x| x.fill_(1)) {
+        Err(e) => println!("writing into an expanded view -> error: {e}"),
+        Ok(_) => println!("write into an expanded view accepted (bug)"),
+    }
+    Ok(())
+}
+
+fn ops_by_name() -> tessera::Result<()> {
+    section("operator registry, storage-type dispatch and fallback (seed 003)");
+    println!(
+        "{} ops registered; see docs/ops.md",
+        ops::registry().list().len()
+    );
+    let x = Tensor::from_vec(vec![0.0f32, 1.0, 2.0, 0.0], &[2, 2])?;
+    let y = ops::invoke(
+        "quadratic",
+        std::slice::from_ref(&x),
+        &[("a", "1"), ("b", "2"), ("c", "3")],
+    )?;
+    println!("invoke(\"quadratic\", x, a=1, b=2, c=3):\n{}", y[0]);
+    let g = ops::invoke(
+        "_backward_quadratic",
+        &[Tensor::ones(&[2, 2], DType::F32)?, x.clone()],
+        &[("a", "1"), ("b", "2")],
+    )?;
+    println!("its gradient 2*a*x + b:\n{}", g[0]);
+    match ops::registry().gradient_of("ring_buffer") {
+        Err(e) => println!("gradient of ring_buffer -> {e}"),
+        Ok(g) => println!("ring_buffer has gradient {g} (bug)"),
+    }
+    // No op has a sparse kernel yet: a tensor tagged with the test storage type takes the
+    // logged fallback (warned once per op and storage types, counted every time).
+    let tagged = x.cast_storage(StorageType::TestSparse)?;
+    for _ in 0..2 {
+        ops::invoke(
+            "quadratic",
+            std::slice::from_ref(&tagged),
+            &[("a", "1"), ("b", "2"), ("c", "3")],
+        )?;
+    }
+    println!(
+        "fallbacks run: {} (the warning above is printed once)",
+        fallback_count()
+    );
+    Ok(())
+}
+
+fn ring_buffer() -> tessera::Result<()> {
+    section("ring buffer: the last B inputs along an axis (seed 000)");
+    let mut ring = RingBuffer::new(&[4, 2], 0, 4, DType::I64)?;
+    for step in 0..4i64 {
+        let n = (step % 2 + 1) as usize;
+        let x = Tensor::full(&[n, 2], step + 1, DType::I64)?;
+        let window = ring.push(&x)?;
+        println!(
+            "push {n} row(s) of {} -> window (oldest first) {:?}",
+            step + 1,
+            window.to_vec::<i64>()?
+        );
+    }
+    let buffer = tessera::ring::ring_buffer_state(&[3], 0, DType::F32)?;
+    let out = ops::invoke(
+        "ring_buffer",
+        &[Tensor::from_vec(vec![1.0f32, 2.0], &[2])?, buffer],
+        &[("axis", "0")],
+    )?;
+    println!(
+        "invoke(\"ring_buffer\") on a fresh state of B=3 with input [1, 2] -> {}",
+        out[0]
+    );
     Ok(())
 }
