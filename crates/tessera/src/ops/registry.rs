@@ -46,6 +46,73 @@ pub struct OpDef<P: OpParams> {
     pub gradient: Option<&'static str>,
 }
 
+impl<P: OpParams> OpDef<P> {
+    /// An op with one dense kernel and the defaults: dense-only storage inference (one
+    /// output), no sparse kernel, no in-place pairs, no mutated inputs, not forward-only, not
+    /// stateful, no gradient. Adjust with the builder methods below.
+    pub fn new(
+        name: &'static str,
+        doc: &'static str,
+        inputs: &'static [&'static str],
+        outputs: &'static [&'static str],
+        infer: InferFn<P>,
+        dense: ComputeFn<P>,
+    ) -> OpDef<P> {
+        OpDef {
+            name,
+            doc,
+            inputs,
+            outputs,
+            infer,
+            infer_stype: super::stype::dense_stype::<P>,
+            dense,
+            sparse: None,
+            inplace: &[],
+            mutates: &[],
+            forward_only: false,
+            stateful: false,
+            gradient: None,
+        }
+    }
+
+    /// Sets the storage-type inference.
+    pub fn stype(mut self, f: InferStypeFn<P>) -> Self {
+        self.infer_stype = f;
+        self
+    }
+
+    /// Sets the sparse kernel.
+    pub fn sparse(mut self, f: ComputeFn<P>) -> Self {
+        self.sparse = Some(f);
+        self
+    }
+
+    /// Declares `(input, output)` pairs that may share memory.
+    pub fn inplace(mut self, pairs: &'static [(usize, usize)]) -> Self {
+        self.inplace = pairs;
+        self
+    }
+
+    /// Declares inputs the op writes (auxiliary state); such an op is stateful.
+    pub fn mutates(mut self, inputs: &'static [usize]) -> Self {
+        self.mutates = inputs;
+        self.stateful = true;
+        self
+    }
+
+    /// Declares that the op has no gradient by design.
+    pub fn forward_only(mut self) -> Self {
+        self.forward_only = true;
+        self
+    }
+
+    /// Names the registered op computing the gradient.
+    pub fn gradient(mut self, op: &'static str) -> Self {
+        self.gradient = Some(op);
+        self
+    }
+}
+
 /// Static facts of an op, for listings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OpInfo {

@@ -5,7 +5,7 @@ use super::shape_ops::NoParams;
 use crate::layout::{broadcast_shapes, normalize_axes};
 use crate::op_params;
 use crate::ops::registry::{OpDef, Registry};
-use crate::ops::stype::{dense_stype, TensorMeta};
+use crate::ops::stype::TensorMeta;
 use crate::tensor::arith::{BinaryOp, CompareOp, UnaryOp};
 use crate::{DType, Result};
 
@@ -57,81 +57,63 @@ fn reduce_dtype(kind: &str, d: DType) -> Result<DType> {
 
 macro_rules! unary {
     ($r:ident, $($op:ident: $doc:literal),* $(,)?) => {$(
-        $r.add(OpDef::<NoParams> {
-            name: UnaryOp::$op.name(),
-            doc: $doc,
-            inputs: &["x"],
-            outputs: &["y"],
-            infer: |_, m| Ok(vec![TensorMeta::dense(m[0].shape.clone(), UnaryOp::$op.result_dtype(m[0].dtype)?)]),
-            infer_stype: dense_stype,
-            dense: |_, x| Ok(vec![x[0].unary(UnaryOp::$op)?]),
-            sparse: None,
-            inplace: &[(0, 0)],
-            mutates: &[],
-            forward_only: false,
-            stateful: false,
-            gradient: None,
-        });
+        $r.add(
+            OpDef::<NoParams>::new(
+                UnaryOp::$op.name(),
+                $doc,
+                &["x"],
+                &["y"],
+                |_, m| Ok(vec![TensorMeta::dense(m[0].shape.clone(), UnaryOp::$op.result_dtype(m[0].dtype)?)]),
+                |_, x| Ok(vec![x[0].unary(UnaryOp::$op)?]),
+            )
+            .inplace(&[(0, 0)]),
+        );
     )*};
 }
 
 macro_rules! binary {
     ($r:ident, $($op:ident: $doc:literal),* $(,)?) => {$(
-        $r.add(OpDef::<NoParams> {
-            name: BinaryOp::$op.name(),
-            doc: $doc,
-            inputs: &["x1", "x2"],
-            outputs: &["y"],
-            infer: |_, m| binary_meta(m, BinaryOp::$op.result_dtype(m[0].dtype, m[1].dtype)?),
-            infer_stype: dense_stype,
-            dense: |_, x| Ok(vec![x[0].binary(&x[1], BinaryOp::$op)?]),
-            sparse: None,
-            inplace: &[(0, 0), (1, 0)],
-            mutates: &[],
-            forward_only: false,
-            stateful: false,
-            gradient: None,
-        });
+        $r.add(
+            OpDef::<NoParams>::new(
+                BinaryOp::$op.name(),
+                $doc,
+                &["x1", "x2"],
+                &["y"],
+                |_, m| binary_meta(m, BinaryOp::$op.result_dtype(m[0].dtype, m[1].dtype)?),
+                |_, x| Ok(vec![x[0].binary(&x[1], BinaryOp::$op)?]),
+            )
+            .inplace(&[(0, 0), (1, 0)]),
+        );
     )*};
 }
 
 macro_rules! compare {
     ($r:ident, $($op:ident: $doc:literal),* $(,)?) => {$(
-        $r.add(OpDef::<NoParams> {
-            name: CompareOp::$op.name(),
-            doc: $doc,
-            inputs: &["x1", "x2"],
-            outputs: &["y"],
-            infer: |_, m| binary_meta(m, DType::Bool),
-            infer_stype: dense_stype,
-            dense: |_, x| Ok(vec![x[0].compare(&x[1], CompareOp::$op)?]),
-            sparse: None,
-            inplace: &[],
-            mutates: &[],
-            forward_only: false,
-            stateful: false,
-            gradient: None,
-        });
+        $r.add(
+            OpDef::<NoParams>::new(
+                CompareOp::$op.name(),
+                $doc,
+                &["x1", "x2"],
+                &["y"],
+                |_, m| binary_meta(m, DType::Bool),
+                |_, x| Ok(vec![x[0].compare(&x[1], CompareOp::$op)?]),
+            ),
+        );
     )*};
 }
 
 macro_rules! reduction {
     ($r:ident, $($name:ident: $doc:literal),* $(,)?) => {$(
-        $r.add(OpDef::<ReduceParams> {
-            name: stringify!($name),
-            doc: $doc,
-            inputs: &["x"],
-            outputs: &["y"],
-            infer: |p, m| reduce_meta(p, &m[0], reduce_dtype(stringify!($name), m[0].dtype)?),
-            infer_stype: dense_stype,
-            dense: |p, x| Ok(vec![x[0].$name(p.axis.as_deref(), p.keepdims)?]),
-            sparse: None,
-            inplace: &[],
-            mutates: &[],
-            forward_only: false,
-            stateful: false,
-            gradient: None,
-        });
+        $r.add(
+            OpDef::<ReduceParams>::new(
+                stringify!($name),
+                $doc,
+                &["x"],
+                &["y"],
+                |p, m| reduce_meta(p, &m[0], reduce_dtype(stringify!($name), m[0].dtype)?),
+                |p, x| Ok(vec![x[0].$name(p.axis.as_deref(), p.keepdims)?]),
+            ),
+        );
     )*};
 }
 

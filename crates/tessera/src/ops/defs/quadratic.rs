@@ -2,7 +2,7 @@
 
 use crate::op_params;
 use crate::ops::registry::{OpDef, Registry};
-use crate::ops::stype::{dense_stype, TensorMeta};
+use crate::ops::stype::TensorMeta;
 use crate::promote::result_type_scalar;
 use crate::tensor::Tensor;
 use crate::{DType, Result, Scalar, TesseraError};
@@ -44,46 +44,36 @@ fn backward(p: &QuadraticParams, grad: &Tensor, x: &Tensor) -> Result<Tensor> {
 }
 
 pub(super) fn register(r: &mut Registry) {
-    r.add(OpDef::<QuadraticParams> {
-        name: "quadratic",
-        doc: "f(x) = a*x^2 + b*x + c elementwise (seed 003). On csr input with c = 0 the output \
+    r.add(
+        OpDef::<QuadraticParams>::new(
+            "quadratic",
+            "f(x) = a*x^2 + b*x + c elementwise (seed 003). On csr input with c = 0 the output \
               keeps the sparsity; otherwise the output is dense.",
-        inputs: &["data"],
-        outputs: &["output"],
-        infer: |_, m| {
-            Ok(vec![TensorMeta::dense(
-                m[0].shape.clone(),
-                out_dtype(m[0].dtype)?,
-            )])
-        },
-        infer_stype: dense_stype,
-        dense: |p, x| Ok(vec![quadratic(p, &x[0])?]),
-        sparse: None,
-        inplace: &[(0, 0)],
-        mutates: &[],
-        forward_only: false,
-        stateful: false,
-        gradient: Some("_backward_quadratic"),
-    });
-    r.add(OpDef::<QuadraticParams> {
-        name: "_backward_quadratic",
-        doc: "Gradient of quadratic: grad_in = grad_out * (2*a*x + b).",
-        inputs: &["grad_output", "data"],
-        outputs: &["grad_data"],
-        infer: |_, m| {
+            &["data"],
+            &["output"],
+            |_, m| {
+                Ok(vec![TensorMeta::dense(
+                    m[0].shape.clone(),
+                    out_dtype(m[0].dtype)?,
+                )])
+            },
+            |p, x| Ok(vec![quadratic(p, &x[0])?]),
+        )
+        .inplace(&[(0, 0)])
+        .gradient("_backward_quadratic"),
+    );
+    r.add(OpDef::<QuadraticParams>::new(
+        "_backward_quadratic",
+        "Gradient of quadratic: grad_in = grad_out * (2*a*x + b).",
+        &["grad_output", "data"],
+        &["grad_data"],
+        |_, m| {
             let d = out_dtype(m[1].dtype)?;
             Ok(vec![TensorMeta::dense(
                 m[1].shape.clone(),
                 crate::promote::result_type(d, m[0].dtype)?,
             )])
         },
-        infer_stype: |_, s| crate::ops::StypeDecision::dense_only(s, 1),
-        dense: |p, x| Ok(vec![backward(p, &x[0], &x[1])?]),
-        sparse: None,
-        inplace: &[],
-        mutates: &[],
-        forward_only: false,
-        stateful: false,
-        gradient: None,
-    });
+        |p, x| Ok(vec![backward(p, &x[0], &x[1])?]),
+    ));
 }

@@ -3,7 +3,7 @@
 use crate::layout::normalize_axis;
 use crate::op_params;
 use crate::ops::registry::{OpDef, Registry};
-use crate::ops::stype::{dense_stype, TensorMeta};
+use crate::ops::stype::TensorMeta;
 use crate::ring::ring_buffer_step;
 use crate::{Result, TesseraError};
 
@@ -37,22 +37,20 @@ fn infer(p: &RingBufferParams, m: &[TensorMeta]) -> Result<Vec<TensorMeta>> {
 }
 
 pub(super) fn register(r: &mut Registry) {
-    r.add(OpDef::<RingBufferParams> {
-        name: "ring_buffer",
-        doc: "Keeps the last B inputs along `axis` (seed 000): shifts the buffer left by N and writes \
-              the input at the end, oldest first. `buffer` (B along the axis) is updated in place \
-              and returned. A buffer made by `ring_buffer_state`/`RingBuffer` (or a previous output) \
-              steps in O(N) along the axis; any other dense buffer takes the seed's O(B) shift.",
-        inputs: &["input", "buffer"],
-        outputs: &["output"],
-        infer,
-        infer_stype: dense_stype,
-        dense: |p, x| Ok(vec![ring_buffer_step(&x[0], &x[1], p.axis)?]),
-        sparse: None,
-        inplace: &[(1, 0)],
-        mutates: &[1],
-        forward_only: true,
-        stateful: true,
-        gradient: None,
-    });
+    r.add(
+        OpDef::<RingBufferParams>::new(
+            "ring_buffer",
+            "Keeps the last B inputs along `axis` (seed 000): shifts the buffer left by N and writes \
+             the input at the end, oldest first. `buffer` (B along the axis) is updated in place \
+             and returned. A buffer made by `ring_buffer_state`/`RingBuffer` (or a previous output) \
+             steps in O(N) along the axis; any other dense buffer takes the seed's O(B) shift.",
+            &["input", "buffer"],
+            &["output"],
+            infer,
+            |p, x| Ok(vec![ring_buffer_step(&x[0], &x[1], p.axis)?]),
+        )
+        .inplace(&[(1, 0)])
+        .mutates(&[1])
+        .forward_only(),
+    );
 }

@@ -6,7 +6,7 @@ use crate::index;
 use crate::layout::{infer_shape, Layout};
 use crate::op_params;
 use crate::ops::registry::{OpDef, Registry};
-use crate::ops::stype::{dense_stype, StorageType, StypeDecision, TensorMeta};
+use crate::ops::stype::{StorageType, StypeDecision, TensorMeta};
 
 op_params! {
     /// Parameters of `expand`.
@@ -109,100 +109,72 @@ fn repeat_shape(dims: &[usize], counts: &[usize], tile: bool) -> Result<Vec<usiz
 }
 
 pub(super) fn register(r: &mut Registry) {
-    r.add(OpDef::<ExpandParams> {
-        name: "expand",
-        doc: "View with size-1 dims broadcast to larger sizes (stride 0), PyTorch semantics (DESIGN E1).",
-        inputs: &["input"],
-        outputs: &["output"],
-        infer: |p, m| via_layout(&m[0], |l| l.expand(&p.sizes)),
-        infer_stype: dense_stype,
-        dense: |p, x| Ok(vec![x[0].expand(&p.sizes)?]),
-        sparse: None,
-        inplace: &[],
-        mutates: &[],
-        forward_only: false,
-        stateful: false,
-        gradient: None,
-    });
-    r.add(OpDef::<ReshapeParams> {
-        name: "reshape",
-        doc: "Same elements in a new shape: a view when the layout allows it, else a copy (DESIGN V5).",
-        inputs: &["input"],
-        outputs: &["output"],
-        infer: |p, m| {
+    r.add(
+        OpDef::<ExpandParams>::new(
+            "expand",
+            "View with size-1 dims broadcast to larger sizes (stride 0), PyTorch semantics (DESIGN E1).",
+            &["input"],
+            &["output"],
+            |p, m| via_layout(&m[0], |l| l.expand(&p.sizes)),
+            |p, x| Ok(vec![x[0].expand(&p.sizes)?]),
+        ),
+    );
+    r.add(OpDef::<ReshapeParams>::new(
+        "reshape",
+        "Same elements in a new shape: a view when the layout allows it, else a copy (DESIGN V5).",
+        &["input"],
+        &["output"],
+        |p, m| {
             let n = m[0].shape.iter().product();
             Ok(one_dense(&m[0], infer_shape(&p.shape, n)?))
         },
-        infer_stype: dense_stype,
-        dense: |p, x| Ok(vec![x[0].reshape(&p.shape)?]),
-        sparse: None,
-        inplace: &[],
-        mutates: &[],
-        forward_only: false,
-        stateful: false,
-        gradient: None,
-    });
-    r.add(OpDef::<CreateViewParams> {
-        name: "create_view",
-        doc: "Zero-copy view selected by INT64-encoded index specs: point, interval, all, new axis, ellipsis (seed 002, DESIGN V1-V4).",
-        inputs: &["input"],
-        outputs: &["output"],
-        infer: |p, m| {
+        |p, x| Ok(vec![x[0].reshape(&p.shape)?]),
+    ));
+    r.add(
+        OpDef::<CreateViewParams>::new(
+            "create_view",
+            "Zero-copy view selected by INT64-encoded index specs: point, interval, all, new axis, ellipsis (seed 002, DESIGN V1-V4).",
+            &["input"],
+            &["output"],
+            |p, m| {
             let code: Vec<i64> = p.index.iter().map(|&v| v as i64).collect();
             via_layout(&m[0], |l| index::apply(&l, &index::decode(&code)?))
         },
-        infer_stype: dense_stype,
-        dense: |p, x| Ok(vec![x[0].create_view(&p.index.iter().map(|&v| v as i64).collect::<Vec<_>>())?]),
-        sparse: None,
-        inplace: &[],
-        mutates: &[],
-        forward_only: false,
-        stateful: false,
-        gradient: None,
-    });
-    r.add(OpDef::<RepeatParams> {
-        name: "repeat",
-        doc: "New contiguous tensor repeating the input reps[i] times along each dim; new dims in front (PyTorch `repeat`, DESIGN E2).",
-        inputs: &["input"],
-        outputs: &["output"],
-        infer: |p, m| Ok(one_dense(&m[0], repeat_shape(&m[0].shape, &counts("repeat", &p.reps)?, false)?)),
-        infer_stype: dense_stype,
-        dense: |p, x| Ok(vec![x[0].repeat(&counts("repeat", &p.reps)?)?]),
-        sparse: None,
-        inplace: &[],
-        mutates: &[],
-        forward_only: false,
-        stateful: false,
-        gradient: None,
-    });
-    r.add(OpDef::<RepeatParams> {
-        name: "tile",
-        doc: "NumPy `tile`: like repeat, with reps padded by 1 on the left when shorter than the rank.",
-        inputs: &["input"],
-        outputs: &["output"],
-        infer: |p, m| Ok(one_dense(&m[0], repeat_shape(&m[0].shape, &counts("tile", &p.reps)?, true)?)),
-        infer_stype: dense_stype,
-        dense: |p, x| Ok(vec![x[0].tile(&counts("tile", &p.reps)?)?]),
-        sparse: None,
-        inplace: &[],
-        mutates: &[],
-        forward_only: false,
-        stateful: false,
-        gradient: None,
-    });
-    r.add(OpDef::<CastStorageParams> {
-        name: "cast_storage",
-        doc: "Converts between storage types (default, csr, row_sparse); dense to sparse stores only non-zeros.",
-        inputs: &["input"],
-        outputs: &["output"],
-        infer: |p, m| Ok(vec![TensorMeta { stype: p.stype, ..m[0].clone() }]),
-        infer_stype: |p, _| StypeDecision { outputs: vec![p.stype], mode: crate::ops::DispatchMode::Dense },
-        dense: |p, x| Ok(vec![x[0].cast_storage(p.stype)?]),
-        sparse: None,
-        inplace: &[],
-        mutates: &[],
-        forward_only: false,
-        stateful: false,
-        gradient: None,
-    });
+            |p, x| Ok(vec![x[0].create_view(&p.index.iter().map(|&v| v as i64).collect::<Vec<_>>())?]),
+        ),
+    );
+    r.add(
+        OpDef::<RepeatParams>::new(
+            "repeat",
+            "New contiguous tensor repeating the input reps[i] times along each dim; new dims in front (PyTorch `repeat`, DESIGN E2).",
+            &["input"],
+            &["output"],
+            |p, m| Ok(one_dense(&m[0], repeat_shape(&m[0].shape, &counts("repeat", &p.reps)?, false)?)),
+            |p, x| Ok(vec![x[0].repeat(&counts("repeat", &p.reps)?)?]),
+        ),
+    );
+    r.add(OpDef::<RepeatParams>::new(
+        "tile",
+        "NumPy `tile`: like repeat, with reps padded by 1 on the left when shorter than the rank.",
+        &["input"],
+        &["output"],
+        |p, m| {
+            Ok(one_dense(
+                &m[0],
+                repeat_shape(&m[0].shape, &counts("tile", &p.reps)?, true)?,
+            ))
+        },
+        |p, x| Ok(vec![x[0].tile(&counts("tile", &p.reps)?)?]),
+    ));
+    r.add(
+        OpDef::<CastStorageParams>::new(
+            "cast_storage",
+            "Converts between storage types (default, csr, row_sparse); dense to sparse stores only non-zeros.",
+            &["input"],
+            &["output"],
+            |p, m| Ok(vec![TensorMeta { stype: p.stype, ..m[0].clone() }]),
+            |p, x| Ok(vec![x[0].cast_storage(p.stype)?]),
+        )
+        .stype(|p, _| StypeDecision { outputs: vec![p.stype], mode: crate::ops::DispatchMode::Dense }),
+    );
 }
