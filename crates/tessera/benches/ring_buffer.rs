@@ -7,7 +7,13 @@
 //! - a plain `copy_within` memmove of the B - N rows (the floor of any shifting step);
 //! - the O(N) double-written ring: `ring_buffer_step` on a ring window, and `RingBuffer::push`.
 //!
-//! Prints a table and `ratio ring_buffer_step_speedup_vs_seed_shift X` (seed µs / ring µs).
+//! Then `RingBuffer::push` at B = 256 and B = 65536 (flat in B, since a step is O(N)), and
+//! the registry's dispatch overhead: a 1-element `add` through `invoke` against the method.
+//!
+//! Prints a table and the ratio lines:
+//! - `ring_push_speedup_vs_shift_B4096`: seed shift µs / `RingBuffer::push` µs. Goal >= 50.
+//! - `ring_push_B65536_over_B256`: push µs at B = 65536 / at B = 256. Goal <= 2.
+//! - `invoke_overhead_vs_direct`: `invoke("add")` / `Tensor::add` on 1 element.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -75,13 +81,38 @@ fn main() {
     // More than B rows went through the ring: every row it holds is the input.
     assert!(buf.to_vec::<f32>().unwrap().iter().all(|&v| v == 1.5));
 
+    let push_at = |b: usize| {
+        let mut rb = RingBuffer::new(&[1, ROW], 0, b, DType::F32).unwrap();
+        us_per_step(20_000, || {
+            black_box(rb.push(black_box(&x)).unwrap());
+        })
+    };
+    let (small, large) = (push_at(256), push_at(65_536));
+    row("O(N): RingBuffer::push, B = 256", small, 2);
+    row("O(N): RingBuffer::push, B = 65536", large, 2);
+
+    let a = Tensor::from_vec(vec![1.0f32], &[1]).unwrap();
+    let pair = [a.clone(), a.clone()];
+    let direct = us_per_step(200_000, || {
+        black_box(black_box(&a).add(black_box(&a)).unwrap());
+    });
+    let via = us_per_step(200_000, || {
+        black_box(tessera::ops::invoke("add", black_box(&pair), &[]).unwrap());
+    });
     println!(
-        "ratio ring_buffer_step_speedup_vs_seed_shift {:.1}",
-        seed / ring
+        "{:<48} {:>12.1} ns",
+        "1-element add, Tensor::add",
+        direct * 1e3
     );
     println!(
-        "ratio ring_buffer_push_speedup_vs_seed_shift {:.1}",
-        seed / push
+        "{:<48} {:>12.1} ns",
+        "1-element add, invoke(\"add\")",
+        via * 1e3
     );
+
+    println!("ratio ring_push_speedup_vs_shift_B4096 {:.1}", seed / push);
+    println!("ratio ring_step_speedup_vs_shift_B4096 {:.1}", seed / ring);
+    println!("ratio ring_push_B65536_over_B256 {:.2}", large / small);
+    println!("ratio invoke_overhead_vs_direct {:.2}", via / direct);
     println!("ratio seed_shift_vs_memmove {:.2}", seed / memmove);
 }
