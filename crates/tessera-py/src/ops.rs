@@ -144,7 +144,7 @@ pub fn list_ops(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 #[pyfunction]
 pub fn create_view(t: &PyTensor, encoded: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
     let code = to_tensor(encoded, None, None)?;
-    if !code.dtype().is_integer() {
+    if !code.dtype().is_integer() && code.numel() > 0 {
         return Err(PyTypeError::new_err(format!(
             "the index encoding must be integers (int64), got {}",
             code.dtype()
