@@ -18,12 +18,12 @@ use crate::tensor::PyTensor;
 pub fn parse_key(key: &Bound<'_, PyAny>, specs: &mut DimList<IndexSpec>) -> PyResult<()> {
     if let Ok(tup) = key.cast_exact::<PyTuple>() {
         for item in tup.iter_borrowed() {
-            specs.push(parse_index(&item)?);
+            parse_index(&item, specs)?;
         }
+        Ok(())
     } else {
-        specs.push(parse_index(key)?);
+        parse_index(key, specs)
     }
-    Ok(())
 }
 
 fn unsupported(item: &Bound<'_, PyAny>) -> PyErr {
@@ -47,34 +47,93 @@ fn point(item: &Bound<'_, PyAny>) -> PyResult<IndexSpec> {
     })
 }
 
-/// One index: an int (or anything with `__index__` but bool), a slice, `None` or `...`.
-fn parse_index(item: &Bound<'_, PyAny>) -> PyResult<IndexSpec> {
-    if item.is_exact_instance_of::<PyInt>() {
-        return point(item);
-    }
-    if let Ok(slice) = item.cast_exact::<PySlice>() {
-        return parse_slice(slice);
-    }
-    if item.is_none() {
-        return Ok(IndexSpec::NewAxis);
-    }
+/// True for `...`.
+#[inline(always)]
+fn is_ellipsis(item: &Bound<'_, PyAny>) -> bool {
     // SAFETY: `Py_Ellipsis` returns a borrowed pointer to the immortal `...` singleton.
-    if item.as_ptr() == unsafe { ffi::Py_Ellipsis() } {
-        return Ok(IndexSpec::Ellipsis);
-    }
-    if item.is_instance_of::<PyBool>() {
+    item.as_ptr() == unsafe { ffi::Py_Ellipsis() }
+}
+
+/// True when the object has `__index__` (NumPy integer scalars).
+fn has_index(item: &Bound<'_, PyAny>) -> bool {
+    // SAFETY: `item` is a valid object pointer while the GIL is held; the check only reads
+    // its type's slots.
+    unsafe { ffi::PyIndex_Check(item.as_ptr()) != 0 }
+}
+
+/// One index: an int (or anything with `__index__` but bool), a slice, `None` or `...`.
+/// Specs are pushed in place rather than returned: a returned `PyResult<IndexSpec>` costs a
+/// store-forwarding stall per index on this hot path.
+#[inline(always)]
+fn parse_index(item: &Bound<'_, PyAny>, specs: &mut DimList<IndexSpec>) -> PyResult<()> {
+    let spec = if item.is_exact_instance_of::<PyInt>() {
+        point(item)?
+    } else if let Ok(slice) = item.cast_exact::<PySlice>() {
+        return parse_slice(slice, specs);
+    } else if item.is_none() {
+        IndexSpec::NewAxis
+    } else if is_ellipsis(item) {
+        IndexSpec::Ellipsis
+    } else if item.is_instance_of::<PyBool>() {
         return Err(unsupported(item));
-    }
-    // SAFETY: `item` is a valid object pointer for the call; the check has no side effects.
-    if unsafe { ffi::PyIndex_Check(item.as_ptr()) } != 0 {
+    } else if has_index(item) {
         // NumPy integer scalars (not np.bool_, which has no __index__ in NumPy 2).
-        return point(item);
+        point(item)?
+    } else {
+        return Err(unsupported(item));
+    };
+    specs.push(spec);
+    Ok(())
+}
+
+/// A slice bound or step that is `None` or an exact Python int fitting `isize`: `Some(v)`
+/// with `v = None` for `None`; `None` when the slow path must decide.
+///
+/// # Safety
+/// `obj` must be a valid object pointer while the GIL is held.
+#[inline(always)]
+unsafe fn fast_bound(obj: *mut ffi::PyObject) -> Option<Option<isize>> {
+    if obj == ffi::Py_None() {
+        return Some(None);
     }
-    Err(unsupported(item))
+    if ffi::PyLong_CheckExact(obj) != 0 {
+        let mut overflow = 0;
+        let v = ffi::PyLong_AsLongLongAndOverflow(obj, &mut overflow);
+        if overflow == 0 && (v != -1 || ffi::PyErr_Occurred().is_null()) {
+            return isize::try_from(v).ok().map(Some);
+        }
+        ffi::PyErr_Clear();
+    }
+    None
 }
 
 /// A slice as an interval; `None` bounds stay absent, a zero step is Python's ValueError.
-fn parse_slice(slice: &Bound<'_, PySlice>) -> PyResult<IndexSpec> {
+/// Slices of plain ints and `None` are read directly; anything else (NumPy ints, huge ints)
+/// goes through `PySlice_Unpack`, which applies `__index__` and clamps like Python.
+#[inline(always)]
+fn parse_slice(slice: &Bound<'_, PySlice>, specs: &mut DimList<IndexSpec>) -> PyResult<()> {
+    let raw = slice.as_ptr().cast::<ffi::PySliceObject>();
+    // SAFETY: `slice` is an exact `slice` object (checked by the caller's `cast_exact`), so
+    // the pointer is a valid `PySliceObject` whose fields are valid object pointers.
+    let fast = unsafe {
+        (
+            fast_bound((*raw).start),
+            fast_bound((*raw).stop),
+            fast_bound((*raw).step),
+        )
+    };
+    if let (Some(start), Some(end), Some(step)) = fast {
+        let step = step.unwrap_or(1);
+        if step != 0 {
+            specs.push(IndexSpec::Interval {
+                start,
+                end,
+                step,
+                inclusive: false,
+            });
+            return Ok(());
+        }
+    }
     let (mut start, mut stop, mut step): (ffi::Py_ssize_t, ffi::Py_ssize_t, ffi::Py_ssize_t) =
         (0, 0, 0);
     // SAFETY: `slice` is a valid slice object; the out-pointers are valid locals.
@@ -95,12 +154,13 @@ fn parse_slice(slice: &Bound<'_, PySlice>) -> PyResult<IndexSpec> {
     } else {
         Some(stop)
     };
-    Ok(IndexSpec::Interval {
+    specs.push(IndexSpec::Interval {
         start,
         end,
         step,
         inclusive: false,
-    })
+    });
+    Ok(())
 }
 
 /// The view `t[key]`.

@@ -89,6 +89,15 @@ def test_numpy_integer_scalars_are_ints():
     assert np.asarray(t[np.int8(1):np.uint8(7):np.int64(2)]).tolist() == [1, 3, 5]
 
 
+def test_slice_bounds_beyond_isize_and_non_int_bounds():
+    a = np.arange(10)
+    t = ts.asarray(a)
+    for key in [slice(-2**70, 2**70), slice(2**70, -2**70, -1), slice(True, None), slice(None, None, 2**64)]:
+        np.testing.assert_array_equal(np.asarray(t[key]), a[key])
+    with pytest.raises(TypeError):
+        t[1.0:3]  # Python's error for a non-integer slice bound
+
+
 def test_index_errors_match_numpy():
     t = ts.arange(3)
     with pytest.raises(IndexError):
