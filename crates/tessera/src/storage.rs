@@ -242,6 +242,13 @@ impl Storage {
         self.len == 0
     }
 
+    /// The base address of the buffer (64-byte aligned; stable for the storage's lifetime).
+    ///
+    /// For foreign-memory interop only: accesses through it bypass the reader-writer lock.
+    pub fn as_ptr(&self) -> *const u8 {
+        self.buf.read().ptr.as_ptr()
+    }
+
     /// Shared access to the elements as `[T]`; errors if `T` is not the storage's dtype.
     pub fn read<T: Element>(&self) -> Result<MappedRwLockReadGuard<'_, [T]>> {
         self.check::<T>()?;

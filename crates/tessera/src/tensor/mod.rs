@@ -4,6 +4,7 @@ pub mod arith;
 mod create;
 mod element_format;
 mod format;
+mod interop;
 mod materialize;
 mod reduce;
 mod views;

@@ -1,0 +1,118 @@
+"""Tessera: a Rust tensor runtime with a NumPy-like Python API.
+
+Tensors share storage with their views (``t[1:, ::-2]``, ``expand``, ``.T``...), export
+zero-copy to NumPy (``np.asarray(t)``), and every registered operator is callable by name
+(``tessera.invoke`` / ``tessera.ops``). See ``examples/tour.py`` for a walk through.
+
+Notes:
+
+- ``asarray`` always copies foreign data (``copy=False`` raises ``ValueError``): a Tessera
+  tensor cannot adopt memory it did not allocate.
+- ``np.asarray(t)`` is a zero-copy view of the tensor's storage; writes through it bypass
+  Tessera's storage lock, like any NumPy view shared between threads.
+- bfloat16 has no NumPy dtype: exporting a bfloat16 tensor raises ``TypeError``.
+- NumPy ufuncs defer to the tensor's operators (``ndarray + tensor`` is a tensor);
+  ``np.add(t, 1)`` raises ``TypeError``: use ``t + 1`` or ``np.asarray(t)``.
+"""
+
+from ._native import (
+    RingBuffer,
+    Tensor,
+    arange,
+    asarray,
+    bfloat16,
+    bool,  # noqa: A004 - NumPy spells it this way too
+    create_view,
+    dtype,
+    empty,
+    encode_index,
+    fallback_count,
+    float16,
+    float32,
+    float64,
+    full,
+    int8,
+    int32,
+    int64,
+    invoke,
+    list_ops,
+    ones,
+    uint8,
+    zeros,
+)
+from . import ops
+
+__all__ = [
+    "RingBuffer", "Tensor", "arange", "asarray", "bfloat16", "bool", "broadcast_to",
+    "create_view", "dtype", "empty", "encode_index", "expand_dims", "fallback_count", "flip",
+    "float16", "float32", "float64", "full", "int8", "int32", "int64", "invoke", "list_ops",
+    "max", "mean", "min", "ones", "ops", "permute_dims", "repeat", "reshape", "squeeze",
+    "sum", "tile", "transpose", "uint8", "zeros",
+]
+
+
+def sum(x, axis=None, keepdims=False):  # noqa: A001 - NumPy name
+    """Sum of ``x`` over ``axis`` (None: all; int or tuple); ints and bool give int64."""
+    return asarray(x).sum(axis=axis, keepdims=keepdims)
+
+
+def mean(x, axis=None, keepdims=False):
+    """Mean of ``x`` over ``axis`` (None: all; int or tuple); ints give float64."""
+    return asarray(x).mean(axis=axis, keepdims=keepdims)
+
+
+def max(x, axis=None, keepdims=False):  # noqa: A001 - NumPy name
+    """Maximum of ``x`` over ``axis``; NaN propagates; empty reductions raise ValueError."""
+    return asarray(x).max(axis=axis, keepdims=keepdims)
+
+
+def min(x, axis=None, keepdims=False):  # noqa: A001 - NumPy name
+    """Minimum of ``x`` over ``axis``; NaN propagates; empty reductions raise ValueError."""
+    return asarray(x).min(axis=axis, keepdims=keepdims)
+
+
+def tile(x, reps):
+    """NumPy ``tile``: ``x`` repeated ``reps`` times per dim (reps padded with 1s on the left)."""
+    return asarray(x).tile(reps)
+
+
+def repeat(x, counts):
+    """PyTorch ``repeat``: ``x.repeat(*counts)`` (counts may add leading dims)."""
+    return asarray(x).repeat(*counts) if isinstance(counts, (tuple, list)) else asarray(x).repeat(counts)
+
+
+def broadcast_to(x, shape):
+    """NumPy ``broadcast_to``: a zero-copy stride-0 view of ``x`` with ``shape``."""
+    return asarray(x).broadcast_to(shape)
+
+
+def reshape(x, shape, copy=None):
+    """NumPy ``reshape``: a view when possible, else a copy; ``copy=False`` raises ValueError
+    when a copy would be needed."""
+    return asarray(x).reshape(shape, copy=copy)
+
+
+def transpose(x, axes=None):
+    """NumPy ``transpose``: reverses the dims, or permutes them by ``axes``: a view."""
+    x = asarray(x)
+    return x.transpose() if axes is None else x.permute(axes)
+
+
+def permute_dims(x, axes):
+    """Array-API ``permute_dims``: a view with dims reordered by ``axes``."""
+    return asarray(x).permute(axes)
+
+
+def flip(x, axis=None):
+    """NumPy ``flip``: a view with the given axes (all when None) reversed."""
+    return asarray(x).flip(axis)
+
+
+def squeeze(x, axis=None):
+    """NumPy ``squeeze``: a view without size-1 dims (all, or the given ones)."""
+    return asarray(x).squeeze(axis)
+
+
+def expand_dims(x, axis):
+    """NumPy ``expand_dims``: a view with a size-1 dim inserted at ``axis``."""
+    return asarray(x).unsqueeze(axis)

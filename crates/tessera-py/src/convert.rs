@@ -1,0 +1,205 @@
+//! Conversions between Python objects and tensors: `asarray`, NumPy export through
+//! `__array_interface__`, Python scalars, shapes and axis lists.
+
+use numpy::{PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyTuple};
+use smallvec::SmallVec;
+use tessera::{with_dtype, DType, Scalar, Tensor};
+
+use numpy::PyArrayDescrMethods;
+
+use crate::dtype::{from_descr, typestr};
+use crate::errors::PyRes;
+use crate::tensor::PyTensor;
+
+/// A small list of dims, axes or counts (no heap allocation up to 8).
+pub type DimList<T> = SmallVec<[T; 8]>;
+
+static NUMPY: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+
+/// The `numpy` module (imported once).
+pub fn numpy(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
+    NUMPY
+        .get_or_try_init(py, || py.import("numpy").map(Bound::unbind))
+        .map(|m| m.bind(py))
+}
+
+/// A Python `bool`, `int` or `float` (exact types: NumPy scalars are not weak, NEP 50).
+pub fn weak_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
+    if obj.is_exact_instance_of::<PyBool>() {
+        Ok(Some(Scalar::Bool(obj.extract::<bool>()?)))
+    } else if obj.is_exact_instance_of::<PyInt>() {
+        Ok(Some(Scalar::Int(obj.extract::<i64>()?)))
+    } else if obj.is_exact_instance_of::<PyFloat>() {
+        Ok(Some(Scalar::Float(obj.extract::<f64>()?)))
+    } else {
+        Ok(None)
+    }
+}
+
+/// Copies a NumPy array into a new contiguous tensor of the same dtype (via a contiguous,
+/// native-byte-order NumPy copy first when the array is not one already).
+pub fn from_ndarray(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
+    let py = arr.py();
+    let descr = arr.dtype();
+    let dt = from_descr(&descr)?;
+    let native = descr.is_native_byteorder().unwrap_or(true);
+    if !(arr.is_c_contiguous() && arr.is_aligned() && native) {
+        let np = numpy(py)?;
+        let fixed = np.call_method1("ascontiguousarray", (arr, dt.name()))?;
+        return from_ndarray(fixed.cast::<PyUntypedArray>()?);
+    }
+    let t = Tensor::zeros(arr.shape(), dt).py()?;
+    let n = t.numel();
+    if n > 0 {
+        // SAFETY: `arr` is a C-contiguous, aligned, native-order array of `n` elements of
+        // dtype `dt` (checked above), alive for this call; its data pointer is therefore valid
+        // for `n` reads of `T`. NumPy bools are the bytes 0 and 1, valid Rust `bool`s.
+        with_dtype!(dt, T => {
+            let src = unsafe {
+                std::slice::from_raw_parts((*arr.as_array_ptr()).fields.data.cast::<T>().cast_const(), n)
+            };
+            t.storage().write::<T>().py()?.copy_from_slice(src);
+        });
+    }
+    Ok(t)
+}
+
+/// `tessera.asarray` without the Python wrapper: a tensor from a Tensor, NumPy array,
+/// buffer, nested sequence or scalar, converted to `dtype` when given.
+pub fn to_tensor(
+    obj: &Bound<'_, PyAny>,
+    dtype: Option<DType>,
+    copy: Option<bool>,
+) -> PyResult<Tensor> {
+    if copy == Some(false) {
+        return Err(PyValueError::new_err(
+            "copy=False is not supported: a Tessera tensor cannot adopt foreign memory, so \
+             asarray always copies (use np.asarray(tensor) for a zero-copy NumPy view)",
+        ));
+    }
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        let t = &t.get().t;
+        return match dtype {
+            Some(d) if d != t.dtype() => t.astype(d).py(),
+            _ if copy == Some(true) => t.copy().py(),
+            _ => Ok(t.clone()),
+        };
+    }
+    let py = obj.py();
+    let arr = match obj.cast::<PyUntypedArray>() {
+        Ok(a) => a.clone(),
+        Err(_) => {
+            let np = numpy(py)?;
+            let a = np.call_method1("asarray", (obj,))?;
+            a.cast_into::<PyUntypedArray>()?
+        }
+    };
+    let t = match from_descr(&arr.dtype()) {
+        Ok(_) => from_ndarray(&arr)?,
+        // A NumPy dtype Tessera lacks (int16, ...): let NumPy convert when a target is given.
+        Err(e) => match dtype {
+            Some(d) if d != DType::BF16 => {
+                let conv = arr.call_method1("astype", (d.name(),))?;
+                from_ndarray(conv.cast::<PyUntypedArray>()?)?
+            }
+            Some(_) => {
+                let conv = arr.call_method1("astype", ("float64",))?;
+                from_ndarray(conv.cast::<PyUntypedArray>()?)?
+            }
+            None => return Err(e),
+        },
+    };
+    match dtype {
+        Some(d) if d != t.dtype() => t.astype(d).py(),
+        _ => Ok(t),
+    }
+}
+
+/// The `__array_interface__` dict (version 3) describing `t` in place: zero-copy export.
+pub fn array_interface<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let item = t.dtype().itemsize() as isize;
+    d.set_item("version", 3)?;
+    d.set_item("typestr", typestr(t.dtype())?)?;
+    d.set_item("shape", PyTuple::new(py, t.shape())?)?;
+    let strides: DimList<isize> = t.strides().iter().map(|s| s * item).collect();
+    d.set_item("strides", PyTuple::new(py, strides)?)?;
+    d.set_item("data", (t.data_ptr() as usize, false))?;
+    Ok(d)
+}
+
+/// A list of ints given as varargs (`f(2, 3)`) or one sequence (`f((2, 3))`, `f([2, 3])`).
+pub fn int_args(args: &Bound<'_, PyTuple>) -> PyResult<DimList<isize>> {
+    if args.len() == 1 {
+        let a = args.get_item(0)?;
+        if a.cast::<PyTuple>().is_ok() || a.cast::<PyList>().is_ok() {
+            return int_seq(&a);
+        }
+    }
+    args.iter().map(|a| index_int(&a)).collect()
+}
+
+/// An int (`__index__`), or a TypeError.
+pub fn index_int(obj: &Bound<'_, PyAny>) -> PyResult<isize> {
+    if obj.is_instance_of::<PyFloat>() {
+        return Err(PyTypeError::new_err(format!(
+            "expected an integer, got float {obj}"
+        )));
+    }
+    obj.extract::<isize>()
+}
+
+/// A sequence of ints, or one int as a one-element list.
+pub fn int_seq(obj: &Bound<'_, PyAny>) -> PyResult<DimList<isize>> {
+    if let Ok(i) = index_int(obj) {
+        return Ok(smallvec::smallvec![i]);
+    }
+    let mut out = DimList::new();
+    for x in obj.try_iter().map_err(|_| {
+        PyTypeError::new_err(format!("expected an int or a sequence of ints, got {obj}"))
+    })? {
+        out.push(index_int(&x?)?);
+    }
+    Ok(out)
+}
+
+/// A shape: an int or a sequence of non-negative ints (NumPy's ValueError for negatives).
+pub fn shape_arg(obj: &Bound<'_, PyAny>) -> PyResult<DimList<usize>> {
+    non_negative(&int_seq(obj)?, "negative dimensions are not allowed")
+}
+
+/// The list as `usize`, or a ValueError with `msg` when any value is negative.
+pub fn non_negative(xs: &[isize], msg: &str) -> PyResult<DimList<usize>> {
+    xs.iter()
+        .map(|&x| usize::try_from(x).map_err(|_| PyValueError::new_err(format!("{msg} ({x})"))))
+        .collect()
+}
+
+/// An axis argument: `None` (all axes), an int or a tuple of ints.
+pub fn axes_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DimList<isize>>> {
+    match obj {
+        None => Ok(None),
+        Some(o) if o.is_none() => Ok(None),
+        Some(o) => int_seq(o).map(Some),
+    }
+}
+
+/// A Python scalar (`bool`, `int` or `float`) from a one-element tensor.
+pub fn item(py: Python<'_>, t: &Tensor) -> PyResult<Py<PyAny>> {
+    if t.numel() != 1 {
+        return Err(PyValueError::new_err(format!(
+            "can only convert a tensor of size 1 to a Python scalar (size is {})",
+            t.numel()
+        )));
+    }
+    let s = with_dtype!(t.dtype(), T => tessera::Element::to_scalar(t.to_vec::<T>().py()?[0]));
+    Ok(match s {
+        Scalar::Bool(b) => PyBool::new(py, b).to_owned().into_any().unbind(),
+        Scalar::Int(i) => i.into_pyobject(py)?.into_any().unbind(),
+        Scalar::Float(x) => x.into_pyobject(py)?.into_any().unbind(),
+    })
+}

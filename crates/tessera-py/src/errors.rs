@@ -1,0 +1,46 @@
+//! Mapping of [`TesseraError`] to Python exceptions (NumPy's choices where it has one).
+
+use pyo3::exceptions::{PyIndexError, PyMemoryError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use tessera::TesseraError;
+
+/// The Python exception for a core error: `Index` → `IndexError`, `DType`/`DTypeMismatch` →
+/// `TypeError`, `Allocation` → `MemoryError`, everything else → `ValueError`.
+pub fn to_py(e: TesseraError) -> PyErr {
+    let msg = e.to_string();
+    match e {
+        TesseraError::Index(m) if m.contains("out of bounds for a tensor of rank") => {
+            axis_error(msg)
+        }
+        TesseraError::Index(_) => PyIndexError::new_err(msg),
+        TesseraError::DType(_) | TesseraError::DTypeMismatch { .. } => PyTypeError::new_err(msg),
+        TesseraError::Allocation(_) => PyMemoryError::new_err(msg),
+        _ => PyValueError::new_err(msg),
+    }
+}
+
+/// NumPy's `AxisError` (a subclass of both `ValueError` and `IndexError`) for a bad axis;
+/// plain `IndexError` if NumPy cannot be imported.
+fn axis_error(msg: String) -> PyErr {
+    Python::attach(|py| {
+        let cls = py
+            .import("numpy.exceptions")
+            .and_then(|m| m.getattr("AxisError"));
+        match cls.and_then(|c| c.call1((msg.clone(),))) {
+            Ok(e) => PyErr::from_value(e),
+            Err(_) => PyIndexError::new_err(msg),
+        }
+    })
+}
+
+/// `.py()?` turns a core `Result` into a `PyResult`.
+pub trait PyRes<T> {
+    /// Converts the error with [`to_py`].
+    fn py(self) -> pyo3::PyResult<T>;
+}
+
+impl<T> PyRes<T> for tessera::Result<T> {
+    fn py(self) -> pyo3::PyResult<T> {
+        self.map_err(to_py)
+    }
+}

@@ -1,0 +1,199 @@
+//! `t[key]` and `t[key] = value`: NumPy basic indexing parsed in Rust straight into
+//! [`IndexSpec`]s (ints, slices with any step, `None`, `Ellipsis`), without Python-level loops
+//! or heap allocation for up to 8 indices.
+
+use pyo3::exceptions::{PyIndexError, PyOverflowError};
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyInt, PySlice, PyTuple};
+use tessera::index::IndexSpec;
+use tessera::promote::result_type_scalar;
+use tessera::{Scalar, Tensor};
+
+use crate::convert::{to_tensor, weak_scalar, DimList};
+use crate::errors::PyRes;
+use crate::tensor::PyTensor;
+
+/// Parses a key (one index or a tuple of them) into `specs`.
+pub fn parse_key(key: &Bound<'_, PyAny>, specs: &mut DimList<IndexSpec>) -> PyResult<()> {
+    if let Ok(tup) = key.cast_exact::<PyTuple>() {
+        for item in tup.iter_borrowed() {
+            parse_index(&item, specs)?;
+        }
+        Ok(())
+    } else {
+        parse_index(key, specs)
+    }
+}
+
+fn unsupported(item: &Bound<'_, PyAny>) -> PyErr {
+    let ty = item
+        .get_type()
+        .name()
+        .map_or_else(|_| "?".to_string(), |n| n.to_string());
+    PyIndexError::new_err(format!(
+        "only integers, slices (`:`), ellipsis (`...`) and None are valid indices (got {ty}); \
+         tessera has no advanced (array or boolean) indexing"
+    ))
+}
+
+fn point(item: &Bound<'_, PyAny>) -> PyResult<IndexSpec> {
+    item.extract::<isize>().map(IndexSpec::Point).map_err(|e| {
+        if e.is_instance_of::<PyOverflowError>(item.py()) {
+            PyIndexError::new_err(format!("index {item} is out of bounds"))
+        } else {
+            e
+        }
+    })
+}
+
+/// True for `...`.
+#[inline(always)]
+fn is_ellipsis(item: &Bound<'_, PyAny>) -> bool {
+    // SAFETY: `Py_Ellipsis` returns a borrowed pointer to the immortal `...` singleton.
+    item.as_ptr() == unsafe { ffi::Py_Ellipsis() }
+}
+
+/// True when the object has `__index__` (NumPy integer scalars).
+fn has_index(item: &Bound<'_, PyAny>) -> bool {
+    // SAFETY: `item` is a valid object pointer while the GIL is held; the check only reads
+    // its type's slots.
+    unsafe { ffi::PyIndex_Check(item.as_ptr()) != 0 }
+}
+
+/// One index: an int (or anything with `__index__` but bool), a slice, `None` or `...`.
+/// Specs are pushed in place rather than returned: a returned `PyResult<IndexSpec>` costs a
+/// store-forwarding stall per index on this hot path.
+#[inline(always)]
+fn parse_index(item: &Bound<'_, PyAny>, specs: &mut DimList<IndexSpec>) -> PyResult<()> {
+    let spec = if item.is_exact_instance_of::<PyInt>() {
+        point(item)?
+    } else if let Ok(slice) = item.cast_exact::<PySlice>() {
+        return parse_slice(slice, specs);
+    } else if item.is_none() {
+        IndexSpec::NewAxis
+    } else if is_ellipsis(item) {
+        IndexSpec::Ellipsis
+    } else if item.is_instance_of::<PyBool>() {
+        return Err(unsupported(item));
+    } else if has_index(item) {
+        // NumPy integer scalars (not np.bool_, which has no __index__ in NumPy 2).
+        point(item)?
+    } else {
+        return Err(unsupported(item));
+    };
+    specs.push(spec);
+    Ok(())
+}
+
+/// A slice bound or step that is `None` or an exact Python int fitting `isize`: `Some(v)`
+/// with `v = None` for `None`; `None` when the slow path must decide.
+///
+/// # Safety
+/// `obj` must be a valid object pointer while the GIL is held.
+#[inline(always)]
+unsafe fn fast_bound(obj: *mut ffi::PyObject) -> Option<Option<isize>> {
+    if obj == ffi::Py_None() {
+        return Some(None);
+    }
+    if ffi::PyLong_CheckExact(obj) != 0 {
+        let mut overflow = 0;
+        let v = ffi::PyLong_AsLongLongAndOverflow(obj, &mut overflow);
+        if overflow == 0 && (v != -1 || ffi::PyErr_Occurred().is_null()) {
+            return isize::try_from(v).ok().map(Some);
+        }
+        ffi::PyErr_Clear();
+    }
+    None
+}
+
+/// A slice as an interval; `None` bounds stay absent, a zero step is Python's ValueError.
+/// Slices of plain ints and `None` are read directly; anything else (NumPy ints, huge ints)
+/// goes through `PySlice_Unpack`, which applies `__index__` and clamps like Python.
+#[inline(always)]
+fn parse_slice(slice: &Bound<'_, PySlice>, specs: &mut DimList<IndexSpec>) -> PyResult<()> {
+    let raw = slice.as_ptr().cast::<ffi::PySliceObject>();
+    // SAFETY: `slice` is an exact `slice` object (checked by the caller's `cast_exact`), so
+    // the pointer is a valid `PySliceObject` whose fields are valid object pointers.
+    let fast = unsafe {
+        (
+            fast_bound((*raw).start),
+            fast_bound((*raw).stop),
+            fast_bound((*raw).step),
+        )
+    };
+    if let (Some(start), Some(end), Some(step)) = fast {
+        let step = step.unwrap_or(1);
+        if step != 0 {
+            specs.push(IndexSpec::Interval {
+                start,
+                end,
+                step,
+                inclusive: false,
+            });
+            return Ok(());
+        }
+    }
+    let (mut start, mut stop, mut step): (ffi::Py_ssize_t, ffi::Py_ssize_t, ffi::Py_ssize_t) =
+        (0, 0, 0);
+    // SAFETY: `slice` is a valid slice object; the out-pointers are valid locals.
+    // PySlice_Unpack converts bounds with __index__, clamps them to the Py_ssize_t range and
+    // maps None to the sentinels tested below; it raises for a zero step or a bad bound type.
+    let rc = unsafe { ffi::PySlice_Unpack(slice.as_ptr(), &mut start, &mut stop, &mut step) };
+    if rc < 0 {
+        return Err(PyErr::fetch(slice.py()));
+    }
+    let (max, min) = (ffi::Py_ssize_t::MAX, ffi::Py_ssize_t::MIN);
+    let start = if step < 0 && start == max {
+        None
+    } else {
+        Some(start)
+    };
+    let end = if (step > 0 && stop == max) || (step < 0 && stop == min) {
+        None
+    } else {
+        Some(stop)
+    };
+    specs.push(IndexSpec::Interval {
+        start,
+        end,
+        step,
+        inclusive: false,
+    });
+    Ok(())
+}
+
+/// The view `t[key]`.
+pub fn index(t: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    let mut specs = DimList::new();
+    parse_key(key, &mut specs)?;
+    t.index(&specs).py()
+}
+
+#[pymethods]
+impl PyTensor {
+    /// Basic indexing: ints, slices (negative steps too), `None` and `...` give views that
+    /// share storage with this tensor (NumPy semantics).
+    fn __getitem__(&self, key: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+        index(&self.t, key).map(Into::into)
+    }
+
+    /// `t[key] = value` writes through the view into this tensor's storage, broadcasting
+    /// `value` (converted with `asarray` and cast to this tensor's dtype).
+    fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let view = index(&self.t, key)?;
+        if let Some(s) = weak_scalar(value)? {
+            if let Scalar::Int(_) = s {
+                if view.dtype().is_integer() {
+                    // NumPy 2 raises OverflowError for an int that does not fit.
+                    result_type_scalar(view.dtype(), s)
+                        .map_err(|e| PyOverflowError::new_err(e.to_string()))?;
+                }
+            }
+            return view.fill_(s).py();
+        }
+        let src = to_tensor(value, Some(view.dtype()), None)?;
+        let py = value.py();
+        crate::tensor::heavy(py, view.numel(), || view.assign(&src)).py()
+    }
+}

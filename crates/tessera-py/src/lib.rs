@@ -1,0 +1,144 @@
+//! The `tessera._native` Python extension: the [`tessera`] core behind a NumPy-like API.
+//!
+//! Modules: [`tensor`] (the `Tensor` class), [`indexing`] (`t[...]`), [`arith`] (operators),
+//! [`convert`] (`asarray`, NumPy export, argument parsing), [`dtype`], [`ops`] (ops by name,
+//! fallback warnings), [`ring`] (`RingBuffer`), [`errors`] (exception mapping). The pure-Python
+//! package `tessera` re-exports these and generates `tessera.ops`.
+
+pub mod arith;
+pub mod convert;
+pub mod dtype;
+pub mod errors;
+pub mod indexing;
+pub mod ops;
+pub mod ring;
+pub mod tensor;
+
+use pyo3::prelude::*;
+use tessera::{DType, Scalar, Tensor};
+
+use crate::convert::{shape_arg, to_tensor, weak_scalar};
+use crate::dtype::{parse_opt_dtype, PyDType};
+use crate::errors::PyRes;
+use crate::tensor::PyTensor;
+
+/// A tensor from a Tensor, NumPy array, buffer, nested sequence or scalar (always a copy of
+/// foreign data; `copy=False` raises ValueError because Tessera cannot adopt foreign memory).
+/// Without `dtype` the dtype is NumPy's for the object.
+#[pyfunction]
+#[pyo3(signature = (obj, dtype = None, copy = None))]
+fn asarray(
+    obj: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    copy: Option<bool>,
+) -> PyResult<PyTensor> {
+    to_tensor(obj, parse_opt_dtype(dtype)?, copy).map(Into::into)
+}
+
+/// Zeros of `shape` (dtype default float64).
+#[pyfunction]
+#[pyo3(signature = (shape, dtype = None))]
+fn zeros(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+    let d = parse_opt_dtype(dtype)?.unwrap_or(DType::F64);
+    Tensor::zeros(&shape_arg(shape)?, d).py().map(Into::into)
+}
+
+/// Ones of `shape` (dtype default float64).
+#[pyfunction]
+#[pyo3(signature = (shape, dtype = None))]
+fn ones(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+    let d = parse_opt_dtype(dtype)?.unwrap_or(DType::F64);
+    Tensor::ones(&shape_arg(shape)?, d).py().map(Into::into)
+}
+
+/// An uninitialised tensor (Tessera zero-fills it; dtype default float64).
+#[pyfunction]
+#[pyo3(signature = (shape, dtype = None))]
+fn empty(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+    let d = parse_opt_dtype(dtype)?.unwrap_or(DType::F64);
+    Tensor::empty(&shape_arg(shape)?, d).py().map(Into::into)
+}
+
+/// A Python scalar (or 0-d array-like) and its natural dtype (bool, int64, float64).
+fn scalar_arg(v: &Bound<'_, PyAny>) -> PyResult<(Scalar, DType)> {
+    if let Some(s) = weak_scalar(v)? {
+        let d = match s {
+            Scalar::Bool(_) => DType::Bool,
+            Scalar::Int(_) => DType::I64,
+            Scalar::Float(_) => DType::F64,
+        };
+        return Ok((s, d));
+    }
+    let t = to_tensor(v, None, None)?;
+    let d = t.dtype();
+    let s = tessera::with_dtype!(d, T => tessera::Element::to_scalar(t.item::<T>().py()?));
+    Ok((s, d))
+}
+
+/// `shape` filled with `fill_value` (dtype default: the value's, like NumPy).
+#[pyfunction]
+#[pyo3(signature = (shape, fill_value, dtype = None))]
+fn full(
+    shape: &Bound<'_, PyAny>,
+    fill_value: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let (s, natural) = scalar_arg(fill_value)?;
+    let d = parse_opt_dtype(dtype)?.unwrap_or(natural);
+    Tensor::full(&shape_arg(shape)?, s, d).py().map(Into::into)
+}
+
+/// NumPy `arange([start,] stop[, step], dtype=None)`: int64 when all are ints, else float64.
+#[pyfunction]
+#[pyo3(signature = (start, stop = None, step = None, dtype = None))]
+fn arange(
+    start: &Bound<'_, PyAny>,
+    stop: Option<&Bound<'_, PyAny>>,
+    step: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let (a, da) = scalar_arg(start)?;
+    let (a, da, b, db) = match stop.filter(|s| !s.is_none()) {
+        Some(stop) => {
+            let (b, db) = scalar_arg(stop)?;
+            (a, da, b, db)
+        }
+        None => (Scalar::Int(0), DType::I64, a, da),
+    };
+    let (c, dc) = match step.filter(|s| !s.is_none()) {
+        Some(step) => scalar_arg(step)?,
+        None => (Scalar::Int(1), DType::I64),
+    };
+    let natural = if [da, db, dc].iter().all(|d| !d.is_float()) {
+        DType::I64
+    } else {
+        DType::F64
+    };
+    let d = parse_opt_dtype(dtype)?.unwrap_or(natural);
+    Tensor::arange(a, b, c, d).py().map(Into::into)
+}
+
+/// The native module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyTensor>()?;
+    m.add_class::<PyDType>()?;
+    m.add_class::<ring::PyRingBuffer>()?;
+    for d in DType::ALL {
+        m.add(d.name(), PyDType { d })?;
+    }
+    m.add_function(wrap_pyfunction!(asarray, m)?)?;
+    m.add_function(wrap_pyfunction!(zeros, m)?)?;
+    m.add_function(wrap_pyfunction!(ones, m)?)?;
+    m.add_function(wrap_pyfunction!(empty, m)?)?;
+    m.add_function(wrap_pyfunction!(full, m)?)?;
+    m.add_function(wrap_pyfunction!(arange, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::invoke, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::list_ops, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::create_view, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::encode_index, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::fallback_count, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::_tag_test_sparse, m)?)?;
+    ops::install_fallback_hook();
+    Ok(())
+}

@@ -1,0 +1,56 @@
+"""Shared Hypothesis settings and strategies for the differential tests against NumPy."""
+
+import numpy as np
+from hypothesis import settings
+from hypothesis import strategies as st
+
+settings.register_profile("tessera", max_examples=150, deadline=None)
+settings.load_profile("tessera")
+
+# dtypes where Tessera and NumPy agree exactly on values and promotion.
+NUMPY_DTYPES = ["bool", "uint8", "int8", "int32", "int64", "float16", "float32", "float64"]
+
+
+def shapes(min_dims=0, max_dims=4, min_side=0, max_side=5):
+    """Array shapes (tuples) for the tests."""
+    return st.lists(st.integers(min_side, max_side), min_size=min_dims, max_size=max_dims).map(tuple)
+
+
+def arange_array(shape, dtype="int64"):
+    """Distinct values (so views are told apart by value) in `shape`."""
+    n = int(np.prod(shape)) if shape else 1
+    return np.arange(n).astype(dtype).reshape(shape)
+
+
+@st.composite
+def basic_keys(draw, shape):
+    """A NumPy basic-indexing key valid for `shape`: ints, slices (any step), None, Ellipsis."""
+    dims = list(shape)
+
+    def item(d):
+        out = []
+        if draw(st.integers(0, 5)) == 0:
+            out.append(None)
+        if d > 0 and draw(st.booleans()):
+            out.append(draw(st.integers(-d, d - 1)))
+        else:
+            bound = st.none() | st.integers(-d - 3, d + 3)
+            step = draw(st.none() | st.integers(-4, 4).filter(lambda s: s != 0))
+            out.append(slice(draw(bound), draw(bound), step))
+        return out
+
+    use_ellipsis = draw(st.booleans())
+    n_front = draw(st.integers(0, len(dims)))
+    n_back = draw(st.integers(0, len(dims) - n_front)) if use_ellipsis else 0
+    items = []
+    for d in dims[:n_front]:
+        items += item(d)
+    if use_ellipsis:
+        items.append(Ellipsis)
+        for d in dims[len(dims) - n_back:]:
+            items += item(d)
+    if draw(st.booleans()):
+        items.insert(draw(st.integers(0, len(items))), None)
+    if len(items) == 1 and draw(st.booleans()):
+        return items[0]
+    return tuple(items)

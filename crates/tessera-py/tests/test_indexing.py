@@ -1,0 +1,148 @@
+"""Basic indexing and setitem, differential against NumPy (DESIGN V1-V3, V7)."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import tessera as ts
+from conftest import arange_array, basic_keys, shapes
+
+
+@st.composite
+def array_and_key(draw):
+    shape = draw(shapes(max_dims=4, max_side=6))
+    return shape, draw(basic_keys(shape))
+
+
+@given(array_and_key())
+def test_getitem_matches_numpy_values_and_is_zero_copy(case):
+    shape, key = case
+    a = arange_array(shape)
+    t = ts.asarray(a)
+    try:
+        expected = a[key]
+    except IndexError:
+        with pytest.raises(IndexError):
+            t[key]
+        return
+    v = t[key]
+    got = np.asarray(v)
+    assert got.shape == expected.shape
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+    if got.size > 1:  # strides of size-1 dims are arbitrary
+        big = [i for i, d in enumerate(got.shape) if d > 1]
+        assert [v.strides[i] for i in big] == [expected.strides[i] for i in big]
+    if got.size > 0:
+        assert np.shares_memory(got, np.asarray(t))
+    assert v.shares_storage(t)
+
+
+@given(array_and_key(), st.data())
+def test_view_of_view_matches_numpy(case, data):
+    shape, key = case
+    a = arange_array(shape)
+    t = ts.asarray(a)
+    try:
+        first = a[key]
+    except IndexError:
+        return
+    key2 = data.draw(basic_keys(first.shape))
+    np.testing.assert_array_equal(np.asarray(t[key][key2]), first[key2])
+
+
+@given(array_and_key(), st.data())
+def test_setitem_writes_through_like_numpy(case, data):
+    shape, key = case
+    a = arange_array(shape)
+    t = ts.asarray(a)
+    try:
+        target = a[key]
+    except IndexError:
+        return
+    # A broadcastable value: the target's shape with some dims set to 1 and leading dims dropped.
+    vshape = tuple(d if data.draw(st.booleans()) else 1 for d in target.shape)
+    vshape = vshape[data.draw(st.integers(0, len(vshape))):]
+    value = -arange_array(vshape) - 1
+    a[key] = value
+    t[key] = value
+    np.testing.assert_array_equal(np.asarray(t), a)
+
+
+def test_setitem_scalar_and_casting():
+    t = ts.zeros((3, 4), dtype=ts.int32)
+    t[1] = 7
+    t[:, ::-2] = 2.9  # truncates like NumPy
+    a = np.zeros((3, 4), np.int32)
+    a[1] = 7
+    a[:, ::-2] = 2.9
+    np.testing.assert_array_equal(np.asarray(t), a)
+    t[0, 0] = np.float64(5.5)
+    assert t[0, 0].item() == 5
+
+
+def test_numpy_integer_scalars_are_ints():
+    t = ts.arange(10)
+    assert t[np.int64(3)].item() == 3
+    assert t[np.int32(-1)].item() == 9
+    assert np.asarray(t[np.int8(1):np.uint8(7):np.int64(2)]).tolist() == [1, 3, 5]
+
+
+def test_slice_bounds_beyond_isize_and_non_int_bounds():
+    a = np.arange(10)
+    t = ts.asarray(a)
+    for key in [slice(-2**70, 2**70), slice(2**70, -2**70, -1), slice(True, None), slice(None, None, 2**64)]:
+        np.testing.assert_array_equal(np.asarray(t[key]), a[key])
+    with pytest.raises(TypeError):
+        t[1.0:3]  # Python's error for a non-integer slice bound
+
+
+def test_index_errors_match_numpy():
+    t = ts.arange(3)
+    with pytest.raises(IndexError):
+        t[10]
+    with pytest.raises(IndexError):
+        t[-4]
+    m = ts.zeros((2, 2))
+    with pytest.raises(IndexError):
+        m[1, 2, 3]
+    with pytest.raises(IndexError):
+        m[..., ...]
+    with pytest.raises(ValueError):
+        m[::0]
+    with pytest.raises(IndexError):
+        m[1.5]
+    with pytest.raises(IndexError):
+        m[[0, 1]]
+    with pytest.raises(IndexError):
+        m[True]
+    with pytest.raises(IndexError):
+        t[10**30]
+
+
+def test_setitem_errors():
+    t = ts.zeros((2, 3))
+    with pytest.raises(ValueError):
+        t[:] = np.ones((4,))  # shape mismatch, NumPy raises ValueError
+    e = ts.zeros((1, 3)).expand(4, 3)
+    with pytest.raises(ValueError):
+        e[:] = 1.0  # overlapping destination
+    u = ts.zeros(3, dtype=ts.uint8)
+    with pytest.raises(OverflowError):
+        u[0] = 300
+
+
+def test_setitem_overlapping_source_is_copied_first():
+    a = np.arange(10)
+    t = ts.asarray(a)
+    a[1:] = a[:-1]
+    t[1:] = t[:-1]
+    np.testing.assert_array_equal(np.asarray(t), a)
+
+
+def test_iteration_uses_getitem():
+    t = ts.arange(6).reshape(2, 3)
+    rows = [np.asarray(r).tolist() for r in t]
+    assert rows == [[0, 1, 2], [3, 4, 5]]
+    assert len(t) == 2

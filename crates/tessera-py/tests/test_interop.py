@@ -1,0 +1,131 @@
+"""asarray, dtypes, zero-copy NumPy export, printing, creation functions and bad input."""
+
+import gc
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import tessera as ts
+from conftest import NUMPY_DTYPES
+
+
+@given(hnp.arrays(st.sampled_from(NUMPY_DTYPES), hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4)))
+def test_asarray_round_trips_every_numpy_dtype(a):
+    t = ts.asarray(a)
+    assert t.shape == a.shape and t.dtype == a.dtype and t.ndim == a.ndim and t.size == a.size
+    back = np.asarray(t)
+    assert back.dtype == a.dtype
+    np.testing.assert_array_equal(back, a)
+    assert not np.shares_memory(back, a)  # asarray copies foreign memory
+
+
+def test_asarray_sources():
+    assert ts.asarray([[1, 2], [3, 4]]).dtype == ts.int64
+    assert ts.asarray([1.5, 2]).dtype == ts.float64
+    assert ts.asarray(True).dtype == ts.bool and ts.asarray(True).shape == ()
+    assert ts.asarray(3).item() == 3
+    assert ts.asarray(2.5, dtype="float32").dtype == ts.float32
+    assert ts.asarray(bytearray(b"\x01\x02")).dtype == ts.uint8
+    assert np.asarray(ts.asarray(memoryview(np.arange(3, dtype=np.int32)))).tolist() == [0, 1, 2]
+    # non-contiguous and byte-swapped NumPy inputs
+    a = np.arange(12.0).reshape(3, 4)[:, ::-2]
+    np.testing.assert_array_equal(np.asarray(ts.asarray(a)), a)
+    b = np.arange(4, dtype=">i4")
+    np.testing.assert_array_equal(np.asarray(ts.asarray(b)), b)
+    # int16 is converted only when a target dtype is given
+    with pytest.raises(TypeError):
+        ts.asarray(np.arange(3, dtype=np.int16))
+    assert ts.asarray(np.arange(3, dtype=np.int16), dtype=ts.int32).dtype == ts.int32
+    with pytest.raises(ValueError):
+        ts.asarray([1, 2], copy=False)
+    t = ts.asarray([1, 2])
+    assert ts.asarray(t) is not None and ts.asarray(t).shares_storage(t)
+    assert not ts.asarray(t, copy=True).shares_storage(t)
+    assert ts.asarray(t, dtype=ts.float32).dtype == ts.float32
+
+
+def test_dtypes_accept_numpy_and_strings():
+    for name in ["bool", "uint8", "int8", "int32", "int64", "float16", "float32", "float64"]:
+        d = getattr(ts, name)
+        assert d == name and d == np.dtype(name) and repr(d) == f"tessera.{name}"
+        assert ts.zeros(2, dtype=np.dtype(name)).dtype == d
+        assert ts.zeros(2, dtype=name).dtype == d
+    assert ts.bfloat16.itemsize == 2 and ts.dtype("bf16") == ts.bfloat16
+    assert ts.zeros(1, dtype=float).dtype == ts.float64
+    assert ts.zeros(1, dtype=np.int32).dtype == ts.int32
+    with pytest.raises(TypeError):
+        ts.zeros(1, dtype="complex128")
+    with pytest.raises(TypeError):
+        ts.zeros(1, dtype="nonsense")
+
+
+def test_zero_copy_export_and_lifetime():
+    t = ts.arange(24, dtype=ts.float32).reshape(2, 3, 4)
+    a = np.asarray(t)
+    assert a.flags.writeable and a.base is not None
+    assert a.__array_interface__["data"][0] == t.__array_interface__["data"][0]
+    v = t[1, ::-1, None, 1:3]
+    av = np.asarray(v)
+    assert np.shares_memory(av, a)
+    assert av.strides == v.strides == a[1, ::-1, None, 1:3].strides
+    av[0, 0, 0] = -1.0  # NumPy writes reach the tensor (bypassing the lock, documented)
+    assert t[1, 2, 1].item() == -1.0
+    assert t.numpy().base is not None
+    # the storage outlives the tensor object while NumPy holds the export
+    w = np.asarray(ts.arange(5)[::2])
+    gc.collect()
+    assert w.tolist() == [0, 2, 4]
+    assert sys.getrefcount(t) >= 2
+    e = np.asarray(ts.zeros((1, 3)).expand(4, 3))
+    assert e.strides == (0, 8)
+
+
+def test_bfloat16_export_raises_type_error():
+    b = ts.arange(3, dtype=ts.bfloat16)
+    with pytest.raises(TypeError):
+        np.asarray(b)
+    assert b.astype(ts.float32).tolist() == [0.0, 1.0, 2.0]
+    assert b.tolist() == [0.0, 1.0, 2.0]
+    assert "bfloat16" in repr(b)
+
+
+def test_repr_and_str_follow_numpy():
+    for a in [np.arange(6).reshape(2, 3), np.linspace(0, 1, 5, dtype=np.float32), np.array(True), np.arange(2000)]:
+        t = ts.asarray(a)
+        assert str(t) == str(a)
+        assert repr(t) == repr(a).replace("array(", "tensor(").replace("\n      ", "\n       ")
+
+
+def test_creation_functions():
+    np.testing.assert_array_equal(np.asarray(ts.arange(5)), np.arange(5))
+    np.testing.assert_array_equal(np.asarray(ts.arange(1, 10, 3)), np.arange(1, 10, 3))
+    np.testing.assert_array_equal(np.asarray(ts.arange(0.0, 1.0, 0.25)), np.arange(0.0, 1.0, 0.25))
+    assert ts.arange(3).dtype == ts.int64 and ts.arange(3.0).dtype == ts.float64
+    assert ts.full((2, 2), 7).dtype == ts.int64 and ts.full((2,), 1.5).dtype == ts.float64
+    assert ts.full((2,), True).dtype == ts.bool
+    assert ts.full(3, 2, dtype=ts.int8).tolist() == [2, 2, 2]
+    assert ts.ones((2, 3)).tolist() == [[1.0] * 3] * 2 and ts.ones(2).dtype == ts.float64
+    assert ts.empty((0, 2)).shape == (0, 2)
+    with pytest.raises(ValueError):
+        ts.zeros((-1, 2))
+    with pytest.raises(TypeError):
+        ts.zeros((1.5, 2))
+    with pytest.raises(ValueError):
+        ts.arange(0, 5, 0)
+    with pytest.raises((ValueError, MemoryError)):
+        ts.zeros((1 << 62, 8))
+
+
+def test_scalar_conversions():
+    t = ts.asarray([2.5])
+    assert float(t) == 2.5 and int(t) == 2 and bool(t)
+    with pytest.raises(ValueError):
+        bool(ts.zeros(2))
+    with pytest.raises(TypeError):
+        len(ts.asarray(1.0))
+    with pytest.raises(TypeError):
+        hash(t)

@@ -1,0 +1,105 @@
+"""The Tessera tour from Python: the counterpart of `crates/tessera/examples/tour.rs`.
+
+Run after `pip install ./crates/tessera-py`: `python examples/tour.py`.
+"""
+
+import warnings
+
+import numpy as np
+
+import tessera as ts
+
+
+def section(title):
+    print(f"\n=== {title} ===")
+
+
+def main():
+    section("tensors and printing")
+    for d in [ts.bool, ts.uint8, ts.int8, ts.int32, ts.int64, ts.float16, ts.bfloat16, ts.float32, ts.float64]:
+        print(f"{d.name:<9}", repr(ts.arange(6, dtype=d)))
+    grid = ts.asarray(np.arange(12, dtype=np.float32).reshape(3, 4) * 0.5)
+    print("asarray of a 3x4 float32 NumPy array:")
+    print(grid)
+    print("shape", grid.shape, "strides (bytes)", grid.strides, "dtype", grid.dtype)
+    print("a large tensor prints summarised like NumPy:", ts.arange(5000))
+
+    section("views and zero-copy NumPy interop (seed 002)")
+    t = ts.arange(24).reshape(2, 3, 4)
+    v = t[1, ::-1, None, 1:3]
+    print("t[1, ::-1, None, 1:3] =")
+    print(v)
+    print("view shape", v.shape, "strides", v.strides, "shares storage:", v.shares_storage(t))
+    a = np.asarray(v)
+    print("np.asarray(view) shares memory with np.asarray(t):", np.shares_memory(a, np.asarray(t)))
+    a[0, 0, 0] = -1
+    print("a NumPy write through the export reaches t[1, 2, 1]:", t[1, 2, 1].item())
+    print("t.T.contiguous() is a blocked-transpose copy:", t.T.contiguous().is_contiguous())
+
+    section("the INT64 index encoding (CreateView)")
+    key = (slice(None, None, -2), Ellipsis, None, 0)
+    code = ts.encode_index(key)
+    print("key (::-2, ..., None, 0) encodes as", code)
+    cv = ts.create_view(t, np.array(code, dtype=np.int64))
+    print("create_view(t, code) == t[key]:", np.array_equal(np.asarray(cv), np.asarray(t[key])))
+
+    section("expand / repeat / tile (seed 001)")
+    col = ts.asarray([[1], [2], [3]])
+    e = col.expand(2, 3, 4)
+    print("expand((3,1) -> (2,3,4)): strides", e.strides, "(stride 0 = no copy)")
+    print("repeat(2, 2):")
+    print(col.repeat(2, 2))
+    print("tile([1, 2], (2, 3)):")
+    print(ts.tile(ts.asarray([1, 2]), (2, 3)))
+    try:
+        col.repeat(-1, 1)
+    except ValueError as err:
+        print("negative repeat count -> ValueError:", err)
+
+    section("in-place writes through a view")
+    m = ts.zeros((3, 4), dtype=ts.float32)
+    inner = m[1:, ::2]
+    inner += 5
+    m[0] = ts.asarray([1, 2, 3, 4])
+    m[:, -1] *= 10
+    print(m)
+    try:
+        m.expand(2, 3, 4)[:] = 1
+    except ValueError as err:
+        print("writing into an expanded view -> ValueError:", err)
+
+    section("arithmetic, promotion, reductions")
+    i = ts.arange(4, dtype=ts.int32)
+    f = ts.asarray(np.array([0.5, 1.5, 2.5, 3.5], np.float32))
+    print("int32 + float32 ->", (i + f).dtype, "(NumPy 2 rules)")
+    print("float32 * 2.5 ->", (f * 2.5).dtype, "(Python scalars are weak)")
+    print("2 - i =", 2 - i, "; i > 1 =", i > 1)
+    print("sum over axis 1 of arange(6).reshape(2, 3):", ts.sum(ts.arange(6).reshape(2, 3), axis=1))
+
+    section("ops by name (registry)")
+    names = [op["name"] for op in ts.list_ops()]
+    print(len(names), "ops:", ", ".join(names))
+    x = ts.asarray(np.array([0.0, 1.0, 2.0], np.float32))
+    print("tessera.ops.quadratic(x, a=1, b=2, c=3) =", ts.ops.quadratic(x, a=1, b=2, c=3))
+    print("tessera.invoke('tile', [1, 2], reps=(2,)) =", ts.invoke("tile", [1, 2], reps=(2,)))
+    print("docstring:", ts.ops.quadratic.__doc__.splitlines()[0])
+
+    section("the storage-fallback warning (seed 003)")
+    sparse_like = ts._native._tag_test_sparse(x)  # test-only storage type without kernels
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ts.ops.quadratic(sparse_like, a=1, b=2, c=3)
+    for w in caught:
+        print(f"{w.category.__name__}: {str(w.message).splitlines()[0]} (op quadratic)")
+    print("fallbacks so far:", ts.fallback_count())
+
+    section("a ring buffer (seed 000)")
+    rb = ts.RingBuffer((1, 2), axis=0, length=3, dtype=ts.int64)
+    for rows in [[[1, 1], [2, 2]], [[3, 3]], [[4, 4], [5, 5]]]:
+        w = rb.push(rows)
+        print(f"push {rows} -> window {w.tolist()}")
+    print(rb)
+
+
+if __name__ == "__main__":
+    main()
