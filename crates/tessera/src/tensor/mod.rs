@@ -5,6 +5,7 @@ mod create;
 mod element_format;
 mod format;
 mod materialize;
+pub(crate) mod matmul;
 mod reduce;
 mod views;
 
