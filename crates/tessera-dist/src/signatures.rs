@@ -287,7 +287,7 @@ fn create_view(c: &SigCtx) -> Result<Vec<Signature>> {
                 rank.saturating_sub(explicit),
             ));
         } else {
-            expanded.push(s.clone());
+            expanded.push(*s);
         }
     }
     let (mut i, mut o, mut v) = (0usize, 0usize, Vec::new());

@@ -97,7 +97,7 @@ fn place(full: &Tensor, sbp: &[Sbp], mesh: &Arc<Mesh>, rng_seed: u64) -> Result<
         return Ok(g);
     }
     let p = mesh.shape()[0];
-    let noise = |r: usize| Rng::new(rng_seed ^ (r as u64 + 1) * 7919).tensor(full.shape());
+    let noise = |r: usize| Rng::new(rng_seed ^ ((r as u64 + 1) * 7919)).tensor(full.shape());
     let me = mesh.coords()[0];
     let local = if me == 0 {
         let mut acc = full.copy()?;
