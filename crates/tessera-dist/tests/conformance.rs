@@ -41,3 +41,8 @@ shared_tests!(
 fn every_shared_case_has_a_test() {
     assert_eq!(common::cases().len(), 7);
 }
+
+#[test]
+fn tour_section_runs() {
+    tessera_dist::tour_section().unwrap();
+}

@@ -409,10 +409,18 @@ fn collectives(comm: Comm) -> Result<()> {
     same("all_to_all_v", &a2a, &t(want))?;
     // Dtypes MPI lacks (staged through f32 / u8 there).
     let h = comm.all_reduce(&Tensor::ones(&[3], DType::F16)?, PartialOp::Sum)?;
-    same("all_reduce f16", &h, &Tensor::full(&[3], p as f64, DType::F16)?)?;
+    same(
+        "all_reduce f16",
+        &h,
+        &Tensor::full(&[3], p as f64, DType::F16)?,
+    )?;
     let flags = Tensor::from_slice(&[me == 0, false], &[2])?;
     let any = comm.all_reduce(&flags, PartialOp::Max)?;
-    same("all_reduce bool", &any, &Tensor::from_slice(&[true, false], &[2])?)?;
+    same(
+        "all_reduce bool",
+        &any,
+        &Tensor::from_slice(&[true, false], &[2])?,
+    )?;
     let b = comm.broadcast(&t(vec![me as f32; 3]), p - 1)?;
     same("broadcast", &b, &t(vec![(p - 1) as f32; 3]))?;
     let sub = comm.split(me % 2, p - me)?;
