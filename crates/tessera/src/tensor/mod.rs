@@ -6,6 +6,7 @@ mod element_format;
 mod format;
 mod interop;
 mod materialize;
+pub(crate) mod matmul;
 mod reduce;
 mod views;
 

@@ -1,5 +1,6 @@
 //! Registrations of every op, grouped by kind.
 
+mod linalg;
 mod math;
 mod quadratic;
 mod ring;
@@ -11,6 +12,7 @@ use super::registry::Registry;
 pub(crate) fn register_all(r: &mut Registry) {
     shape_ops::register(r);
     math::register(r);
+    linalg::register(r);
     quadratic::register(r);
     ring::register(r);
 }

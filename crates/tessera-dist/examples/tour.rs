@@ -71,6 +71,8 @@ fn main() -> tessera::Result<()> {
     in_place()?;
     ops_by_name()?;
     ring_buffer()?;
+    section("global tensors on 4 in-process ranks (seed 001, SBP)");
+    tessera_dist::tour_section()?;
     Ok(())
 }
 

@@ -1,0 +1,313 @@
+//! The MPI backend (DESIGN D7, D9; cargo feature `mpi`): [`MpiComm`] implements
+//! [`Communicator`] over the `mpi` crate (0.8.2) and the system's Open MPI.
+//!
+//! D9: `mpi` 0.8.2 has varcount all-gather and all-to-all, all-reduce and communicator
+//! split; the varcount reduce-scatter is the raw `MPI_Reduce_scatter` through its `ffi`
+//! module (the one `unsafe` block). It has no f16/bf16 or bool datatypes: those are staged
+//! through f32 and u8. Counts above `i32::MAX` elements are an error (not chunked yet).
+//! MPI cannot detect an SPMD mismatch in general: a mismatched program may hang or abort
+//! under `mpirun` (which then stops every rank).
+
+use std::sync::Arc;
+
+use mpi::collective::SystemOperation;
+use mpi::datatype::{Equivalence, Partition, PartitionMut};
+use mpi::environment::Universe;
+use mpi::raw::AsRaw;
+use mpi::topology::{Color, SimpleCommunicator};
+use mpi::traits::{Communicator as _, CommunicatorCollectives, Root};
+use mpi::Threading;
+use tessera::{DType, Element, Tensor};
+
+use crate::comm::{Comm, Communicator};
+use crate::error::{DistError, Result};
+use crate::sbp::PartialOp;
+
+/// Dispatch over the dtypes MPI has datatypes for (the others are staged first).
+macro_rules! with_mpi_dtype {
+    ($dtype:expr, $T:ident => $body:expr) => {
+        match $dtype {
+            DType::U8 => {
+                type $T = u8;
+                $body
+            }
+            DType::I8 => {
+                type $T = i8;
+                $body
+            }
+            DType::I32 => {
+                type $T = i32;
+                $body
+            }
+            DType::I64 => {
+                type $T = i64;
+                $body
+            }
+            DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            DType::F64 => {
+                type $T = f64;
+                $body
+            }
+            d => Err(DistError::Comm(format!(
+                "dtype {d} must be staged before MPI"
+            ))),
+        }
+    };
+}
+
+/// The MPI environment of this process: keep it alive until MPI is no longer used
+/// (dropping it finalises MPI).
+pub struct MpiUniverse {
+    _universe: Universe,
+    world: Comm,
+}
+
+impl MpiUniverse {
+    /// Initialises MPI (once per process; a second call is an error).
+    pub fn init() -> Result<MpiUniverse> {
+        let (universe, _) = mpi::initialize_with_threading(Threading::Multiple)
+            .ok_or_else(|| DistError::Comm("MPI is already initialised".into()))?;
+        let world = Arc::new(MpiComm {
+            comm: universe.world(),
+        });
+        Ok(MpiUniverse {
+            _universe: universe,
+            world,
+        })
+    }
+
+    /// The communicator of every process (`MPI_COMM_WORLD`).
+    pub fn world(&self) -> Comm {
+        self.world.clone()
+    }
+}
+
+/// A [`Communicator`] over an MPI communicator.
+pub struct MpiComm {
+    comm: SimpleCommunicator,
+}
+
+// SAFETY: the communicator handle is an immutable identifier; MPI is initialised with
+// `MPI_THREAD_MULTIPLE`, so calls from any thread are allowed. SPMD use (every rank calling
+// the same collectives in the same order) is the caller's contract, as with MPI itself.
+unsafe impl Send for MpiComm {}
+// SAFETY: as above; `&MpiComm` only issues MPI calls, which are thread-safe under
+// `MPI_THREAD_MULTIPLE`.
+unsafe impl Sync for MpiComm {}
+
+fn count(n: usize) -> Result<i32> {
+    i32::try_from(n).map_err(|_| {
+        DistError::Comm(format!(
+            "{n} elements exceed MPI's i32 counts (not chunked yet)"
+        ))
+    })
+}
+
+fn counts_displs(counts: &[usize]) -> Result<(Vec<i32>, Vec<i32>)> {
+    let c = counts
+        .iter()
+        .map(|&n| count(n))
+        .collect::<Result<Vec<_>>>()?;
+    let mut d = Vec::with_capacity(c.len());
+    let mut at = 0usize;
+    for &n in counts {
+        d.push(count(at)?);
+        at += n;
+    }
+    count(at)?;
+    Ok((c, d))
+}
+
+/// The dtype MPI moves `d` as.
+fn wire(d: DType) -> DType {
+    match d {
+        DType::Bool => DType::U8,
+        DType::F16 | DType::BF16 => DType::F32,
+        d => d,
+    }
+}
+
+fn op(o: PartialOp) -> SystemOperation {
+    match o {
+        PartialOp::Sum => SystemOperation::sum(),
+        PartialOp::Max => SystemOperation::max(),
+        PartialOp::Min => SystemOperation::min(),
+    }
+}
+
+/// Runs `f` on the contiguous elements of `send` (staged to its wire dtype) and a new output
+/// of `out_len` elements, and returns the output in `send`'s dtype.
+fn with_buffers(
+    send: &Tensor,
+    out_len: usize,
+    f: &dyn Fn(&Tensor, &Tensor) -> Result<()>,
+) -> Result<Tensor> {
+    let orig = send.dtype();
+    let w = wire(orig);
+    let send = if w == orig {
+        send.contiguous()?
+    } else {
+        send.astype(w)?
+    };
+    let out = Tensor::zeros(&[out_len], w)?;
+    f(&send, &out)?;
+    Ok(if w == orig { out } else { out.astype(orig)? })
+}
+
+/// The elements of a contiguous 1-D tensor.
+fn slice_of<T: Element>(
+    t: &Tensor,
+) -> Result<(
+    impl std::ops::Deref<Target = [T]> + '_,
+    std::ops::Range<usize>,
+)> {
+    let off = t.layout().offset();
+    Ok((t.storage().read::<T>()?, off..off + t.numel()))
+}
+
+impl MpiComm {
+    fn check_len(&self, what: &str, t: &Tensor, want: usize) -> Result<()> {
+        if t.numel() != want || t.rank() != 1 {
+            return Err(DistError::Mismatch(format!(
+                "{what}: buffer of shape {:?}, counts say {want} elements",
+                t.shape()
+            )));
+        }
+        Ok(())
+    }
+
+    fn check_counts(&self, counts: &[usize]) -> Result<()> {
+        if counts.len() != self.size() {
+            return Err(DistError::Mismatch(format!(
+                "{} counts for a group of {} ranks",
+                counts.len(),
+                self.size()
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Communicator for MpiComm {
+    fn rank(&self) -> usize {
+        self.comm.rank() as usize
+    }
+
+    fn size(&self) -> usize {
+        self.comm.size() as usize
+    }
+
+    fn barrier(&self) -> Result<()> {
+        self.comm.barrier();
+        Ok(())
+    }
+
+    fn broadcast(&self, buf: &Tensor, root: usize) -> Result<Tensor> {
+        if root >= self.size() {
+            return Err(DistError::Placement(format!(
+                "broadcast root {root} of {}",
+                self.size()
+            )));
+        }
+        with_buffers(buf, buf.numel(), &|s, o| {
+            with_mpi_dtype!(s.dtype(), T => {
+                o.assign(s)?;
+                let mut out = o.storage().write::<T>()?;
+                self.comm.process_at_rank(root as i32).broadcast_into(&mut out[..]);
+                Ok(())
+            })
+        })
+    }
+
+    fn all_gather_v(&self, send: &Tensor, counts: &[usize]) -> Result<Tensor> {
+        self.check_counts(counts)?;
+        self.check_len("all_gather_v", send, counts[self.rank()])?;
+        let (c, d) = counts_displs(counts)?;
+        with_buffers(send, counts.iter().sum(), &|s, o| {
+            with_mpi_dtype!(s.dtype(), T => {
+                let (src, r) = slice_of::<T>(s)?;
+                let mut out = o.storage().write::<T>()?;
+                let mut part = PartitionMut::new(&mut out[..], &c[..], &d[..]);
+                self.comm.all_gather_varcount_into(&src[r], &mut part);
+                Ok(())
+            })
+        })
+    }
+
+    fn all_reduce(&self, send: &Tensor, o: PartialOp) -> Result<Tensor> {
+        count(send.numel())?;
+        with_buffers(send, send.numel(), &|s, out| {
+            with_mpi_dtype!(s.dtype(), T => {
+                let (src, r) = slice_of::<T>(s)?;
+                let mut dst = out.storage().write::<T>()?;
+                self.comm.all_reduce_into(&src[r], &mut dst[..], op(o));
+                Ok(())
+            })
+        })
+    }
+
+    fn reduce_scatter_v(&self, send: &Tensor, counts: &[usize], o: PartialOp) -> Result<Tensor> {
+        self.check_counts(counts)?;
+        self.check_len("reduce_scatter_v", send, counts.iter().sum())?;
+        let (c, _) = counts_displs(counts)?;
+        with_buffers(send, counts[self.rank()], &|s, out| {
+            with_mpi_dtype!(s.dtype(), T => {
+                let (src, r) = slice_of::<T>(s)?;
+                let mut dst = out.storage().write::<T>()?;
+                let src = &src[r];
+                // SAFETY: `src` holds sum(counts) elements of T and `dst` counts[rank]
+                // elements, both live for the call; `c` has one i32 count per rank; the
+                // datatype, op and communicator handles come from live `mpi` objects.
+                let code = unsafe {
+                    mpi::ffi::MPI_Reduce_scatter(
+                        src.as_ptr().cast(),
+                        dst.as_mut_ptr().cast(),
+                        c.as_ptr(),
+                        T::equivalent_datatype().as_raw(),
+                        op(o).as_raw(),
+                        self.comm.as_raw(),
+                    )
+                };
+                if code != 0 {
+                    return Err(DistError::Comm(format!("MPI_Reduce_scatter returned {code}")));
+                }
+                Ok(())
+            })
+        })
+    }
+
+    fn all_to_all_v(
+        &self,
+        send: &Tensor,
+        send_counts: &[usize],
+        recv_counts: &[usize],
+    ) -> Result<Tensor> {
+        self.check_counts(send_counts)?;
+        self.check_counts(recv_counts)?;
+        self.check_len("all_to_all_v", send, send_counts.iter().sum())?;
+        let (sc, sd) = counts_displs(send_counts)?;
+        let (rc, rd) = counts_displs(recv_counts)?;
+        with_buffers(send, recv_counts.iter().sum(), &|s, out| {
+            with_mpi_dtype!(s.dtype(), T => {
+                let (src, r) = slice_of::<T>(s)?;
+                let mut dst = out.storage().write::<T>()?;
+                let sp = Partition::new(&src[r], &sc[..], &sd[..]);
+                let mut rp = PartitionMut::new(&mut dst[..], &rc[..], &rd[..]);
+                self.comm.all_to_all_varcount_into(&sp, &mut rp);
+                Ok(())
+            })
+        })
+    }
+
+    fn split(&self, color: usize, key: usize) -> Result<Comm> {
+        let color = Color::with_value(count(color)?);
+        let comm = self
+            .comm
+            .split_by_color_with_key(color, count(key)?)
+            .ok_or_else(|| DistError::Comm("MPI_Comm_split gave no communicator".into()))?;
+        Ok(Arc::new(MpiComm { comm }))
+    }
+}

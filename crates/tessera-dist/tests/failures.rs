@@ -1,0 +1,149 @@
+//! D7/D8: an SPMD mismatch, a panicking rank or a missing rank gives every rank an error,
+//! never a hang (thread backend).
+
+use std::time::{Duration, Instant};
+
+use tessera::{DType, Tensor};
+use tessera_dist::{run_ranks, run_ranks_with_timeout, DistError, PartialOp};
+
+fn ones(n: usize) -> Tensor {
+    Tensor::ones(&[n], DType::F32).unwrap()
+}
+
+#[test]
+fn d8_different_collectives_error_on_every_rank() {
+    let out = run_ranks(3, |c| {
+        if c.rank() == 1 {
+            c.all_reduce(&ones(4), PartialOp::Sum).map(drop)
+        } else {
+            c.all_gather_v(&ones(1), &[1, 1, 1]).map(drop)
+        }
+    });
+    for r in out {
+        assert!(matches!(r.unwrap(), Err(DistError::Mismatch(_))));
+    }
+}
+
+#[test]
+fn d8_inconsistent_sizes_error_on_every_rank() {
+    let out = run_ranks(4, |c| {
+        c.all_reduce(&ones(3 + c.rank() % 2), PartialOp::Sum)
+            .map(drop)
+    });
+    for r in out {
+        assert!(matches!(r.unwrap(), Err(DistError::Mismatch(_))));
+    }
+    let out = run_ranks(2, |c| {
+        let op = if c.rank() == 0 {
+            PartialOp::Sum
+        } else {
+            PartialOp::Max
+        };
+        c.all_reduce(&ones(2), op).map(drop)
+    });
+    assert!(out.into_iter().all(|r| r.unwrap().is_err()));
+    let out = run_ranks(2, |c| c.all_gather_v(&ones(2), &[1, 1]).map(drop));
+    assert!(out.into_iter().all(|r| r.unwrap().is_err()));
+    let out = run_ranks(2, |c| {
+        let recv = if c.rank() == 0 { [1, 2] } else { [1, 1] };
+        c.all_to_all_v(&ones(2), &[1, 1], &recv).map(drop)
+    });
+    assert!(out.into_iter().all(|r| r.unwrap().is_err()));
+}
+
+#[test]
+fn d8_a_panicking_rank_errors_every_other_rank() {
+    let start = Instant::now();
+    let out = run_ranks(4, |c| {
+        if c.rank() == 2 {
+            panic!("rank 2 fails");
+        }
+        c.barrier()?;
+        c.all_reduce(&ones(2), PartialOp::Sum).map(drop)
+    });
+    assert!(start.elapsed() < Duration::from_secs(10));
+    for (rank, r) in out.into_iter().enumerate() {
+        match (rank, r) {
+            (2, Err(DistError::RankPanicked { rank: 2, message })) => {
+                assert!(message.contains("rank 2 fails"))
+            }
+            (_, Ok(Err(DistError::Aborted(_)))) => {}
+            (rank, other) => panic!("rank {rank}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn d8_a_missing_rank_errors_the_others() {
+    // Rank 0 returns without joining: the others see it leave and fail at once.
+    let out = run_ranks(3, |c| {
+        if c.rank() == 0 {
+            return Ok(());
+        }
+        c.barrier()
+    });
+    assert!(out[0].as_ref().unwrap().is_ok());
+    for r in &out[1..] {
+        assert!(matches!(r.as_ref().unwrap(), Err(DistError::Aborted(_))));
+    }
+}
+
+#[test]
+fn d8_waits_time_out() {
+    // Rank 1 is slow (still alive, holding its handle): rank 0's wait times out and the
+    // group is aborted, so rank 1's late collective fails too.
+    let start = Instant::now();
+    let out = run_ranks_with_timeout(2, Duration::from_millis(200), |c| {
+        if c.rank() == 1 {
+            std::thread::sleep(Duration::from_millis(600));
+        }
+        c.barrier()
+    });
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert!(matches!(
+        out[0].as_ref().unwrap(),
+        Err(DistError::Timeout(_))
+    ));
+    assert!(out[1].as_ref().unwrap().is_err());
+}
+
+#[test]
+fn d8_reductions_are_bit_identical_on_every_rank() {
+    let out = run_ranks(4, |c| {
+        let v: Vec<f32> = (0..1000)
+            .map(|i| ((i * (c.rank() + 3)) as f32).sin() * 1e-3 + 1e4)
+            .collect();
+        let t = Tensor::from_vec(v, &[1000]).unwrap();
+        c.all_reduce(&t, PartialOp::Sum)
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap()
+    });
+    let first = out[0].as_ref().unwrap();
+    for r in &out {
+        let r = r.as_ref().unwrap();
+        assert!(r.iter().zip(first).all(|(a, b)| a.to_bits() == b.to_bits()));
+    }
+}
+
+#[test]
+fn bad_placements_are_typed_errors() {
+    let out = run_ranks(2, |c| {
+        let mesh = tessera_dist::Mesh::line(c.clone());
+        let t = ones(3);
+        let bad_axis =
+            tessera_dist::GlobalTensor::from_logical(&t, &[tessera_dist::Sbp::Split(1)], &mesh);
+        let bad_local = tessera_dist::GlobalTensor::from_local(
+            t,
+            &[3],
+            &[tessera_dist::Sbp::Split(0)],
+            &mesh,
+            true,
+        );
+        let bad_mesh = tessera_dist::Mesh::new(c, &[3]);
+        (bad_axis.is_err(), bad_local.is_err(), bad_mesh.is_err())
+    });
+    for r in out {
+        assert_eq!(r.unwrap(), (true, true, true));
+    }
+}
