@@ -1,9 +1,12 @@
 //! Registrations of every op, grouped by kind.
 
+mod linalg;
 mod math;
 mod quadratic;
 mod ring;
+mod scalar;
 mod shape_ops;
+mod sparse_rules;
 
 use super::registry::Registry;
 
@@ -13,4 +16,6 @@ pub(crate) fn register_all(r: &mut Registry) {
     math::register(r);
     quadratic::register(r);
     ring::register(r);
+    linalg::register(r);
+    scalar::register(r);
 }
