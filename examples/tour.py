@@ -85,13 +85,34 @@ def main():
     print("docstring:", ts.ops.quadratic.__doc__.splitlines()[0])
 
     section("the storage-fallback warning (seed 003)")
-    sparse_like = ts._native._tag_test_sparse(x)  # test-only storage type without kernels
+    sparse_like = x[None, :].tostype("csr")  # c != 0 has no csr kernel: the fallback runs
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ts.ops.quadratic(sparse_like, a=1, b=2, c=3)
     for w in caught:
         print(f"{w.category.__name__}: {str(w.message).splitlines()[0]} (op quadratic)")
     print("fallbacks so far:", ts.fallback_count())
+
+    section("sparse tensors: csr, row_sparse, SciPy interop (seed 003)")
+    import scipy.sparse as sp
+
+    c = ts.asarray(np.array([[0.0, 1.0], [2.0, 0.0]])).tostype("csr")
+    q = ts.ops.quadratic(c, a=1, b=2, c=0)
+    print(f"quadratic(csr, a=1, b=2, c=0) -> {q.stype}: {np.asarray(q).tolist()}")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        d = ts.ops.quadratic(c, a=1, b=2, c=3)
+    print(f"quadratic(csr, a=1, b=2, c=3) -> {d.stype} (warned: {len(caught)})")
+    m = sp.random(4, 3, density=0.5, format="csr", random_state=0)
+    t = ts.sparse.from_scipy(m)
+    v = np.ones(3)
+    print("dot(csr, ones) matches SciPy:", np.allclose(np.asarray(ts.sparse.dot(t, v)), m @ v))
+    print("dot(csr.T, ...) ->", ts.sparse.dot(t, np.ones((4, 2)), transpose_a=True).stype)
+    print("round trip to SciPy:", (t.to_scipy() != m).nnz == 0)
+    try:
+        ts.sparse.csr_matrix(([1.0], [5], [0, 1]), shape=(1, 3))
+    except ValueError as e:
+        print("ValueError:", e)
 
     section("a ring buffer (seed 000)")
     rb = ts.RingBuffer((1, 2), axis=0, length=3, dtype=ts.int64)

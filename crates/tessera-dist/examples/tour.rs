@@ -70,6 +70,7 @@ fn main() -> tessera::Result<()> {
     expand_and_repeat()?;
     in_place()?;
     ops_by_name()?;
+    sparse()?;
     ring_buffer()?;
     section("global tensors on 4 in-process ranks (seed 001, SBP)");
     tessera_dist::tour_section()?;
@@ -104,7 +105,7 @@ fn views() -> tessera::Result<()> {
         Err(e) => println!("malformed encoding -> error: {e}"),
         Ok(_) => println!("malformed encoding accepted (bug)"),
     }
-    let tt = t.t();
+    let tt = t.t()?;
     println!(
         "t.T is contiguous: {}; reshape of it to [-1] copies: shares storage = {}",
         tt.is_contiguous(),
@@ -172,9 +173,9 @@ fn ops_by_name() -> tessera::Result<()> {
         Err(e) => println!("gradient of ring_buffer -> {e}"),
         Ok(g) => println!("ring_buffer has gradient {g} (bug)"),
     }
-    // No op has a sparse kernel yet: a tensor tagged with the test storage type takes the
-    // logged fallback (warned once per op and storage types, counted every time).
-    let tagged = x.cast_storage(StorageType::TestSparse)?;
+    // A CSR tensor with c != 0 takes the logged fallback (warned once per op and storage
+    // types, counted every time).
+    let tagged = x.cast_storage(StorageType::Csr)?;
     for _ in 0..2 {
         ops::invoke(
             "quadratic",
@@ -186,6 +187,59 @@ fn ops_by_name() -> tessera::Result<()> {
         "fallbacks run: {} (the warning above is printed once)",
         fallback_count()
     );
+    Ok(())
+}
+
+fn sparse() -> tessera::Result<()> {
+    section("sparse storage: csr, row_sparse, sparse kernels (seed 003)");
+    // Seed 003's example: quadratic on csr with c = 0 stays csr.
+    let x =
+        Tensor::from_vec(vec![0.0f64, 1.0, 2.0, 0.0], &[2, 2])?.cast_storage(StorageType::Csr)?;
+    let y = ops::invoke(
+        "quadratic",
+        std::slice::from_ref(&x),
+        &[("a", "1"), ("b", "2")],
+    )?;
+    println!(
+        "quadratic(csr, a=1, b=2, c=0) -> {} tensor:\n{}",
+        y[0].stype(),
+        y[0]
+    );
+    let m = y[0].as_csr()?;
+    println!(
+        "  indptr {:?}, indices {:?} (shared with the input), data {:?}",
+        m.indptr().to_vec::<i64>()?,
+        m.indices().to_vec::<i64>()?,
+        m.data().to_vec::<f64>()?
+    );
+    // c != 0: no csr kernel, the logged fallback runs and the output is dense.
+    let z = ops::invoke(
+        "quadratic",
+        std::slice::from_ref(&x),
+        &[("a", "1"), ("b", "2"), ("c", "3")],
+    )?;
+    println!(
+        "quadratic(csr, a=1, b=2, c=3) -> {} tensor:\n{}",
+        z[0].stype(),
+        z[0]
+    );
+    // A checked constructor names the violated invariant.
+    let bad = tessera::CsrMatrix::try_new(
+        [2, 2],
+        vec![0, 2, 1],
+        vec![0, 1],
+        Tensor::ones(&[2], DType::F64)?,
+    );
+    println!(
+        "CsrMatrix::try_new with a decreasing indptr -> {}",
+        bad.unwrap_err()
+    );
+    // Sparse dot: SpMV, and csr.T @ dense as row_sparse without materialising the transpose.
+    let v = Tensor::from_vec(vec![1.0f64, 10.0], &[2])?;
+    let spmv = ops::invoke("dot", &[x.clone(), v.clone()], &[])?;
+    println!("dot(csr, [1, 10]) -> {} {}", spmv[0].stype(), spmv[0]);
+    let tdot = ops::invoke("dot", &[x, v], &[("transpose_a", "true")])?;
+    println!("dot(csr.T, [1, 10]) -> {} {}", tdot[0].stype(), tdot[0]);
     Ok(())
 }
 

@@ -62,7 +62,7 @@ pub fn from_ndarray(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
             let src = unsafe {
                 std::slice::from_raw_parts((*arr.as_array_ptr()).fields.data.cast::<T>().cast_const(), n)
             };
-            t.storage().write::<T>().py()?.copy_from_slice(src);
+            t.storage().py()?.write::<T>().py()?.copy_from_slice(src);
         });
     }
     Ok(t)

@@ -12,6 +12,7 @@ pub mod errors;
 pub mod indexing;
 pub mod ops;
 pub mod ring;
+pub mod sparse;
 pub mod tensor;
 
 use pyo3::prelude::*;
@@ -138,7 +139,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ops::create_view, m)?)?;
     m.add_function(wrap_pyfunction!(ops::encode_index, m)?)?;
     m.add_function(wrap_pyfunction!(ops::fallback_count, m)?)?;
-    m.add_function(wrap_pyfunction!(ops::_tag_test_sparse, m)?)?;
+    sparse::register(m)?;
     ops::install_fallback_hook();
     Ok(())
 }

@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
 use tessera::index::{encode, IndexSpec};
 use tessera::ops::{self, FallbackEvent};
-use tessera::{DType, StorageType, Tensor};
+use tessera::{DType, Tensor};
 
 use crate::convert::{to_tensor, DimList};
 use crate::dtype::PyDType;
@@ -167,13 +167,4 @@ pub fn encode_index(key: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
 #[pyfunction]
 pub fn fallback_count() -> usize {
     ops::fallback_count()
-}
-
-/// Test helper: the same dense tensor tagged with the test-only non-default storage type, so
-/// ops on it take the logged storage fallback (DESIGN O2).
-#[pyfunction]
-pub fn _tag_test_sparse(t: &PyTensor) -> PyResult<PyTensor> {
-    t.t.cast_storage(StorageType::TestSparse)
-        .py()
-        .map(Into::into)
 }

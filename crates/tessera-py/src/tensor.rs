@@ -22,11 +22,17 @@ const DETACH_ABOVE: usize = 1 << 15;
 pub struct PyTensor {
     /// The core handle.
     pub t: Tensor,
+    /// A sparse tensor's dense copy, made on the first NumPy export and kept alive with
+    /// this object (NumPy's array keeps the tensor as its base).
+    pub dense: std::sync::OnceLock<Tensor>,
 }
 
 impl From<Tensor> for PyTensor {
     fn from(t: Tensor) -> Self {
-        PyTensor { t }
+        PyTensor {
+            t,
+            dense: std::sync::OnceLock::new(),
+        }
     }
 }
 
@@ -94,8 +100,22 @@ impl PyTensor {
     /// as the array's base. Writes through the NumPy array bypass Tessera's storage lock, like
     /// any NumPy view: do not race them with Tessera writes. bfloat16 raises TypeError.
     #[getter]
+    ///
+    /// A sparse tensor exports a dense copy (made once, kept with the tensor).
     fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        array_interface(py, &self.t)
+        if self.t.stype() == tessera::StorageType::Default {
+            return array_interface(py, &self.t);
+        }
+        if self.dense.get().is_none() {
+            let d = self.t.cast_storage(tessera::StorageType::Default).py()?;
+            let _ = self.dense.set(d);
+        }
+        match self.dense.get() {
+            Some(d) => array_interface(py, d),
+            None => Err(pyo3::exceptions::PyRuntimeError::new_err(
+                "dense copy missing",
+            )),
+        }
     }
 
     /// NumPy ufuncs on tensors defer to the tensor's operators (`ndarray + tensor` gives a
@@ -266,15 +286,15 @@ impl PyTensor {
     #[pyo3(signature = (*axes))]
     fn transpose(&self, axes: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
         if axes.is_empty() {
-            return Ok(self.t.t().into());
+            return self.t.t().py().map(Into::into);
         }
         self.permute(axes)
     }
 
     /// The transpose (all dims reversed): a view.
     #[getter(T)]
-    fn t_(&self) -> PyTensor {
-        self.t.t().into()
+    fn t_(&self) -> PyResult<PyTensor> {
+        self.t.t().py().map(Into::into)
     }
 
     /// Reverses the given axes (all when `None`): a view with negative strides.

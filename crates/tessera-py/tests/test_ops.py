@@ -77,12 +77,12 @@ def test_create_view_from_int64_encoding_equals_getitem():
 
 
 def test_storage_fallback_warns_once_as_runtime_warning():
-    x = ts._native._tag_test_sparse(ts.asarray(np.array([0.0, 1.0, 2.0], np.float32)))
-    assert x.stype == "test_sparse"
+    x = ts.asarray(np.array([[0.0, 1.0, 2.0]], np.float32)).tostype("csr")
+    assert x.stype == "csr"
     before = ts.fallback_count()
     with pytest.warns(RuntimeWarning, match="Storage type fallback detected"):
         y = ts.ops.quadratic(x, a=1.0, b=2.0, c=3.0)
-    np.testing.assert_allclose(np.asarray(y), [3.0, 6.0, 11.0])
+    np.testing.assert_allclose(np.asarray(y), [[3.0, 6.0, 11.0]])
     assert ts.fallback_count() == before + 1
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -91,7 +91,7 @@ def test_storage_fallback_warns_once_as_runtime_warning():
 
 
 def test_fallback_warning_as_error_raises():
-    x = ts._native._tag_test_sparse(ts.asarray(np.array([1.0, 2.0])))
+    x = ts.asarray(np.array([[1.0, 2.0]])).tostype("csr")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(RuntimeWarning):

@@ -53,6 +53,9 @@ pub enum TesseraError {
     /// An argument has a value outside its allowed range.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// Sparse parts that break a CSR / row-sparse invariant (DESIGN O4).
+    #[error("invalid sparse tensor: {0}")]
+    Sparse(crate::sparse::SparseError),
 }
 
 /// `Result` with [`TesseraError`].

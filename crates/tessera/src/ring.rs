@@ -61,9 +61,9 @@ impl Ring {
     }
 
     /// The current window as a view of `state` (any tensor on the state storage).
-    fn window_of(&self, state: &Tensor) -> Tensor {
+    fn window_of(&self, state: &Arc<Storage>) -> Tensor {
         // In bounds by construction: `start + B <= 2B` positions along the axis.
-        state.with_layout(self.window_layout(self.start))
+        Tensor::from_parts(state.clone(), self.window_layout(self.start))
     }
 
     /// True when `layout` is a window of this ring (for any start).
@@ -89,7 +89,7 @@ impl Ring {
             self.write_slots(state, 0, &input, first, n - first)?;
             self.start = (self.start + n) % self.len;
         }
-        Ok(self.window_of(state))
+        Ok(self.window_of(state.dense_storage()?))
     }
 
     /// Writes `input[from..from + count]` (along the axis) into slots `[slot, slot + count)`,
@@ -165,9 +165,9 @@ fn create(buffer_dims: &[usize], axis: usize, dtype: DType) -> Result<(Tensor, A
     let mut rings = RINGS.lock();
     rings.retain(|_, e| e.storage.strong_count() > 0);
     rings.insert(
-        storage_key(state.storage()),
+        storage_key(state.dense_storage()?),
         Entry {
-            storage: Arc::downgrade(state.storage()),
+            storage: Arc::downgrade(state.dense_storage()?),
             ring: ring.clone(),
         },
     );
@@ -177,9 +177,10 @@ fn create(buffer_dims: &[usize], axis: usize, dtype: DType) -> Result<(Tensor, A
 /// The ring whose state storage `t` views, if any.
 fn lookup(t: &Tensor) -> Option<Arc<Mutex<Ring>>> {
     let rings = RINGS.lock();
-    let e = rings.get(&storage_key(t.storage()))?;
+    let storage = t.dense_storage().ok()?;
+    let e = rings.get(&storage_key(storage))?;
     let alive = e.storage.upgrade()?;
-    Arc::ptr_eq(&alive, t.storage()).then(|| e.ring.clone())
+    Arc::ptr_eq(&alive, storage).then(|| e.ring.clone())
 }
 
 /// `t[..., from..from + count, ...]` along `axis` (a view).
@@ -242,6 +243,8 @@ fn check_input(input: &Tensor, buffer_dims: &[usize], axis: usize, dtype: DType)
 /// ```
 pub struct RingBuffer {
     state: Tensor,
+    /// The state's storage (the state is dense by construction).
+    storage: Arc<Storage>,
     ring: Arc<Mutex<Ring>>,
 }
 
@@ -259,7 +262,12 @@ impl RingBuffer {
         let mut dims = shape.to_vec();
         dims[axis] = len;
         let (state, ring) = create(&dims, axis, dtype)?;
-        Ok(RingBuffer { state, ring })
+        let storage = state.dense_storage()?.clone();
+        Ok(RingBuffer {
+            state,
+            storage,
+            ring,
+        })
     }
 
     /// One step: the `N` positions of `x` along the axis become the newest; returns the window
@@ -273,7 +281,7 @@ impl RingBuffer {
 
     /// The current window (the buffer, oldest first) as a zero-copy view of the state.
     pub fn window(&self) -> Tensor {
-        self.ring.lock().window_of(&self.state)
+        self.ring.lock().window_of(&self.storage)
     }
 
     /// The buffer length `B` along the axis.
@@ -332,7 +340,7 @@ impl fmt::Debug for RingBuffer {
 pub fn ring_buffer_state(buffer_shape: &[usize], axis: isize, dtype: DType) -> Result<Tensor> {
     let axis = normalize_axis(axis, buffer_shape.len())?;
     let (state, ring) = create(buffer_shape, axis, dtype)?;
-    let window = ring.lock().window_of(&state);
+    let window = ring.lock().window_of(state.dense_storage()?);
     Ok(window)
 }
 
@@ -425,7 +433,7 @@ mod tests {
         let rings = RINGS.lock();
         // Only this module's tests create rings in the unit-test binary.
         assert!(rings.len() <= 3, "{} entries", rings.len());
-        assert!(rings.contains_key(&storage_key(keep.storage())));
-        assert!(rings.contains_key(&storage_key(also.state.storage())));
+        assert!(rings.contains_key(&storage_key(keep.storage().unwrap())));
+        assert!(rings.contains_key(&storage_key(also.state.storage().unwrap())));
     }
 }

@@ -11,10 +11,6 @@ pub enum StorageType {
     Csr,
     /// A dense block of selected rows plus their sorted row indices.
     RowSparse,
-    /// Test-only stand-in for a non-default storage type: a dense tensor tagged as
-    /// non-default, cast to dense by dropping the tag. It exists so the dispatch and fallback
-    /// machinery can be tested before the sparse types have kernels.
-    TestSparse,
 }
 
 impl StorageType {
@@ -24,7 +20,22 @@ impl StorageType {
             StorageType::Default => "default",
             StorageType::Csr => "csr",
             StorageType::RowSparse => "row_sparse",
-            StorageType::TestSparse => "test_sparse",
+        }
+    }
+}
+
+impl std::str::FromStr for StorageType {
+    type Err = crate::TesseraError;
+
+    /// Parses `default`, `csr` or `row_sparse`.
+    fn from_str(s: &str) -> crate::Result<StorageType> {
+        match s {
+            "default" => Ok(StorageType::Default),
+            "csr" => Ok(StorageType::Csr),
+            "row_sparse" => Ok(StorageType::RowSparse),
+            _ => Err(crate::TesseraError::InvalidArgument(format!(
+                "unknown storage type {s:?} (expected 'default', 'csr' or 'row_sparse')"
+            ))),
         }
     }
 }

@@ -1,5 +1,4 @@
-//! Storage-type dispatch and the logged fallback (DESIGN O2), exercised with the test-only
-//! storage type (a dense tensor tagged non-default) since no op has a sparse kernel yet.
+//! Storage-type dispatch and the logged fallback (DESIGN O2), exercised with CSR tensors.
 //! One test function: the fallback counter and the once-per-key log are process-wide.
 
 use std::sync::{Arc, Mutex};
@@ -21,7 +20,7 @@ fn o2_fallback_casts_runs_dense_counts_and_warns_once_per_key() {
     let meta = TensorMeta {
         shape: vec![2, 2],
         dtype: DType::F32,
-        stype: StorageType::TestSparse,
+        stype: StorageType::Csr,
     };
     let (out, mode) = registry()
         .get("quadratic")
@@ -34,8 +33,8 @@ fn o2_fallback_casts_runs_dense_counts_and_warns_once_per_key() {
     );
 
     let dense = Tensor::from_vec(vec![0.0f32, 1.0, 2.0, 0.0], &[2, 2]).unwrap();
-    let tagged = dense.cast_storage(StorageType::TestSparse).unwrap();
-    assert_eq!(tagged.stype(), StorageType::TestSparse);
+    let tagged = dense.cast_storage(StorageType::Csr).unwrap();
+    assert_eq!(tagged.stype(), StorageType::Csr);
     let kv = [("a", "1"), ("b", "2"), ("c", "3")];
 
     let before = fallback_count();
@@ -53,7 +52,7 @@ fn o2_fallback_casts_runs_dense_counts_and_warns_once_per_key() {
         let m = &msgs[0];
         for needle in [
             "operator = quadratic",
-            "input storage types = [test_sparse, ]",
+            "input storage types = [csr, ]",
             "output storage types = [default, ]",
             "\"c\" : 3",
         ] {
@@ -67,20 +66,21 @@ fn o2_fallback_casts_runs_dense_counts_and_warns_once_per_key() {
     assert_eq!(seen.lock().unwrap().len(), 1);
 
     // A new key logs once more; dense inputs never fall back.
-    let sum = ops::invoke("add", &[tagged.clone(), dense.clone()], &[]).unwrap();
-    assert_eq!(sum[0].to_vec::<f32>().unwrap(), vec![0.0, 2.0, 4.0, 0.0]);
+    // (`maximum` has no sparse kernel.)
+    let sum = ops::invoke("maximum", &[tagged.clone(), dense.clone()], &[]).unwrap();
+    assert_eq!(sum[0].to_vec::<f32>().unwrap(), vec![0.0, 1.0, 2.0, 0.0]);
     assert_eq!(fallback_count(), before + 3);
     assert_eq!(seen.lock().unwrap().len(), 2);
-    ops::invoke("add", &[dense.clone(), dense.clone()], &[]).unwrap();
+    ops::invoke("maximum", &[dense.clone(), dense.clone()], &[]).unwrap();
     ops::invoke("quadratic", std::slice::from_ref(&dense), &kv).unwrap();
     assert_eq!(fallback_count(), before + 3);
 
     // An op that writes an input cannot fall back on it: a clear error, nothing written.
-    let buffer = Tensor::zeros(&[4], DType::F32)
+    let buffer = Tensor::zeros(&[4, 1], DType::F32)
         .unwrap()
-        .cast_storage(StorageType::TestSparse)
+        .cast_storage(StorageType::Csr)
         .unwrap();
-    let x = Tensor::ones(&[1], DType::F32).unwrap();
+    let x = Tensor::ones(&[1, 1], DType::F32).unwrap();
     let e = ops::invoke("ring_buffer", &[x, buffer], &[("axis", "0")])
         .unwrap_err()
         .to_string();

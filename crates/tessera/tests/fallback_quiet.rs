@@ -15,9 +15,9 @@ fn o2_verbose_zero_silences_the_warning() {
     set_fallback_hook(Some(Box::new(move |_| {
         w.fetch_add(1, Ordering::Relaxed);
     })));
-    let x = Tensor::ones(&[3], DType::F64)
+    let x = Tensor::ones(&[1, 3], DType::F64)
         .unwrap()
-        .cast_storage(StorageType::TestSparse)
+        .cast_storage(StorageType::Csr)
         .unwrap();
     let before = fallback_count();
     let y = ops::invoke("quadratic", &[x], &[("a", "2"), ("c", "1")]).unwrap();

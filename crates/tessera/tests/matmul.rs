@@ -42,7 +42,7 @@ proptest! {
         prop_assert_eq!(c32.iter().map(|&v| v as f64).collect::<Vec<_>>(), want.clone());
         let ai = a.astype(DType::I64).unwrap();
         let bi = b.astype(DType::I64).unwrap();
-        let ci = ai.t().contiguous().unwrap().t().matmul(&bi).unwrap().to_vec::<i64>().unwrap();
+        let ci = ai.t().unwrap().contiguous().unwrap().t().unwrap().matmul(&bi).unwrap().to_vec::<i64>().unwrap();
         prop_assert_eq!(ci.iter().map(|&v| v as f64).collect::<Vec<_>>(), want);
     }
 }

@@ -300,7 +300,7 @@ fn o5_step_touches_only_n_slots() {
     for n in [4, 3] {
         rb.push(&row(n)).unwrap(); // window start is now 7 mod 6 = 1
     }
-    let storage_len = rb.window().storage().len();
+    let storage_len = rb.window().storage().unwrap().len();
     assert_eq!(storage_len, 2 * b * rest[0] * rest[1]);
     let all = |rb: &RingBuffer| -> Vec<u32> {
         let t = rb.window().as_strided(&[storage_len], &[1], 0).unwrap();

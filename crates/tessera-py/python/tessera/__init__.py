@@ -40,14 +40,14 @@ from ._native import (
     uint8,
     zeros,
 )
-from . import ops
+from . import ops, sparse
 
 __all__ = [
     "RingBuffer", "Tensor", "arange", "asarray", "bfloat16", "bool", "broadcast_to",
     "create_view", "dtype", "empty", "encode_index", "expand_dims", "fallback_count", "flip",
     "float16", "float32", "float64", "full", "int8", "int32", "int64", "invoke", "list_ops",
     "max", "mean", "min", "ones", "ops", "permute_dims", "repeat", "reshape", "squeeze",
-    "sum", "tile", "transpose", "uint8", "zeros",
+    "sparse", "sum", "tile", "transpose", "uint8", "zeros",
 ]
 
 

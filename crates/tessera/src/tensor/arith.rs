@@ -143,7 +143,7 @@ impl Tensor {
             // not a function pointer called per element.
             macro_rules! run {
                 ($f:path) => {
-                    map_into::<T, T>(&out, &src, |_, x| $f(x))
+                    map_into::<T, T>(&out, &src, |_, x| $f(x))?
                 };
             }
             match op {
@@ -182,7 +182,7 @@ impl Tensor {
             check_no_negative(&b)?;
         }
         with_dtype!(dt, T => {
-            with_binary_fn!(op, f => zip_into::<T, T>(&out, &a, &b, f))
+            with_binary_fn!(op, f => zip_into::<T, T>(&out, &a, &b, f)?)
         });
         Ok(out)
     }
@@ -196,7 +196,7 @@ impl Tensor {
         with_dtype!(dt, T => {
             macro_rules! run {
                 ($f:expr) => {
-                    zip_into::<bool, T>(&out, &a, &b, $f)
+                    zip_into::<bool, T>(&out, &a, &b, $f)?
                 };
             }
             match op {
@@ -251,12 +251,12 @@ impl Tensor {
         } else {
             other.materialize_if(dt)?
         };
-        let other = other.with_layout(other.layout().broadcast_to(layout.dims())?);
+        let other = other.with_layout(other.layout().broadcast_to(layout.dims())?)?;
         if op == BinaryOp::Pow && dt.is_integer() {
             check_no_negative(&other)?;
         }
         with_dtype!(dt, T => {
-            with_binary_fn!(op, f => update_in_place::<T>(self, &other, f))
+            with_binary_fn!(op, f => update_in_place::<T>(self, &other, f)?)
         });
         Ok(())
     }
@@ -269,10 +269,15 @@ impl Tensor {
     /// A new contiguous tensor with the elements converted to `dtype` (NumPy `astype`:
     /// always a copy; float to integer truncates toward zero and saturates, NaN becomes 0,
     /// non-zero becomes `true`). The source is read under one read lock released on return.
+    ///
+    /// A csr / row_sparse tensor keeps its storage type and pattern (values converted).
     pub fn astype(&self, dtype: DType) -> Result<Tensor> {
+        if self.sparse_parts().is_some() {
+            return crate::sparse::kernels::map_values(self, |d| d.astype(dtype));
+        }
         let out = Tensor::for_overwrite(self.shape(), dtype)?;
         with_dtype!(dtype, O => with_dtype!(self.dtype(), A => {
-            map_into::<O, A>(&out, self, |_, x| convert::<A, O>(x))
+            map_into::<O, A>(&out, self, |_, x| convert::<A, O>(x))?
         }));
         Ok(out)
     }
@@ -283,7 +288,7 @@ impl Tensor {
     pub(crate) fn map_f64(&self, out: DType, f: impl Fn(f64) -> f64 + Sync) -> Result<Tensor> {
         let dst = Tensor::for_overwrite(self.shape(), out)?;
         with_dtype!(out, O => with_dtype!(self.dtype(), A => {
-            map_into::<O, A>(&dst, self, |_, x| O::from_f64(f(x.to_f64())))
+            map_into::<O, A>(&dst, self, |_, x| O::from_f64(f(x.to_f64())))?
         }));
         Ok(dst)
     }
@@ -314,7 +319,7 @@ impl Tensor {
         let prep = |t: &Tensor| -> Result<Tensor> {
             let t = t.materialize_if(compute)?;
             let l = t.layout().broadcast_to(&shape)?;
-            Ok(t.with_layout(l))
+            t.with_layout(l)
         };
         Ok((
             Tensor::for_overwrite(&shape, out_dtype)?,
@@ -372,9 +377,13 @@ fn operand(l: &Layout) -> Operand<'_> {
 
 /// `out = f(out, src)` where `out` is a fresh tensor (its storage is locked by nobody else)
 /// of `src`'s shape.
-fn map_into<O: Element, A: Element>(out: &Tensor, src: &Tensor, f: impl Fn(O, A) -> O + Sync) {
-    let mut o = out.storage.write_as::<O>();
-    let a = src.storage.read_as::<A>();
+fn map_into<O: Element, A: Element>(
+    out: &Tensor,
+    src: &Tensor,
+    f: impl Fn(O, A) -> O + Sync,
+) -> Result<()> {
+    let mut o = out.dense_storage()?.write_as::<O>();
+    let a = src.dense_storage()?.read_as::<A>();
     zip2(
         out.shape(),
         &mut o,
@@ -383,6 +392,7 @@ fn map_into<O: Element, A: Element>(out: &Tensor, src: &Tensor, f: impl Fn(O, A)
         operand(src.layout()),
         f,
     );
+    Ok(())
 }
 
 /// `out = f(a, b)` where `out` is fresh and `a`, `b` have its shape. One read lock serves
@@ -393,10 +403,13 @@ fn zip_into<O: Element, T: Element>(
     a: &Tensor,
     b: &Tensor,
     f: impl Fn(T, T) -> O + Sync,
-) {
-    let mut o = out.storage.write_as::<O>();
-    let ga = a.storage.read_as::<T>();
-    let gb = (!a.shares_storage(b)).then(|| b.storage.read_as::<T>());
+) -> Result<()> {
+    let mut o = out.dense_storage()?.write_as::<O>();
+    let ga = a.dense_storage()?.read_as::<T>();
+    let gb = match a.shares_storage(b) {
+        true => None,
+        false => Some(b.dense_storage()?.read_as::<T>()),
+    };
     let bd: &[T] = gb.as_deref().unwrap_or(&ga);
     let (la, lb) = (operand(a.layout()), operand(b.layout()));
     zip3(
@@ -407,15 +420,21 @@ fn zip_into<O: Element, T: Element>(
         (bd, lb),
         f,
     );
+    Ok(())
 }
 
 /// `dst = f(dst, src)` through the view `dst`; `src` has `dst`'s shape and dtype and does
 /// not share its storage. The two locks are taken in storage-address order so that two
 /// threads running `x += y` and `y += x` cannot deadlock.
-fn update_in_place<T: Element>(dst: &Tensor, src: &Tensor, f: impl Fn(T, T) -> T + Sync) {
+fn update_in_place<T: Element>(
+    dst: &Tensor,
+    src: &Tensor,
+    f: impl Fn(T, T) -> T + Sync,
+) -> Result<()> {
     debug_assert!(!dst.shares_storage(src));
-    let (pd, ps) = (Arc::as_ptr(&dst.storage), Arc::as_ptr(&src.storage));
-    let (d, s): (&Storage, &Storage) = (&dst.storage, &src.storage);
+    let (ds, ss) = (dst.dense_storage()?, src.dense_storage()?);
+    let (pd, ps) = (Arc::as_ptr(ds), Arc::as_ptr(ss));
+    let (d, s): (&Storage, &Storage) = (ds, ss);
     let (mut o, a) = if pd < ps {
         let o = d.write_as::<T>();
         (o, s.read_as::<T>())
@@ -431,6 +450,7 @@ fn update_in_place<T: Element>(dst: &Tensor, src: &Tensor, f: impl Fn(T, T) -> T
         operand(src.layout()),
         f,
     );
+    Ok(())
 }
 
 /// Errors unless `l` maps distinct indices to distinct elements (DESIGN V7).
@@ -468,7 +488,7 @@ pub(crate) fn check_writable(l: &Layout) -> Result<()> {
 #[allow(clippy::bool_comparison)] // instantiated for T = bool too
 fn check_no_negative(t: &Tensor) -> Result<()> {
     let neg = with_dtype!(t.dtype(), T => {
-        let data = t.storage.read_as::<T>();
+        let data = t.dense_storage()?.read_as::<T>();
         let l = t.layout();
         let plan = Plan::new(l.dims(), [l.strides()], [l.offset()]);
         let (n, s, zero) = (plan.inner_len() as isize, plan.inner_stride(0), T::default());

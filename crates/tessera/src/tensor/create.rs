@@ -83,7 +83,7 @@ impl Tensor {
     pub fn full(shape: &[usize], value: impl Into<Scalar>, dtype: DType) -> Result<Tensor> {
         let value = value.into();
         let t = Tensor::for_overwrite(shape, dtype)?;
-        with_dtype!(dtype, T => t.storage.write_as::<T>().fill(value.to::<T>()));
+        with_dtype!(dtype, T => t.dense_storage()?.write_as::<T>().fill(value.to::<T>()));
         Ok(t)
     }
 
@@ -153,7 +153,7 @@ fn arange_int(start: i64, end: i64, step: i64, dtype: DType) -> Result<Tensor> {
         .map_err(|_| TesseraError::ShapeOverflow(format!("arange of {len} elements")))?;
     let t = Tensor::for_overwrite(&[len], dtype)?;
     with_dtype!(dtype, T => {
-        let mut out = t.storage.write_as::<T>();
+        let mut out = t.dense_storage()?.write_as::<T>();
         for (i, o) in out.iter_mut().enumerate() {
             *o = T::from_i64((start as i128 + i as i128 * step128) as i64);
         }
@@ -176,7 +176,7 @@ fn arange_float(start: f64, end: f64, step: f64, dtype: DType) -> Result<Tensor>
     let len = if n > 0.0 { n as usize } else { 0 };
     let t = Tensor::for_overwrite(&[len], dtype)?;
     with_dtype!(dtype, T => {
-        let mut out = t.storage.write_as::<T>();
+        let mut out = t.dense_storage()?.write_as::<T>();
         for (i, o) in out.iter_mut().enumerate() {
             *o = T::from_f64(start + i as f64 * step);
         }

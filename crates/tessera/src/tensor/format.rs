@@ -125,8 +125,13 @@ impl<T: Element> View<'_, T> {
 }
 
 /// NumPy's `array2string` body (`[...]`), or the scalar for rank 0.
-fn array_string<T: Element>(t: &Tensor, sep: &str, prefix_len: usize, suffix_len: usize) -> String {
-    let guard = t.storage.read_as::<T>();
+fn array_string<T: Element>(
+    t: &Tensor,
+    sep: &str,
+    prefix_len: usize,
+    suffix_len: usize,
+) -> crate::Result<String> {
+    let guard = t.dense_storage()?.read_as::<T>();
     let layout = &t.layout;
     let view = View {
         data: &guard,
@@ -135,37 +140,37 @@ fn array_string<T: Element>(t: &Tensor, sep: &str, prefix_len: usize, suffix_len
         summarise: layout.numel() > PRINT_THRESHOLD,
     };
     if layout.numel() == 0 {
-        return "[]".into();
+        return Ok("[]".into());
     }
     let mut shown = Vec::new();
     view.collect(0, layout.offset() as isize, &mut shown);
     let f = ElementFormat::for_values(&shown, layout.rank() == 0);
     let indent = " ".repeat(1 + prefix_len);
-    view.render(
+    Ok(view.render(
         &f,
         sep,
         0,
         layout.offset() as isize,
         &indent,
         LINE_WIDTH - suffix_len,
-    )
+    ))
 }
 
-fn str_of<T: Element>(t: &Tensor) -> String {
+fn str_of<T: Element>(t: &Tensor) -> crate::Result<String> {
     if t.rank() == 0 {
-        let v = t.storage.read_as::<T>()[t.layout.offset()];
-        return if T::DTYPE.is_float() {
+        let v = t.dense_storage()?.read_as::<T>()[t.layout.offset()];
+        return Ok(if T::DTYPE.is_float() {
             scalar_str(v)
         } else {
             ElementFormat::for_values(&[v], true).format(v)
-        };
+        });
     }
     array_string::<T>(t, " ", 0, 0)
 }
 
-fn repr_of<T: Element>(t: &Tensor) -> String {
+fn repr_of<T: Element>(t: &Tensor) -> crate::Result<String> {
     const PREFIX: &str = "tensor(";
-    let body = array_string::<T>(t, ", ", PREFIX.len(), 1);
+    let body = array_string::<T>(t, ", ", PREFIX.len(), 1)?;
     let mut extras = Vec::new();
     let dims = t.shape();
     if (t.numel() == 0 && dims.len() != 1) || t.numel() > PRINT_THRESHOLD {
@@ -176,7 +181,7 @@ fn repr_of<T: Element>(t: &Tensor) -> String {
         extras.push(format!("dtype={}", T::DTYPE.name()));
     }
     if extras.is_empty() {
-        return format!("{PREFIX}{body})");
+        return Ok(format!("{PREFIX}{body})"));
     }
     let head = format!("{PREFIX}{body},");
     let extra = format!("{})", extras.join(", "));
@@ -186,7 +191,7 @@ fn repr_of<T: Element>(t: &Tensor) -> String {
     } else {
         " ".into()
     };
-    format!("{head}{spacer}{extra}")
+    Ok(format!("{head}{spacer}{extra}"))
 }
 
 fn python_tuple(dims: &[usize]) -> String {
@@ -204,12 +209,20 @@ fn python_tuple(dims: &[usize]) -> String {
 
 impl fmt::Display for Tensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&with_dtype!(self.dtype(), T => str_of::<T>(self)))
+        // Sparse tensors print as their dense equivalent (NumPy-style, like `to_vec`).
+        let t = self.densified().map_err(|_| fmt::Error)?;
+        let s = with_dtype!(t.dtype(), T => str_of::<T>(&t)).map_err(|_| fmt::Error)?;
+        f.write_str(&s)
     }
 }
 
 impl fmt::Debug for Tensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&with_dtype!(self.dtype(), T => repr_of::<T>(self)))
+        let t = self.densified().map_err(|_| fmt::Error)?;
+        let s = with_dtype!(t.dtype(), T => repr_of::<T>(&t)).map_err(|_| fmt::Error)?;
+        match self.stype() {
+            crate::StorageType::Default => f.write_str(&s),
+            st => write!(f, "{}, stype={st})", &s[..s.len() - 1]),
+        }
     }
 }

@@ -17,9 +17,14 @@ impl Tensor {
     /// let v = t.as_strided(&[2], &[1], 3).unwrap();
     /// assert_eq!(v.data_ptr() as usize - t.data_ptr() as usize, 3 * 4);
     /// ```
+    ///
+    /// A sparse tensor has no dense element buffer: its `data_ptr` is null.
     pub fn data_ptr(&self) -> *const u8 {
-        self.storage
-            .as_ptr()
-            .wrapping_add(self.layout.offset() * self.dtype().itemsize())
+        match self.dense_storage() {
+            Ok(s) => s
+                .as_ptr()
+                .wrapping_add(self.layout.offset() * self.dtype().itemsize()),
+            Err(_) => std::ptr::null(),
+        }
     }
 }

@@ -31,6 +31,7 @@ impl Tensor {
     /// assert!(t.contiguous().unwrap().shares_storage(&t));
     /// ```
     pub fn contiguous(&self) -> Result<Tensor> {
+        self.dense_storage()?;
         if self.is_contiguous() {
             Ok(self.clone())
         } else {
@@ -49,8 +50,8 @@ impl Tensor {
         let out = Tensor::for_overwrite(dims, self.dtype())?;
         let plan = contiguous_plan(dims, src_strides, self.layout.offset());
         with_dtype!(self.dtype(), T => {
-            let src = self.storage.read_as::<T>();
-            let mut dst = out.storage.write_as::<T>();
+            let src = self.dense_storage()?.read_as::<T>();
+            let mut dst = out.dense_storage()?.write_as::<T>();
             copy_strided(&plan, &mut dst, &src);
         });
         Ok(out)
@@ -95,7 +96,7 @@ impl Tensor {
             [self.layout.offset(), bcast.offset()],
         );
         with_dtype!(self.dtype(), T => {
-            write_from::<T>(&self.storage, &src.storage, |dst, s| copy_strided(&plan, dst, s))
+            write_from::<T>(self.dense_storage()?, src.dense_storage()?, |dst, s| copy_strided(&plan, dst, s))
         });
         Ok(())
     }
@@ -122,7 +123,7 @@ impl Tensor {
         );
         with_dtype!(self.dtype(), T => {
             let one = [value.to::<T>()];
-            copy_strided(&plan, &mut self.storage.write_as::<T>(), &one);
+            copy_strided(&plan, &mut self.dense_storage()?.write_as::<T>(), &one);
         });
         Ok(())
     }
@@ -172,7 +173,7 @@ impl Tensor {
         // The contiguous strides of `view_dims` are those of `out_dims` split in two, so
         // writing `view_dims` contiguously fills the output in row-major order.
         let out = self.materialize(&view_dims, &view_strides)?;
-        Ok(out.with_layout(Layout::contiguous(&out_dims)?))
+        out.with_layout(Layout::contiguous(&out_dims)?)
     }
 
     /// NumPy `tile` (E2): `reps` shorter than the rank is padded with 1s on the left; longer
@@ -196,7 +197,7 @@ impl Tensor {
     /// The elements in row-major order through the copy kernel; errors if `T` is not the
     /// tensor's dtype.
     pub(super) fn gather_vec<T: Element>(&self) -> Result<Vec<T>> {
-        let data = self.storage.read::<T>()?;
+        let data = self.dense_storage()?.read::<T>()?;
         let mut out = vec![T::default(); self.numel()];
         let plan = contiguous_plan(self.shape(), self.strides(), self.layout.offset());
         copy_strided(&plan, &mut out, &data);

@@ -51,7 +51,7 @@ impl Tensor {
         with_dtype!(dt, T => {
             let av = a.to_vec::<T>()?;
             let bv = b.to_vec::<T>()?;
-            let mut cv = out.storage.write_as::<T>();
+            let mut cv = out.dense_storage()?.write_as::<T>();
             gemm::<T>(&av, &bv, &mut cv, m, k, n);
         });
         Ok(out)

@@ -1,4 +1,11 @@
-//! The `Tensor` handle: shared storage + layout. The dtype is the storage's.
+//! The `Tensor` handle: dense (shared storage + layout) or sparse (CSR / row-sparse parts).
+//!
+//! Representation rule (DESIGN O3/O4): the element buffer of a dense tensor is reachable only
+//! through [`Tensor::storage`] / the crate-internal `dense_storage`, which return an error for
+//! a sparse tensor, so no dense kernel can read a sparse tensor's parts as if they were dense
+//! elements. Pure reads (`to_vec`, `item`, printing) work on a densified copy; every other
+//! dense method (arithmetic, views, in-place writes) on a sparse tensor is an error that says
+//! to use `ops::invoke` (sparse kernels or the logged fallback) or `cast_storage`.
 
 pub mod arith;
 mod create;
@@ -17,10 +24,12 @@ pub use format::{EDGE_ITEMS, LINE_WIDTH, PRINT_THRESHOLD};
 use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::layout::Layout;
+use crate::sparse::SparseParts;
 use crate::storage::Storage;
 use crate::stype::StorageType;
 
-/// A dense tensor: a handle to shared [`Storage`] seen through a [`Layout`].
+/// A tensor: a handle to shared [`Storage`] seen through a [`Layout`] (dense), or to shared
+/// sparse parts (CSR or row-sparse; see [`crate::sparse`]).
 ///
 /// Cloning a `Tensor` clones the handle, not the elements: both handles see the same storage,
 /// like a second Python reference to one NumPy array.
@@ -35,9 +44,19 @@ use crate::stype::StorageType;
 /// ```
 #[derive(Clone)]
 pub struct Tensor {
-    pub(crate) storage: Arc<Storage>,
+    /// The elements; private to the `tensor` module so that every access goes through
+    /// `dense_storage` (an error for sparse tensors).
+    data: TensorData,
+    /// Dense: the view into the storage. Sparse: the logical shape as a contiguous layout
+    /// (metadata only, never used to read elements).
     pub(crate) layout: Layout,
-    pub(crate) stype: StorageType,
+}
+
+/// Where a tensor's elements live.
+#[derive(Clone)]
+enum TensorData {
+    Dense(Arc<Storage>),
+    Sparse(Arc<SparseParts>),
 }
 
 impl Tensor {
@@ -51,37 +70,79 @@ impl Tensor {
             }
         );
         Tensor {
-            storage,
+            data: TensorData::Dense(storage),
             layout,
-            stype: StorageType::Default,
+        }
+    }
+
+    /// Wraps checked sparse parts (the logical shape comes from the parts).
+    pub(crate) fn from_sparse(parts: SparseParts) -> Result<Tensor> {
+        let layout = Layout::contiguous(&parts.shape())?;
+        Ok(Tensor {
+            data: TensorData::Sparse(Arc::new(parts)),
+            layout,
+        })
+    }
+
+    /// The sparse parts, or `None` for a dense tensor.
+    pub fn sparse_parts(&self) -> Option<&SparseParts> {
+        match &self.data {
+            TensorData::Dense(_) => None,
+            TensorData::Sparse(p) => Some(p),
+        }
+    }
+
+    /// The storage of a dense tensor; the one gate every dense kernel passes. Errors for a
+    /// sparse tensor.
+    pub(crate) fn dense_storage(&self) -> Result<&Arc<Storage>> {
+        match &self.data {
+            TensorData::Dense(s) => Ok(s),
+            TensorData::Sparse(p) => Err(crate::TesseraError::InvalidArgument(format!(
+                "this operation needs a dense tensor, got a {} tensor of shape {:?}; use \
+                 ops::invoke (sparse kernels or the logged fallback) or cast_storage(default)",
+                p.stype(),
+                self.shape()
+            ))),
+        }
+    }
+
+    /// This tensor if dense, else a dense copy (for pure reads: `to_vec`, printing).
+    pub(crate) fn densified(&self) -> Result<Tensor> {
+        match &self.data {
+            TensorData::Dense(_) => Ok(self.clone()),
+            TensorData::Sparse(p) => p.to_dense(),
         }
     }
 
     /// Storage type (dense tensors are [`StorageType::Default`]).
     pub fn stype(&self) -> StorageType {
-        self.stype
+        match &self.data {
+            TensorData::Dense(_) => StorageType::Default,
+            TensorData::Sparse(p) => p.stype(),
+        }
     }
 
-    /// Converts to another storage type (`default` to `default` returns the same handle).
+    /// Converts to another storage type: `default`, `csr` (2-D only) or `row_sparse` (rank
+    /// at least 1). Casting to the tensor's own storage type returns the same handle; dense
+    /// to sparse stores only the non-zero elements (rows for row-sparse).
     ///
-    /// CSR and row-sparse storage arrive with the sparse kernels; until then casting to them
-    /// is an error. The hidden test storage type tags a dense tensor as non-default so the
-    /// dispatch fallback can be tested.
+    /// ```
+    /// use tessera::{StorageType, Tensor};
+    /// let d = Tensor::from_vec(vec![0.0f64, 1., 2., 0.], &[2, 2]).unwrap();
+    /// let c = d.cast_storage(StorageType::Csr).unwrap();
+    /// assert_eq!(c.stype(), StorageType::Csr);
+    /// assert_eq!(c.to_vec::<f64>().unwrap(), vec![0., 1., 2., 0.]);
+    /// ```
     pub fn cast_storage(&self, to: StorageType) -> Result<Tensor> {
-        match to {
-            StorageType::Default | StorageType::TestSparse => Ok(Tensor {
-                stype: to,
-                ..self.clone()
-            }),
-            StorageType::Csr | StorageType::RowSparse => Err(crate::TesseraError::InvalidArgument(
-                format!("storage type {to} is not supported yet"),
-            )),
-        }
+        crate::sparse::cast::cast_storage(self, to)
     }
 
     /// Element type.
     pub fn dtype(&self) -> DType {
-        self.storage.dtype()
+        match &self.data {
+            TensorData::Dense(s) => s.dtype(),
+            TensorData::Sparse(p) => p.dtype(),
+        }
     }
 
     /// Size of each dimension.
@@ -99,9 +160,9 @@ impl Tensor {
         &self.layout
     }
 
-    /// The shared storage.
-    pub fn storage(&self) -> &Arc<Storage> {
-        &self.storage
+    /// The shared storage of a dense tensor (an error for a sparse one).
+    pub fn storage(&self) -> Result<&Arc<Storage>> {
+        self.dense_storage()
     }
 
     /// Number of dimensions.
@@ -119,14 +180,19 @@ impl Tensor {
         self.layout.is_contiguous()
     }
 
-    /// True when both tensors are views of the same storage.
+    /// True when both tensors are views of the same storage (or the same sparse parts).
     pub fn shares_storage(&self, other: &Tensor) -> bool {
-        Arc::ptr_eq(&self.storage, &other.storage)
+        match (&self.data, &other.data) {
+            (TensorData::Dense(a), TensorData::Dense(b)) => Arc::ptr_eq(a, b),
+            (TensorData::Sparse(a), TensorData::Sparse(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
     }
 
-    /// The elements in row-major order; errors if `T` is not the tensor's dtype.
+    /// The elements in row-major order (a sparse tensor is densified first); errors if `T`
+    /// is not the tensor's dtype.
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
-        self.gather_vec()
+        self.densified()?.gather_vec()
     }
 
     /// The single element of a one-element tensor, or an error.

@@ -66,10 +66,17 @@ fn resolve_axes(shape: &[usize], axes: Option<&[isize]>, keepdims: bool) -> Resu
 
 impl Tensor {
     /// Runs reducer `r` over `ax`, returning the accumulators.
-    fn reduce_with<T: Element, R: Reducer<T>>(&self, ax: &Axes, r: &R) -> Vec<R::Acc> {
-        let data = self.storage.read_as::<T>();
+    fn reduce_with<T: Element, R: Reducer<T>>(&self, ax: &Axes, r: &R) -> Result<Vec<R::Acc>> {
+        let data = self.dense_storage()?.read_as::<T>();
         let l = self.layout();
-        reduce(&data, l.dims(), l.strides(), l.offset(), &ax.reduced, r)
+        Ok(reduce(
+            &data,
+            l.dims(),
+            l.strides(),
+            l.offset(),
+            &ax.reduced,
+            r,
+        ))
     }
 
     /// Sum over `axes` (all when `None`); see the [module docs](self) for dtypes.
@@ -81,7 +88,12 @@ impl Tensor {
     /// assert_eq!((s.dtype(), s.to_vec::<i64>().unwrap()), (DType::I64, vec![6, 15]));
     /// assert_eq!(t.sum(None, true).unwrap().shape(), &[1, 1]);
     /// ```
+    ///
+    /// A csr / row_sparse tensor sums its stored values only (the result is dense).
     pub fn sum(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+        if self.sparse_parts().is_some() {
+            return crate::sparse::kernels::sparse_sum(self, axes, keepdims);
+        }
         let ax = resolve_axes(self.shape(), axes, keepdims)?;
         let dt = if self.dtype().is_float() {
             self.dtype()
@@ -89,7 +101,7 @@ impl Tensor {
             DType::I64
         };
         with_dtype!(self.dtype(), T => with_dtype!(dt, O => {
-            let acc = self.reduce_with::<T, Sum>(&ax, &Sum);
+            let acc = self.reduce_with::<T, Sum>(&ax, &Sum)?;
             let v: Vec<O> = acc.into_iter().map(convert).collect();
             Tensor::from_vec(v, &ax.out_shape)
         }))
@@ -106,7 +118,7 @@ impl Tensor {
         };
         let n = ax.count as f64;
         with_dtype!(self.dtype(), T => with_dtype!(dt, O => {
-            let acc = self.reduce_with::<T, Sum>(&ax, &Sum);
+            let acc = self.reduce_with::<T, Sum>(&ax, &Sum)?;
             let v: Vec<O> = acc.into_iter().map(|a| O::from_f64(a.to_f64() / n)).collect();
             Tensor::from_vec(v, &ax.out_shape)
         }))
@@ -133,9 +145,9 @@ impl Tensor {
         }
         with_dtype!(self.dtype(), T => {
             let v = if max {
-                self.reduce_with::<T, Max>(&ax, &Max)
+                self.reduce_with::<T, Max>(&ax, &Max)?
             } else {
-                self.reduce_with::<T, Min>(&ax, &Min)
+                self.reduce_with::<T, Min>(&ax, &Min)?
             };
             Tensor::from_vec(v, &ax.out_shape)
         })

@@ -8,8 +8,8 @@ use crate::layout::{infer_shape, Layout};
 impl Tensor {
     /// A view of the same storage through `layout`, which must already be checked against
     /// the storage bounds (all layout functions keep views in bounds).
-    pub(crate) fn with_layout(&self, layout: Layout) -> Tensor {
-        Tensor::from_parts(self.storage.clone(), layout)
+    pub(crate) fn with_layout(&self, layout: Layout) -> Result<Tensor> {
+        Ok(Tensor::from_parts(self.dense_storage()?.clone(), layout))
     }
 
     /// A view with explicit `dims`, element `strides` (may be negative or zero) and storage
@@ -24,8 +24,8 @@ impl Tensor {
     /// assert!(t.as_strided(&[4], &[2], 0).is_err()); // would reach element 6
     /// ```
     pub fn as_strided(&self, dims: &[usize], strides: &[isize], offset: usize) -> Result<Tensor> {
-        let layout = Layout::as_strided(dims, strides, offset, self.storage.len())?;
-        Ok(self.with_layout(layout))
+        let layout = Layout::as_strided(dims, strides, offset, self.dense_storage()?.len())?;
+        self.with_layout(layout)
     }
 }
 
@@ -43,7 +43,7 @@ impl Tensor {
     /// assert!(v.shares_storage(&t));
     /// ```
     pub fn index(&self, specs: &[IndexSpec]) -> Result<Tensor> {
-        Ok(self.with_layout(index::apply(&self.layout, specs)?))
+        self.with_layout(index::apply(&self.layout, specs)?)
     }
 
     /// CreateView from the INT64 encoding of index specs (V4, [`crate::index::encode`]).
@@ -53,42 +53,42 @@ impl Tensor {
 
     /// PyTorch `expand` (E1): a stride-0 view; see [`Layout::expand`].
     pub fn expand(&self, sizes: &[isize]) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout.expand(sizes)?))
+        self.with_layout(self.layout.expand(sizes)?)
     }
 
     /// NumPy `broadcast_to`: a read-only-in-spirit stride-0 view (writes into it error, V7).
     pub fn broadcast_to(&self, dims: &[usize]) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout.broadcast_to(dims)?))
+        self.with_layout(self.layout.broadcast_to(dims)?)
     }
 
     /// Reorders dims (NumPy `transpose(axes)`, PyTorch `permute`).
     pub fn permute(&self, axes: &[isize]) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout.permute(axes)?))
+        self.with_layout(self.layout.permute(axes)?)
     }
 
     /// Swaps two dims.
     pub fn transpose(&self, a: isize, b: isize) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout.transpose(a, b)?))
+        self.with_layout(self.layout.transpose(a, b)?)
     }
 
     /// Reverses all dims (NumPy `.T`).
-    pub fn t(&self) -> Tensor {
+    pub fn t(&self) -> Result<Tensor> {
         self.with_layout(self.layout.t())
     }
 
     /// Removes size-1 dims (all, or the listed ones, which must have size 1).
     pub fn squeeze(&self, axes: Option<&[isize]>) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout.squeeze(axes)?))
+        self.with_layout(self.layout.squeeze(axes)?)
     }
 
     /// Inserts a size-1 dim at `axis`.
     pub fn unsqueeze(&self, axis: isize) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout.unsqueeze(axis)?))
+        self.with_layout(self.layout.unsqueeze(axis)?)
     }
 
     /// Reverses the listed dims (all for `None`): a zero-copy view with negative strides.
     pub fn flip(&self, axes: Option<&[isize]>) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout.flip(axes)?))
+        self.with_layout(self.layout.flip(axes)?)
     }
 
     /// Reshape that never copies (PyTorch `view`, V5): errors when the layout cannot express
@@ -96,7 +96,7 @@ impl Tensor {
     pub fn view(&self, shape: &[isize]) -> Result<Tensor> {
         let dims = infer_shape(shape, self.numel())?;
         match self.layout.reshape_view(&dims)? {
-            Some(l) => Ok(self.with_layout(l)),
+            Some(l) => self.with_layout(l),
             None => Err(TesseraError::InvalidArgument(format!(
                 "view {shape:?} of a tensor with dims {:?} and strides {:?} needs a copy; use reshape",
                 self.shape(),
@@ -110,7 +110,7 @@ impl Tensor {
     pub fn reshape(&self, shape: &[isize]) -> Result<Tensor> {
         let dims = infer_shape(shape, self.numel())?;
         match self.layout.reshape_view(&dims)? {
-            Some(l) => Ok(self.with_layout(l)),
+            Some(l) => self.with_layout(l),
             None => self.copy()?.view(shape),
         }
     }

@@ -2,11 +2,14 @@
 //! methods, so the typed Rust API and `invoke` run the same code).
 
 use super::shape_ops::NoParams;
+use super::sparse_rules::{add_sub_stype, keep_stype, mul_stype, reduce_stype};
 use crate::layout::{broadcast_shapes, normalize_axes};
 use crate::op_params;
 use crate::ops::registry::{OpDef, Registry};
 use crate::ops::stype::TensorMeta;
+use crate::sparse::kernels::{add_sub_same, map_values, mul_masked, sparse_sum};
 use crate::tensor::arith::{BinaryOp, CompareOp, UnaryOp};
+use crate::tensor::Tensor;
 use crate::{DType, Result};
 
 op_params! {
@@ -55,25 +58,59 @@ fn reduce_dtype(kind: &str, d: DType) -> Result<DType> {
     .dtype())
 }
 
+/// Zero-preserving unary ops keep the storage type (O3); their sparse kernel maps the
+/// stored values.
 macro_rules! unary {
-    ($r:ident, $($op:ident: $doc:literal),* $(,)?) => {$(
-        $r.add(
-            OpDef::<NoParams>::new(
-                UnaryOp::$op.name(),
-                $doc,
-                &["x"],
-                &["y"],
-                |_, m| Ok(vec![TensorMeta::dense(m[0].shape.clone(), UnaryOp::$op.result_dtype(m[0].dtype)?)]),
-                |_, x| Ok(vec![x[0].unary(UnaryOp::$op)?]),
-            )
-            .inplace(&[(0, 0)]),
-        );
+    ($r:ident, $($op:ident($zp:literal): $doc:literal),* $(,)?) => {$(
+        let def = OpDef::<NoParams>::new(
+            UnaryOp::$op.name(),
+            $doc,
+            &["x"],
+            &["y"],
+            |_, m| Ok(vec![TensorMeta::dense(m[0].shape.clone(), UnaryOp::$op.result_dtype(m[0].dtype)?)]),
+            |_, x| Ok(vec![x[0].unary(UnaryOp::$op)?]),
+        )
+        .inplace(&[(0, 0)]);
+        $r.add(if $zp {
+            def.stype(|_, s| keep_stype(s))
+                .sparse(|_, x| Ok(vec![map_values(&x[0], |d| d.unary(UnaryOp::$op))?]))
+        } else {
+            def
+        });
     )*};
+}
+
+/// `add` / `subtract` with a sparse operand: two of one sparse type merge patterns; sparse
+/// and dense give dense.
+fn add_sub_sparse(x: &[Tensor], op: BinaryOp) -> Result<Vec<Tensor>> {
+    let out = if x[0].stype() == x[1].stype() {
+        add_sub_same(&x[0], &x[1], op)?
+    } else {
+        x[0].densified()?.binary(&x[1].densified()?, op)?
+    };
+    Ok(vec![out])
+}
+
+/// The sparse rules and kernels of `add`, `subtract` and `multiply`.
+fn binary_sparse(op: BinaryOp, def: OpDef<NoParams>) -> OpDef<NoParams> {
+    match op {
+        BinaryOp::Add => def
+            .stype(|_, s| add_sub_stype(s))
+            .sparse(|_, x| add_sub_sparse(x, BinaryOp::Add)),
+        BinaryOp::Sub => def
+            .stype(|_, s| add_sub_stype(s))
+            .sparse(|_, x| add_sub_sparse(x, BinaryOp::Sub)),
+        BinaryOp::Mul => def
+            .stype(|_, s| mul_stype(s))
+            .sparse(|_, x| Ok(vec![mul_masked(&x[0], &x[1])?])),
+        _ => def,
+    }
 }
 
 macro_rules! binary {
     ($r:ident, $($op:ident: $doc:literal),* $(,)?) => {$(
-        $r.add(
+        $r.add(binary_sparse(
+            BinaryOp::$op,
             OpDef::<NoParams>::new(
                 BinaryOp::$op.name(),
                 $doc,
@@ -83,7 +120,7 @@ macro_rules! binary {
                 |_, x| Ok(vec![x[0].binary(&x[1], BinaryOp::$op)?]),
             )
             .inplace(&[(0, 0), (1, 0)]),
-        );
+        ));
     )*};
 }
 
@@ -104,35 +141,39 @@ macro_rules! compare {
 
 macro_rules! reduction {
     ($r:ident, $($name:ident: $doc:literal),* $(,)?) => {$(
-        $r.add(
-            OpDef::<ReduceParams>::new(
-                stringify!($name),
-                $doc,
-                &["x"],
-                &["y"],
-                |p, m| reduce_meta(p, &m[0], reduce_dtype(stringify!($name), m[0].dtype)?),
-                |p, x| Ok(vec![x[0].$name(p.axis.as_deref(), p.keepdims)?]),
-            ),
+        let def = OpDef::<ReduceParams>::new(
+            stringify!($name),
+            $doc,
+            &["x"],
+            &["y"],
+            |p, m| reduce_meta(p, &m[0], reduce_dtype(stringify!($name), m[0].dtype)?),
+            |p, x| Ok(vec![x[0].$name(p.axis.as_deref(), p.keepdims)?]),
         );
+        $r.add(if stringify!($name) == "sum" {
+            def.stype(|_, s| reduce_stype(s))
+                .sparse(|p, x| Ok(vec![sparse_sum(&x[0], p.axis.as_deref(), p.keepdims)?]))
+        } else {
+            def
+        });
     )*};
 }
 
 pub(super) fn register(r: &mut Registry) {
     unary!(r,
-        Neg: "Elementwise negation `-x` (an error for bool, like NumPy).",
-        Abs: "Elementwise absolute value.",
-        Sqrt: "Elementwise square root (integers promote to float as in NumPy).",
-        Exp: "Elementwise exponential.",
-        Log: "Elementwise natural logarithm.",
-        Square: "Elementwise square `x * x`.",
-        Sin: "Elementwise sine.",
-        Tanh: "Elementwise hyperbolic tangent.",
-        Relu: "Elementwise `max(x, 0)`.",
+        Neg(true): "Elementwise negation `-x` (an error for bool, like NumPy).",
+        Abs(true): "Elementwise absolute value.",
+        Sqrt(true): "Elementwise square root (integers promote to float as in NumPy).",
+        Exp(false): "Elementwise exponential.",
+        Log(false): "Elementwise natural logarithm.",
+        Square(true): "Elementwise square `x * x`.",
+        Sin(true): "Elementwise sine.",
+        Tanh(true): "Elementwise hyperbolic tangent.",
+        Relu(true): "Elementwise `max(x, 0)`.",
     );
     binary!(r,
-        Add: "Elementwise sum with broadcasting and array-API type promotion.",
-        Sub: "Elementwise difference with broadcasting and promotion.",
-        Mul: "Elementwise product with broadcasting and promotion.",
+        Add: "Elementwise sum with broadcasting and array-API type promotion. Two csr (or two row_sparse) operands of one shape give csr (row_sparse) with the union pattern; sparse + dense is dense.",
+        Sub: "Elementwise difference with broadcasting and promotion. Sparse rules as `add`.",
+        Mul: "Elementwise product with broadcasting and promotion. With one sparse and one dense operand the result keeps the sparse pattern (masked: implicit zeros stay zero even where the dense operand is NaN or Inf, as SciPy's `multiply`).",
         Div: "Elementwise true division (integers give float64).",
         Maximum: "Elementwise maximum (NaN propagates).",
         Minimum: "Elementwise minimum (NaN propagates).",
@@ -147,7 +188,7 @@ pub(super) fn register(r: &mut Registry) {
         Ge: "Elementwise `>=`, a bool tensor.",
     );
     reduction!(r,
-        sum: "Sum over axes (ints and bool sum to int64; floats keep their dtype, pairwise summation).",
+        sum: "Sum over axes (ints and bool sum to int64; floats keep their dtype, pairwise summation). On csr / row_sparse input the output is dense and only stored values are read.",
         mean: "Mean over axes (ints give float64; an empty mean is NaN).",
         max: "Maximum over axes (NaN propagates; an empty reduction is an error).",
         min: "Minimum over axes (NaN propagates; an empty reduction is an error).",

@@ -4,7 +4,9 @@ mod linalg;
 mod math;
 mod quadratic;
 mod ring;
+mod scalar;
 mod shape_ops;
+mod sparse_rules;
 
 use super::registry::Registry;
 
@@ -15,4 +17,5 @@ pub(crate) fn register_all(r: &mut Registry) {
     linalg::register(r);
     quadratic::register(r);
     ring::register(r);
+    scalar::register(r);
 }

@@ -48,7 +48,8 @@ pub(super) fn register(r: &mut Registry) {
         OpDef::<QuadraticParams>::new(
             "quadratic",
             "f(x) = a*x^2 + b*x + c elementwise (seed 003). On csr input with c = 0 the output \
-              keeps the sparsity; otherwise the output is dense.",
+              is csr (values transformed, index arrays shared with the input); any other sparse \
+              input falls back to the dense kernel (logged) and gives a dense output.",
             &["data"],
             &["output"],
             |_, m| {
@@ -60,7 +61,13 @@ pub(super) fn register(r: &mut Registry) {
             |p, x| Ok(vec![quadratic(p, &x[0])?]),
         )
         .inplace(&[(0, 0)])
-        .gradient("_backward_quadratic"),
+        .gradient("_backward_quadratic")
+        .stype(|p, s| super::sparse_rules::quadratic_stype(p.c, s))
+        .sparse(|p, x| {
+            Ok(vec![crate::sparse::kernels::map_values(&x[0], |d| {
+                quadratic(p, d)
+            })?])
+        }),
     );
     r.add(OpDef::<QuadraticParams>::new(
         "_backward_quadratic",

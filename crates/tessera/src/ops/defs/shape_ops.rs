@@ -175,6 +175,14 @@ pub(super) fn register(r: &mut Registry) {
             |p, m| Ok(vec![TensorMeta { stype: p.stype, ..m[0].clone() }]),
             |p, x| Ok(vec![x[0].cast_storage(p.stype)?]),
         )
-        .stype(|p, _| StypeDecision { outputs: vec![p.stype], mode: crate::ops::DispatchMode::Dense }),
+        .stype(|p, s| StypeDecision {
+            outputs: vec![p.stype],
+            mode: if s.iter().all(|&t| t == StorageType::Default) {
+                crate::ops::DispatchMode::Dense
+            } else {
+                crate::ops::DispatchMode::Sparse
+            },
+        })
+        .sparse(|p, x| Ok(vec![x[0].cast_storage(p.stype)?])),
     );
 }

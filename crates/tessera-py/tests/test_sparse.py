@@ -1,0 +1,135 @@
+"""Sparse tensors from Python: constructors and their errors, tostype, SciPy interop, and the
+sparse ops against SciPy / NumPy on random inputs (Hypothesis)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings, strategies as st
+
+import tessera as ts
+
+DENSITIES = [0.0, 0.01, 0.5, 1.0]
+
+
+@st.composite
+def csr_inputs(draw):
+    rows = draw(st.integers(0, 6))
+    cols = draw(st.integers(0, 6))
+    density = draw(st.sampled_from(DENSITIES))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    m = sp.random(rows, cols, density=density, format="csr", random_state=rng,
+                  data_rvs=lambda n: rng.integers(-4, 5, n).astype(np.float64))
+    if draw(st.booleans()) and m.nnz:
+        m.data[0] = 0.0  # an explicitly stored zero
+    return m
+
+
+@settings(max_examples=60, deadline=None)
+@given(csr_inputs())
+def test_scipy_round_trip_and_ops_match_scipy(m):
+    t = ts.sparse.from_scipy(m)
+    assert t.stype == "csr" and t.shape == m.shape
+    back = t.to_scipy()
+    np.testing.assert_array_equal(back.toarray(), m.toarray())
+    dense = m.toarray()
+    np.testing.assert_array_equal(np.asarray(t), dense)
+    # quadratic with c = 0 keeps csr.
+    q = ts.ops.quadratic(t, a=2.0, b=-1.0, c=0.0)
+    assert q.stype == "csr"
+    ref = m.copy()
+    ref.data = 2.0 * ref.data**2 - ref.data
+    np.testing.assert_allclose(q.to_scipy().toarray(), ref.toarray())
+    # unary zero-preserving ops, scalar ops.
+    np.testing.assert_allclose(np.asarray(-t), (-m).toarray())
+    assert (-t).stype == "csr"
+    np.testing.assert_allclose(np.asarray(abs(t)), abs(m).toarray())
+    np.testing.assert_allclose(np.asarray(ts.ops.sqrt(abs(t))), np.sqrt(abs(m)).toarray())
+    assert (t * 3).stype == "csr"
+    np.testing.assert_allclose(np.asarray(t * 3), (m * 3).toarray())
+    # add / sub / masked multiply.
+    other = sp.random(*m.shape, density=0.5, format="csr", random_state=1)
+    o = ts.sparse.from_scipy(other)
+    s = t + o
+    assert s.stype == "csr"
+    np.testing.assert_allclose(np.asarray(s), (m + other).toarray())
+    np.testing.assert_allclose(np.asarray(t - o), (m - other).toarray())
+    od = ts.asarray(other.toarray())
+    assert (t + od).stype == "default"
+    np.testing.assert_allclose(np.asarray(t + od), (m + other).toarray())
+    prod = t * od
+    assert prod.stype == "csr"
+    np.testing.assert_allclose(np.asarray(prod), m.multiply(other.toarray()).toarray())
+    # dot: SpMV, SpMM, transposed.
+    v = np.arange(m.shape[1], dtype=np.float64)
+    np.testing.assert_allclose(np.asarray(ts.sparse.dot(t, v)), m @ v)
+    b = np.arange(m.shape[0] * 3, dtype=np.float64).reshape(m.shape[0], 3)
+    r = ts.sparse.dot(t, b, transpose_a=True)
+    assert r.stype == "row_sparse"
+    np.testing.assert_allclose(np.asarray(r), m.T @ b)
+    # sums are dense.
+    np.testing.assert_allclose(np.asarray(t.sum(axis=0)), np.asarray(m.sum(axis=0)).ravel())
+    np.testing.assert_allclose(np.asarray(t.sum(axis=1)), np.asarray(m.sum(axis=1)).ravel())
+    assert float(np.asarray(t.sum())) == pytest.approx(m.sum())
+
+
+def test_tostype_and_row_sparse():
+    a = np.array([[0.0, 1.0], [0.0, 0.0], [2.0, 3.0]])
+    t = ts.asarray(a)
+    assert t.stype == "default"
+    c = t.tostype("csr")
+    assert c.stype == "csr"
+    r = c.tostype("row_sparse")
+    assert r.stype == "row_sparse"
+    data, idx = r.sparse_parts()
+    np.testing.assert_array_equal(np.asarray(idx), [0, 2])
+    np.testing.assert_array_equal(np.asarray(r.tostype("default")), a)
+    rs = ts.sparse.row_sparse_array((np.ones((1, 2)), [1]), shape=(3, 2))
+    np.testing.assert_array_equal(np.asarray(rs), [[0, 0], [1, 1], [0, 0]])
+    np.testing.assert_array_equal(np.asarray(rs.retain([0])), np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="unknown storage type"):
+        t.tostype("coo")
+    np.testing.assert_array_equal(np.asarray(c.csr_rows(1, 3)), a[1:3])
+
+
+@pytest.mark.parametrize(
+    "indptr,indices,n,msg",
+    [
+        ([0, 1], [0], 1, "indptr has 2 entries, expected rows \\+ 1 = 3"),
+        ([1, 1, 1], [], 0, "must start at 0"),
+        ([0, 2, 1], [0, 1], 2, "decreases at row 1"),
+        ([0, 1, 1], [0, 1], 2, "ends at 1, expected nnz = 2"),
+        ([0, 1, 2], [0, 1], 3, "2 indices but 3 data values"),
+        ([0, 1, 1], [5], 1, "column index 5 in row 0 is out of range"),
+        ([0, 2, 2], [2, 0], 2, "not sorted"),
+        ([0, 2, 2], [1, 1], 2, "appears twice in row 0"),
+    ],
+)
+def test_csr_errors(indptr, indices, n, msg):
+    with pytest.raises(ValueError, match=msg):
+        ts.sparse.csr_matrix((np.ones(n), indices, indptr), shape=(2, 3))
+
+
+@pytest.mark.parametrize(
+    "indices,k,msg",
+    [
+        ([2, 1], 2, "not sorted"),
+        ([1, 1], 2, "appears twice"),
+        ([4], 1, "out of range for 4 rows"),
+        ([0, 1], 1, "data block has shape"),
+    ],
+)
+def test_row_sparse_errors(indices, k, msg):
+    with pytest.raises(ValueError, match=msg):
+        ts.sparse.row_sparse_array((np.ones((k, 2)), indices), shape=(4, 2))
+
+
+def test_fallback_and_masked_semantics():
+    c = ts.asarray(np.array([[0.0, 2.0]])).tostype("csr")
+    with pytest.warns(RuntimeWarning, match="operator = add_scalar"):
+        y = c + 1.0
+    assert y.stype == "default"
+    np.testing.assert_array_equal(np.asarray(y), [[1.0, 3.0]])
+    z = c * ts.asarray(np.array([[np.nan, np.inf]]))
+    assert z.stype == "csr"
+    np.testing.assert_array_equal(np.asarray(z), [[0.0, np.inf]])

@@ -1,0 +1,77 @@
+//! `cast_storage` among default, csr and row_sparse (dense to sparse keeps only non-zeros).
+
+use super::{with_slice, CsrMatrix, RowSparseArray, SparseParts};
+use crate::error::{Result, TesseraError};
+use crate::stype::StorageType;
+use crate::tensor::Tensor;
+use crate::with_dtype;
+
+/// See [`Tensor::cast_storage`].
+pub(crate) fn cast_storage(t: &Tensor, to: StorageType) -> Result<Tensor> {
+    if t.stype() == to {
+        return Ok(t.clone());
+    }
+    let dense = t.densified()?;
+    match to {
+        StorageType::Default => Ok(dense),
+        StorageType::Csr => Tensor::from_sparse(SparseParts::Csr(dense_to_csr(&dense)?)),
+        StorageType::RowSparse => {
+            Tensor::from_sparse(SparseParts::RowSparse(dense_to_row_sparse(&dense)?))
+        }
+    }
+}
+
+fn dense_to_csr(d: &Tensor) -> Result<CsrMatrix> {
+    let [rows, cols] = match d.shape() {
+        &[r, c] => [r, c],
+        s => {
+            return Err(TesseraError::InvalidShape(format!(
+                "csr storage needs a 2-D tensor, got shape {s:?}"
+            )))
+        }
+    };
+    with_dtype!(d.dtype(), T => {
+        let (indptr, idx, vals) = with_slice::<T, _>(d, |v| {
+            let mut indptr = Vec::with_capacity(rows + 1);
+            indptr.push(0i64);
+            let (mut idx, mut vals) = (Vec::new(), Vec::new());
+            for r in 0..rows {
+                for (c, &x) in v[r * cols..(r + 1) * cols].iter().enumerate() {
+                    if x != T::default() {
+                        idx.push(c as i64);
+                        vals.push(x);
+                    }
+                }
+                indptr.push(idx.len() as i64);
+            }
+            (indptr, idx, vals)
+        })?;
+        CsrMatrix::new_unchecked([rows, cols], indptr, idx, super::csr::values(vals)?)
+    })
+}
+
+fn dense_to_row_sparse(d: &Tensor) -> Result<RowSparseArray> {
+    if d.rank() == 0 {
+        return Err(TesseraError::InvalidShape(
+            "row_sparse storage needs rank >= 1, got a 0-d tensor".into(),
+        ));
+    }
+    let shape = d.shape().to_vec();
+    let w: usize = shape[1..].iter().product();
+    with_dtype!(d.dtype(), T => {
+        let (rows, block) = with_slice::<T, _>(d, |v| {
+            let (mut rows, mut block) = (Vec::new(), Vec::new());
+            for r in 0..shape[0] {
+                let row = &v[r * w..(r + 1) * w];
+                if row.iter().any(|x| *x != T::default()) {
+                    rows.push(r as i64);
+                    block.extend_from_slice(row);
+                }
+            }
+            (rows, block)
+        })?;
+        let mut dims = vec![rows.len()];
+        dims.extend_from_slice(&shape[1..]);
+        RowSparseArray::new_unchecked(&shape, rows, Tensor::from_vec(block, &dims)?)
+    })
+}

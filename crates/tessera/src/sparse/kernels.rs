@@ -1,0 +1,423 @@
+//! Sparse kernels (DESIGN O3). Values are computed by the dense kernels on the `data` parts
+//! wherever the pattern is kept (so dtype rules are the dense ops'); pattern work (merges,
+//! gathers, products) is done here, generic over the element type.
+
+use rayon::prelude::*;
+
+use super::csr::values;
+use super::{index_vec, with_slice, CsrMatrix, RowSparseArray, SparseParts};
+use crate::dtype::DType;
+use crate::error::{Result, TesseraError};
+use crate::kernels::scalar_math::Arith;
+use crate::layout::normalize_axes;
+use crate::tensor::arith::BinaryOp;
+use crate::tensor::Tensor;
+use crate::with_dtype;
+
+/// `x` with its stored values replaced by `f(values)` (same pattern, indices shared).
+pub(crate) fn map_values(x: &Tensor, f: impl FnOnce(&Tensor) -> Result<Tensor>) -> Result<Tensor> {
+    let parts = match x.sparse_parts() {
+        Some(SparseParts::Csr(m)) => {
+            let data = f(m.data())?;
+            SparseParts::Csr(CsrMatrix::from_parts(
+                [m.shape()[0], m.shape()[1]],
+                m.indptr().clone(),
+                m.indices().clone(),
+                data,
+            ))
+        }
+        Some(SparseParts::RowSparse(r)) => {
+            let data = f(r.data())?;
+            SparseParts::RowSparse(RowSparseArray::from_parts(
+                r.shape().to_vec(),
+                r.indices().clone(),
+                data,
+            ))
+        }
+        None => return f(x),
+    };
+    Tensor::from_sparse(parts)
+}
+
+/// `values` of `src` placed at positions `pos` of a zero vector of length `n` (kept in
+/// `src`'s dtype).
+fn scatter_values(src: &Tensor, pos: &[usize], n: usize, row_len: usize) -> Result<Tensor> {
+    let mut dims = src.shape().to_vec();
+    dims[0] = n;
+    with_dtype!(src.dtype(), T => {
+        let w = row_len;
+        let mut out = vec![T::default(); n * w];
+        with_slice::<T, _>(src, |s| {
+            for (k, &p) in pos.iter().enumerate() {
+                out[p * w..(p + 1) * w].copy_from_slice(&s[k * w..(k + 1) * w]);
+            }
+        })?;
+        Tensor::from_vec(out, &dims)
+    })
+}
+
+/// `a op b` for two CSR or two row-sparse tensors of one shape (`op` is add or sub): the
+/// pattern is the union, the values the dense op on the aligned values.
+pub(crate) fn add_sub_same(a: &Tensor, b: &Tensor, op: BinaryOp) -> Result<Tensor> {
+    if a.shape() != b.shape() {
+        return Err(TesseraError::ShapeMismatch(format!(
+            "{} of two {} tensors needs equal shapes (no broadcasting), got {:?} and {:?}",
+            op.name(),
+            a.stype(),
+            a.shape(),
+            b.shape()
+        )));
+    }
+    match (a.sparse_parts(), b.sparse_parts()) {
+        (Some(SparseParts::Csr(x)), Some(SparseParts::Csr(y))) => {
+            let (px, ix) = (index_vec(x.indptr())?, index_vec(x.indices())?);
+            let (py, iy) = (index_vec(y.indptr())?, index_vec(y.indices())?);
+            let (mut ptr, mut idx) = (vec![0i64], Vec::new());
+            let (mut pos_x, mut pos_y) = (Vec::new(), Vec::new());
+            for r in 0..x.shape()[0] {
+                let (mut i, ie) = (px[r] as usize, px[r + 1] as usize);
+                let (mut j, je) = (py[r] as usize, py[r + 1] as usize);
+                while i < ie || j < je {
+                    let cx = if i < ie { ix[i] } else { i64::MAX };
+                    let cy = if j < je { iy[j] } else { i64::MAX };
+                    let c = cx.min(cy);
+                    if cx == c {
+                        pos_x.push(idx.len());
+                        i += 1;
+                    }
+                    if cy == c {
+                        pos_y.push(idx.len());
+                        j += 1;
+                    }
+                    idx.push(c);
+                }
+                ptr.push(idx.len() as i64);
+            }
+            let n = idx.len();
+            let vx = scatter_values(x.data(), &pos_x, n, 1)?;
+            let vy = scatter_values(y.data(), &pos_y, n, 1)?;
+            let data = vx.binary(&vy, op)?;
+            let shape = [x.shape()[0], x.shape()[1]];
+            Tensor::from_sparse(SparseParts::Csr(CsrMatrix::new_unchecked(
+                shape, ptr, idx, data,
+            )?))
+        }
+        (Some(SparseParts::RowSparse(x)), Some(SparseParts::RowSparse(y))) => {
+            let (rx, ry) = (index_vec(x.indices())?, index_vec(y.indices())?);
+            let mut rows: Vec<i64> = rx.iter().chain(&ry).copied().collect();
+            rows.sort_unstable();
+            rows.dedup();
+            let pos = |r: &[i64]| -> Vec<usize> {
+                r.iter()
+                    .map(|v| rows.binary_search(v).unwrap_or(0))
+                    .collect()
+            };
+            let w = x.row_len();
+            let vx = scatter_values(x.data(), &pos(&rx), rows.len(), w)?;
+            let vy = scatter_values(y.data(), &pos(&ry), rows.len(), w)?;
+            let data = vx.binary(&vy, op)?;
+            Tensor::from_sparse(SparseParts::RowSparse(RowSparseArray::new_unchecked(
+                x.shape(),
+                rows,
+                data,
+            )?))
+        }
+        _ => Err(TesseraError::InvalidArgument(format!(
+            "{}: expected two tensors of one sparse storage type, got {} and {}",
+            op.name(),
+            a.stype(),
+            b.stype()
+        ))),
+    }
+}
+
+/// `sparse * dense` (either order): the sparse pattern with the products at stored
+/// positions. Masked semantics: implicit zeros stay zero even where the dense operand is
+/// NaN or Inf.
+pub(crate) fn mul_masked(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let (s, d) = if a.stype() == crate::StorageType::Default {
+        (b, a)
+    } else {
+        (a, b)
+    };
+    let shape = s.shape().to_vec();
+    let d = d
+        .broadcast_to(&shape)
+        .map_err(|_| {
+            TesseraError::ShapeMismatch(format!(
+                "multiply of a {} tensor {:?} by a dense {:?}: the dense operand must broadcast \
+                 to the sparse shape",
+                s.stype(),
+                shape,
+                d.shape()
+            ))
+        })?
+        .contiguous()?;
+    let gathered = with_dtype!(d.dtype(), T => {
+        with_slice::<T, _>(&d, |dv| -> Result<Tensor> {
+            match s.sparse_parts() {
+                Some(SparseParts::Csr(m)) => {
+                    let (p, idx) = (index_vec(m.indptr())?, index_vec(m.indices())?);
+                    let cols = shape[1];
+                    let mut g = Vec::with_capacity(idx.len());
+                    for r in 0..shape[0] {
+                        for k in p[r] as usize..p[r + 1] as usize {
+                            g.push(dv[r * cols + idx[k] as usize]);
+                        }
+                    }
+                    values(g)
+                }
+                Some(SparseParts::RowSparse(rs)) => {
+                    let rows = index_vec(rs.indices())?;
+                    let w = rs.row_len();
+                    let g: Vec<T> = rows
+                        .iter()
+                        .flat_map(|&r| dv[r as usize * w..(r as usize + 1) * w].iter().copied())
+                        .collect();
+                    Tensor::from_vec(g, rs.data().shape())
+                }
+                None => Err(TesseraError::InvalidArgument("mul_masked needs a sparse operand".into())),
+            }
+        })??
+    });
+    map_values(s, |v| v.binary(&gathered, BinaryOp::Mul))
+}
+
+/// Dense `a @ b` for 1-D/2-D operands (NumPy `dot` on vectors and matrices).
+pub(crate) fn dense_dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let dt = crate::promote::result_type(a.dtype(), b.dtype())?;
+    let (m, k) = match a.shape() {
+        &[k] => (1, k),
+        &[m, k] => (m, k),
+        s => {
+            return Err(TesseraError::InvalidShape(format!(
+                "dot: lhs must be 1-D or 2-D, got {s:?}"
+            )))
+        }
+    };
+    let (k2, n) = match b.shape() {
+        &[k] => (k, 1),
+        &[k, n] => (k, n),
+        s => {
+            return Err(TesseraError::InvalidShape(format!(
+                "dot: rhs must be 1-D or 2-D, got {s:?}"
+            )))
+        }
+    };
+    if k != k2 {
+        return Err(TesseraError::ShapeMismatch(format!(
+            "dot: shapes {:?} and {:?} are not aligned",
+            a.shape(),
+            b.shape()
+        )));
+    }
+    let out_shape = dot_shape(a.shape(), b.shape());
+    let (a, b) = (a.astype(dt)?, b.astype(dt)?);
+    with_dtype!(dt, T => {
+        let out = with_slice::<T, _>(&a, |av| with_slice::<T, _>(&b, |bv| {
+            let mut out = vec![T::default(); m * n];
+            for i in 0..m {
+                for p in 0..k {
+                    let x = av[i * k + p];
+                    for j in 0..n {
+                        out[i * n + j] = Arith::add(out[i * n + j], Arith::mul(x, bv[p * n + j]));
+                    }
+                }
+            }
+            out
+        }))??;
+        Tensor::from_vec(out, &out_shape)
+    })
+}
+
+/// NumPy's `dot` output shape for 1-D/2-D operands.
+pub(crate) fn dot_shape(a: &[usize], b: &[usize]) -> Vec<usize> {
+    let mut s = Vec::new();
+    if a.len() == 2 {
+        s.push(a[0]);
+    }
+    if b.len() == 2 {
+        s.push(b[1]);
+    }
+    s
+}
+
+/// `csr @ dense` (SpMV for a 1-D rhs, SpMM for 2-D): dense. Rows run in parallel.
+pub(crate) fn csr_dot(m: &CsrMatrix, b: &Tensor, dt: DType, parallel: bool) -> Result<Tensor> {
+    let [rows, k] = [m.shape()[0], m.shape()[1]];
+    let n = if b.rank() == 2 { b.shape()[1] } else { 1 };
+    let out_shape = dot_shape(m.shape(), b.shape());
+    let data = m.data().astype_if(dt)?;
+    let b = b.astype_if(dt)?.contiguous()?;
+    debug_assert_eq!(b.shape()[0], k);
+    with_dtype!(dt, T => {
+        let out = with_slice::<i64, _>(m.indptr(), |ptr| with_slice::<i64, _>(m.indices(), |idx| {
+            with_slice::<T, _>(&data, |vals| with_slice::<T, _>(&b, |bv| spmm::<T>(ptr, idx, vals, bv, rows, n, parallel)))
+        }))????;
+        Tensor::from_vec(out, &out_shape)
+    })
+}
+
+fn spmm<T: Arith>(
+    ptr: &[i64],
+    idx: &[i64],
+    vals: &[T],
+    b: &[T],
+    rows: usize,
+    n: usize,
+    parallel: bool,
+) -> Vec<T> {
+    let mut out = vec![T::default(); rows * n];
+    let row = |r: usize, o: &mut [T]| {
+        let (s, e) = (ptr[r] as usize, ptr[r + 1] as usize);
+        if n == 1 {
+            let mut acc = T::default();
+            for (v, &c) in vals[s..e].iter().zip(&idx[s..e]) {
+                acc = Arith::add(acc, Arith::mul(*v, b[c as usize]));
+            }
+            o[0] = acc;
+        } else {
+            for (v, &c) in vals[s..e].iter().zip(&idx[s..e]) {
+                let src = &b[c as usize * n..(c as usize + 1) * n];
+                for (dst, x) in o.iter_mut().zip(src) {
+                    *dst = Arith::add(*dst, Arith::mul(*v, *x));
+                }
+            }
+        }
+    };
+    if n == 0 {
+        return out;
+    }
+    if parallel && rayon::current_num_threads() > 1 && rows * n > 1 << 14 {
+        out.par_chunks_mut(n * 1024).enumerate().for_each(|(c, o)| {
+            for (i, orow) in o.chunks_mut(n).enumerate() {
+                row(c * 1024 + i, orow);
+            }
+        });
+    } else {
+        for (r, o) in out.chunks_mut(n).enumerate() {
+            row(r, o);
+        }
+    }
+    out
+}
+
+/// `csr.T @ dense` without materialising the transpose: row-sparse, with a stored row for
+/// every column of `m` that holds an element.
+pub(crate) fn csr_t_dot(m: &CsrMatrix, b: &Tensor, dt: DType) -> Result<Tensor> {
+    let [rows, cols] = [m.shape()[0], m.shape()[1]];
+    let n = if b.rank() == 2 { b.shape()[1] } else { 1 };
+    let ptr = index_vec(m.indptr())?;
+    let idx = index_vec(m.indices())?;
+    let mut present: Vec<i64> = idx.clone();
+    present.sort_unstable();
+    present.dedup();
+    let mut slot = vec![0usize; cols];
+    for (s, &c) in present.iter().enumerate() {
+        slot[c as usize] = s;
+    }
+    let data = m.data().astype_if(dt)?;
+    let b = b.astype_if(dt)?.contiguous()?;
+    let mut out_shape = vec![cols];
+    let mut block_shape = vec![present.len()];
+    if b.rank() == 2 {
+        out_shape.push(n);
+        block_shape.push(n);
+    }
+    with_dtype!(dt, T => {
+        let block = with_slice::<T, _>(&data, |vals| with_slice::<T, _>(&b, |bv| {
+            let mut block = vec![T::default(); present.len() * n];
+            for r in 0..rows {
+                let src = &bv[r * n..(r + 1) * n];
+                for k in ptr[r] as usize..ptr[r + 1] as usize {
+                    let s = slot[idx[k] as usize];
+                    for (dst, x) in block[s * n..(s + 1) * n].iter_mut().zip(src) {
+                        *dst = Arith::add(*dst, Arith::mul(vals[k], *x));
+                    }
+                }
+            }
+            block
+        }))??;
+        let block = Tensor::from_vec(block, &block_shape)?;
+        Tensor::from_sparse(SparseParts::RowSparse(RowSparseArray::new_unchecked(&out_shape, present, block)?))
+    })
+}
+
+/// `sum` of a sparse tensor over `axes` (all when `None`): dense, in the dtype of the dense
+/// sum. Implicit zeros contribute nothing, so only stored values are read.
+pub(crate) fn sparse_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    let rank = x.rank();
+    let ax = match axes {
+        Some(a) => normalize_axes(a, rank)?,
+        None => (0..rank).collect(),
+    };
+    let out_shape: Vec<usize> = (0..rank)
+        .filter_map(|i| match (ax.contains(&i), keepdims) {
+            (false, _) => Some(x.shape()[i]),
+            (true, true) => Some(1),
+            (true, false) => None,
+        })
+        .collect();
+    let signed: Vec<isize> = ax.iter().map(|&a| a as isize).collect();
+    match x.sparse_parts() {
+        Some(SparseParts::Csr(m)) => {
+            if ax.len() == 2 || ax.is_empty() && rank == 0 {
+                return m.data().sum(None, false)?.reshape_to(&out_shape);
+            }
+            if ax.is_empty() {
+                return m.to_dense();
+            }
+            let dt = Tensor::zeros(&[1], x.dtype())?.sum(None, false)?.dtype();
+            let data = m.data().astype_if(dt)?;
+            let (ptr, idx) = (index_vec(m.indptr())?, index_vec(m.indices())?);
+            let [rows, cols] = [m.shape()[0], m.shape()[1]];
+            with_dtype!(dt, T => {
+                let v = with_slice::<T, _>(&data, |vals| {
+                    if ax[0] == 1 {
+                        (0..rows)
+                            .map(|r| {
+                                vals[ptr[r] as usize..ptr[r + 1] as usize]
+                                    .iter()
+                                    .fold(T::default(), |a, b| Arith::add(a, *b))
+                            })
+                            .collect::<Vec<T>>()
+                    } else {
+                        let mut out = vec![T::default(); cols];
+                        for (v, &c) in vals.iter().zip(&idx) {
+                            out[c as usize] = Arith::add(out[c as usize], *v);
+                        }
+                        out
+                    }
+                })?;
+                Tensor::from_vec(v, &out_shape)
+            })
+        }
+        Some(SparseParts::RowSparse(r)) => {
+            let block = r.data().sum(Some(&signed), keepdims)?;
+            if ax.contains(&0) {
+                block.reshape_to(&out_shape)
+            } else {
+                let rows = index_vec(r.indices())?;
+                RowSparseArray::new_unchecked(&out_shape, rows, block)?.to_dense()
+            }
+        }
+        None => x.sum(axes, keepdims),
+    }
+}
+
+impl Tensor {
+    /// `self` if it already has `dtype`, else a converted copy.
+    pub(crate) fn astype_if(&self, dtype: DType) -> Result<Tensor> {
+        if self.dtype() == dtype {
+            Ok(self.clone())
+        } else {
+            self.astype(dtype)
+        }
+    }
+
+    /// A reshape to exact dims (a view when possible).
+    pub(crate) fn reshape_to(&self, dims: &[usize]) -> Result<Tensor> {
+        let d: Vec<isize> = dims.iter().map(|&x| x as isize).collect();
+        self.reshape(&d)
+    }
+}

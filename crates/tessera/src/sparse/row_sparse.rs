@@ -1,0 +1,157 @@
+//! Row-sparse arrays: sorted unique row ids plus a dense block of those rows (DESIGN O4).
+
+use super::{i64_tensor, index_vec, with_slice, SparseError};
+use crate::error::Result;
+use crate::tensor::Tensor;
+use crate::with_dtype;
+
+/// An N-D array (N ≥ 1) whose stored rows (slices along axis 0) are listed in `indices`
+/// (sorted, unique) with their values in the dense block `data` of shape
+/// `[len(indices), shape[1..]...]`; every other row is zero.
+///
+/// ```
+/// use tessera::{RowSparseArray, Tensor};
+/// let block = Tensor::from_vec(vec![1.0f32, 2.0], &[1, 2]).unwrap();
+/// let r = RowSparseArray::try_new(&[3, 2], vec![1], block).unwrap();
+/// assert_eq!(r.to_dense().unwrap().to_vec::<f32>().unwrap(), vec![0., 0., 1., 2., 0., 0.]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct RowSparseArray {
+    shape: Vec<usize>,
+    indices: Tensor,
+    data: Tensor,
+}
+
+impl RowSparseArray {
+    /// Checked constructor: each O4 violation is its own [`SparseError`].
+    pub fn try_new(shape: &[usize], indices: Vec<i64>, data: Tensor) -> Result<RowSparseArray> {
+        if shape.is_empty() {
+            return Err(SparseError::Part("row_sparse needs rank >= 1".into()).into());
+        }
+        let mut expected = vec![indices.len()];
+        expected.extend_from_slice(&shape[1..]);
+        if data.shape() != expected.as_slice() {
+            return Err(SparseError::BlockShape {
+                expected,
+                got: data.shape().to_vec(),
+            }
+            .into());
+        }
+        for (k, &row) in indices.iter().enumerate() {
+            if row < 0 || row as usize >= shape[0] {
+                return Err(SparseError::RowOutOfRange {
+                    row,
+                    rows: shape[0],
+                }
+                .into());
+            }
+            if k > 0 {
+                let prev = indices[k - 1];
+                if prev == row {
+                    return Err(SparseError::DuplicateRow(row).into());
+                }
+                if prev > row {
+                    return Err(SparseError::UnsortedRows { prev, next: row }.into());
+                }
+            }
+        }
+        Self::new_unchecked(shape, indices, data)
+    }
+
+    /// Constructor for trusted parts (sorted unique in-range rows, block of the right shape).
+    pub fn new_unchecked(
+        shape: &[usize],
+        indices: Vec<i64>,
+        data: Tensor,
+    ) -> Result<RowSparseArray> {
+        Ok(RowSparseArray {
+            shape: shape.to_vec(),
+            indices: i64_tensor(indices)?,
+            data: data.contiguous()?,
+        })
+    }
+
+    /// Parts already held as tensors.
+    pub(crate) fn from_parts(shape: Vec<usize>, indices: Tensor, data: Tensor) -> RowSparseArray {
+        RowSparseArray {
+            shape,
+            indices,
+            data,
+        }
+    }
+
+    /// The logical shape.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// Stored row ids (`int64`, sorted, unique). Shared: never write into it.
+    pub fn indices(&self) -> &Tensor {
+        &self.indices
+    }
+
+    /// The dense block of stored rows.
+    pub fn data(&self) -> &Tensor {
+        &self.data
+    }
+
+    /// Elements per row (product of `shape[1..]`).
+    pub fn row_len(&self) -> usize {
+        self.shape[1..].iter().product()
+    }
+
+    /// A dense copy.
+    pub fn to_dense(&self) -> Result<Tensor> {
+        let rows = index_vec(&self.indices)?;
+        let w = self.row_len();
+        with_dtype!(self.data.dtype(), T => {
+            let mut dense = vec![T::default(); self.shape[0] * w];
+            with_slice::<T, _>(&self.data, |block| {
+                for (k, &r) in rows.iter().enumerate() {
+                    let r = r as usize;
+                    dense[r * w..(r + 1) * w].copy_from_slice(&block[k * w..(k + 1) * w]);
+                }
+            })?;
+            Tensor::from_vec(dense, &self.shape)
+        })
+    }
+
+    /// Keeps the stored rows whose ids are in `keep` (any order, duplicates ignored).
+    pub fn retain(&self, keep: &[i64]) -> Result<RowSparseArray> {
+        let rows = index_vec(&self.indices)?;
+        let mut keep = keep.to_vec();
+        keep.sort_unstable();
+        let sel: Vec<usize> = (0..rows.len())
+            .filter(|&k| keep.binary_search(&rows[k]).is_ok())
+            .collect();
+        self.select(&rows, &sel)
+    }
+
+    /// A copy without stored rows that are entirely zero.
+    pub fn eliminate_zeros(&self) -> Result<RowSparseArray> {
+        let rows = index_vec(&self.indices)?;
+        let w = self.row_len();
+        let sel: Vec<usize> = with_dtype!(self.data.dtype(), T => {
+            with_slice::<T, _>(&self.data, |b| {
+                (0..rows.len())
+                    .filter(|&k| b[k * w..(k + 1) * w].iter().any(|v| *v != T::default()))
+                    .collect()
+            })?
+        });
+        self.select(&rows, &sel)
+    }
+
+    /// The stored rows at positions `sel` (increasing).
+    fn select(&self, rows: &[i64], sel: &[usize]) -> Result<RowSparseArray> {
+        let w = self.row_len();
+        let mut dims = vec![sel.len()];
+        dims.extend_from_slice(&self.shape[1..]);
+        let data = with_dtype!(self.data.dtype(), T => {
+            let v = with_slice::<T, _>(&self.data, |b| {
+                sel.iter().flat_map(|&k| b[k * w..(k + 1) * w].iter().copied()).collect::<Vec<T>>()
+            })?;
+            Tensor::from_vec(v, &dims)?
+        });
+        Self::new_unchecked(&self.shape, sel.iter().map(|&k| rows[k]).collect(), data)
+    }
+}
