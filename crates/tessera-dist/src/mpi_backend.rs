@@ -165,7 +165,7 @@ fn slice_of<T: Element>(
     std::ops::Range<usize>,
 )> {
     let off = t.layout().offset();
-    Ok((t.storage().read::<T>()?, off..off + t.numel()))
+    Ok((t.storage()?.read::<T>()?, off..off + t.numel()))
 }
 
 impl MpiComm {
@@ -215,7 +215,7 @@ impl Communicator for MpiComm {
         with_buffers(buf, buf.numel(), &|s, o| {
             with_mpi_dtype!(s.dtype(), T => {
                 o.assign(s)?;
-                let mut out = o.storage().write::<T>()?;
+                let mut out = o.storage()?.write::<T>()?;
                 self.comm.process_at_rank(root as i32).broadcast_into(&mut out[..]);
                 Ok(())
             })
@@ -229,7 +229,7 @@ impl Communicator for MpiComm {
         with_buffers(send, counts.iter().sum(), &|s, o| {
             with_mpi_dtype!(s.dtype(), T => {
                 let (src, r) = slice_of::<T>(s)?;
-                let mut out = o.storage().write::<T>()?;
+                let mut out = o.storage()?.write::<T>()?;
                 let mut part = PartitionMut::new(&mut out[..], &c[..], &d[..]);
                 self.comm.all_gather_varcount_into(&src[r], &mut part);
                 Ok(())
@@ -242,7 +242,7 @@ impl Communicator for MpiComm {
         with_buffers(send, send.numel(), &|s, out| {
             with_mpi_dtype!(s.dtype(), T => {
                 let (src, r) = slice_of::<T>(s)?;
-                let mut dst = out.storage().write::<T>()?;
+                let mut dst = out.storage()?.write::<T>()?;
                 self.comm.all_reduce_into(&src[r], &mut dst[..], op(o));
                 Ok(())
             })
@@ -256,7 +256,7 @@ impl Communicator for MpiComm {
         with_buffers(send, counts[self.rank()], &|s, out| {
             with_mpi_dtype!(s.dtype(), T => {
                 let (src, r) = slice_of::<T>(s)?;
-                let mut dst = out.storage().write::<T>()?;
+                let mut dst = out.storage()?.write::<T>()?;
                 let src = &src[r];
                 // SAFETY: `src` holds sum(counts) elements of T and `dst` counts[rank]
                 // elements, both live for the call; `c` has one i32 count per rank; the
@@ -293,7 +293,7 @@ impl Communicator for MpiComm {
         with_buffers(send, recv_counts.iter().sum(), &|s, out| {
             with_mpi_dtype!(s.dtype(), T => {
                 let (src, r) = slice_of::<T>(s)?;
-                let mut dst = out.storage().write::<T>()?;
+                let mut dst = out.storage()?.write::<T>()?;
                 let sp = Partition::new(&src[r], &sc[..], &sd[..]);
                 let mut rp = PartitionMut::new(&mut dst[..], &rc[..], &rd[..]);
                 self.comm.all_to_all_varcount_into(&sp, &mut rp);
