@@ -152,7 +152,7 @@ fn with_buffers(
     } else {
         send.astype(w)?
     };
-    let out = Tensor::zeros(&[out_len], w)?;
+    let out = Tensor::empty(&[out_len], w)?;
     f(&send, &out)?;
     Ok(if w == orig { out } else { out.astype(orig)? })
 }

@@ -194,7 +194,7 @@ fn offsets(counts: &[usize]) -> Vec<usize> {
 /// Concatenates 1-D pieces into one new contiguous tensor.
 fn concat(pieces: &[Tensor], dtype: DType) -> Result<Tensor> {
     let total = pieces.iter().map(|p| p.numel()).sum();
-    let out = Tensor::zeros(&[total], dtype)?;
+    let out = Tensor::empty(&[total], dtype)?;
     let mut at = 0;
     for p in pieces {
         range(&out, at, p.numel())?.assign(p)?;

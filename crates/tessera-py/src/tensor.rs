@@ -36,6 +36,25 @@ impl From<Tensor> for PyTensor {
     }
 }
 
+/// A reduction method (`Tensor::sum` etc.) called with Python's `axis` (None, int or tuple).
+type Reduction = fn(&Tensor, Option<&[isize]>, bool) -> tessera::Result<Tensor>;
+
+impl PyTensor {
+    /// Runs reduction `f` over Python's `axis` argument, releasing the GIL for large inputs.
+    fn reduce(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+        f: Reduction,
+    ) -> PyResult<PyTensor> {
+        let (axes, t) = (axes_arg(axis)?, &self.t);
+        heavy(py, t.numel(), || f(t, axes.as_deref(), keepdims))
+            .py()
+            .map(Into::into)
+    }
+}
+
 /// Runs `f` with the GIL released when the tensor is large.
 pub fn heavy<R: Send>(py: Python<'_>, n: usize, f: impl FnOnce() -> R + Send) -> R {
     if n > DETACH_ABOVE {
@@ -324,10 +343,7 @@ impl PyTensor {
         axis: Option<&Bound<'_, PyAny>>,
         keepdims: bool,
     ) -> PyResult<PyTensor> {
-        let (axes, t) = (axes_arg(axis)?, &self.t);
-        heavy(py, t.numel(), || t.sum(axes.as_deref(), keepdims))
-            .py()
-            .map(Into::into)
+        self.reduce(py, axis, keepdims, Tensor::sum)
     }
 
     /// Mean over `axis` (None: all; int or tuple); integers give float64.
@@ -338,10 +354,7 @@ impl PyTensor {
         axis: Option<&Bound<'_, PyAny>>,
         keepdims: bool,
     ) -> PyResult<PyTensor> {
-        let (axes, t) = (axes_arg(axis)?, &self.t);
-        heavy(py, t.numel(), || t.mean(axes.as_deref(), keepdims))
-            .py()
-            .map(Into::into)
+        self.reduce(py, axis, keepdims, Tensor::mean)
     }
 
     /// Maximum over `axis`; NaN propagates; an empty reduction raises ValueError.
@@ -352,10 +365,7 @@ impl PyTensor {
         axis: Option<&Bound<'_, PyAny>>,
         keepdims: bool,
     ) -> PyResult<PyTensor> {
-        let (axes, t) = (axes_arg(axis)?, &self.t);
-        heavy(py, t.numel(), || t.max(axes.as_deref(), keepdims))
-            .py()
-            .map(Into::into)
+        self.reduce(py, axis, keepdims, Tensor::max)
     }
 
     /// Minimum over `axis`; NaN propagates; an empty reduction raises ValueError.
@@ -366,9 +376,6 @@ impl PyTensor {
         axis: Option<&Bound<'_, PyAny>>,
         keepdims: bool,
     ) -> PyResult<PyTensor> {
-        let (axes, t) = (axes_arg(axis)?, &self.t);
-        heavy(py, t.numel(), || t.min(axes.as_deref(), keepdims))
-            .py()
-            .map(Into::into)
+        self.reduce(py, axis, keepdims, Tensor::min)
     }
 }

@@ -49,7 +49,7 @@ fn unpack(buf: &Tensor, shape: &[usize], axis: usize, counts: &[usize]) -> Resul
         // The chunks are already the row-major layout of the whole.
         return Ok(buf.view(&as_isize(shape))?);
     }
-    let out = Tensor::zeros(shape, buf.dtype())?;
+    let out = Tensor::empty(shape, buf.dtype())?;
     let (mut at, mut start) = (0usize, 0usize);
     for &c in counts {
         let n = numel_with(shape, axis, c);
@@ -69,7 +69,7 @@ fn pack(t: &Tensor, axis: usize, counts: &[usize]) -> Result<Tensor> {
     if t.shape()[..axis].iter().product::<usize>() == 1 {
         return flat(t);
     }
-    let out = Tensor::zeros(&[t.numel()], t.dtype())?;
+    let out = Tensor::empty(&[t.numel()], t.dtype())?;
     let (mut at, mut start) = (0usize, 0usize);
     for &c in counts {
         let piece = narrow(t, axis, start..start + c)?;

@@ -15,33 +15,29 @@
 //! destination parts of the halves are disjoint, ordered intervals, so the destination slice is
 //! split with `split_at_mut` and no `unsafe` is needed.
 
-use super::plan::{Dims, Plan};
+use super::plan::Plan;
 use super::transpose::{is_transpose, transpose_slabs, TILE};
 use crate::dtype::Element;
+use crate::error::Result;
+use crate::shape::contiguous_strides;
 
 /// Copies of at least this many elements run in parallel.
 pub(crate) const PAR_THRESHOLD: usize = 1 << 16;
 /// Parallel pieces are not split below this many elements.
 const GRAIN: usize = 1 << 15;
 
-/// Row-major contiguous strides of `dims` (the caller has checked the element count fits).
-pub(crate) fn contiguous_strides(dims: &[usize]) -> Dims<isize> {
-    let mut strides: Dims<isize> = Dims::from_elem(0, dims.len());
-    let mut acc = 1isize;
-    for (s, &d) in strides.iter_mut().zip(dims).rev() {
-        *s = acc;
-        acc = acc.wrapping_mul(d.max(1) as isize);
-    }
-    strides
-}
-
 /// Plans a copy from a strided source into the C-contiguous `dst` of shape `dims`.
-pub(crate) fn contiguous_plan(dims: &[usize], src_strides: &[isize], src_offset: usize) -> Plan<2> {
-    Plan::new(
+pub(crate) fn contiguous_plan(
+    dims: &[usize],
+    src_strides: &[isize],
+    src_offset: usize,
+) -> Result<Plan<2>> {
+    let dst_strides = contiguous_strides(dims)?;
+    Ok(Plan::new(
         dims,
-        [&contiguous_strides(dims), src_strides],
+        [&dst_strides, src_strides],
         [0, src_offset],
-    )
+    ))
 }
 
 /// Copies `src` into `dst` along `plan` (operand 0 = `dst`, operand 1 = `src`).

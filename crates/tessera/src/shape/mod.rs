@@ -13,7 +13,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 pub use cache::{ShapeCache, DEFAULT_RETAIN_PER_STRIPE, FRONT_SLOTS, NUM_STRIPES};
-pub(crate) use geometry::{checked_byte_size, checked_numel, DimVec};
+pub(crate) use geometry::{checked_byte_size, checked_numel, contiguous_strides, DimVec};
 
 use crate::error::Result;
 use cache::Descriptor;

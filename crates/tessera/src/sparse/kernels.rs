@@ -9,8 +9,8 @@ use super::{index_vec, with_slice, CsrMatrix, RowSparseArray, SparseParts};
 use crate::dtype::DType;
 use crate::error::{Result, TesseraError};
 use crate::kernels::scalar_math::Arith;
-use crate::layout::normalize_axes;
 use crate::tensor::arith::BinaryOp;
+use crate::tensor::reduce::{reduction_dtype, resolve_axes};
 use crate::tensor::Tensor;
 use crate::with_dtype;
 
@@ -346,28 +346,19 @@ pub(crate) fn csr_t_dot(m: &CsrMatrix, b: &Tensor, dt: DType) -> Result<Tensor> 
 /// `sum` of a sparse tensor over `axes` (all when `None`): dense, in the dtype of the dense
 /// sum. Implicit zeros contribute nothing, so only stored values are read.
 pub(crate) fn sparse_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
-    let rank = x.rank();
-    let ax = match axes {
-        Some(a) => normalize_axes(a, rank)?,
-        None => (0..rank).collect(),
-    };
-    let out_shape: Vec<usize> = (0..rank)
-        .filter_map(|i| match (ax.contains(&i), keepdims) {
-            (false, _) => Some(x.shape()[i]),
-            (true, true) => Some(1),
-            (true, false) => None,
-        })
-        .collect();
+    let resolved = resolve_axes(x.shape(), axes, keepdims)?;
+    let ax: Vec<usize> = (0..x.rank()).filter(|&i| resolved.reduced[i]).collect();
+    let out_shape = resolved.out_shape;
+    let dt = reduction_dtype("sum", x.dtype());
     let signed: Vec<isize> = ax.iter().map(|&a| a as isize).collect();
     match x.sparse_parts() {
         Some(SparseParts::Csr(m)) => {
-            if ax.len() == 2 || ax.is_empty() && rank == 0 {
+            if ax.len() == 2 {
                 return m.data().sum(None, false)?.reshape_to(&out_shape);
             }
             if ax.is_empty() {
-                return m.to_dense();
+                return m.to_dense()?.astype_if(dt);
             }
-            let dt = Tensor::zeros(&[1], x.dtype())?.sum(None, false)?.dtype();
             let data = m.data().astype_if(dt)?;
             let (ptr, idx) = (index_vec(m.indptr())?, index_vec(m.indices())?);
             let [rows, cols] = [m.shape()[0], m.shape()[1]];
@@ -406,15 +397,6 @@ pub(crate) fn sparse_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> 
 }
 
 impl Tensor {
-    /// `self` if it already has `dtype`, else a converted copy.
-    pub(crate) fn astype_if(&self, dtype: DType) -> Result<Tensor> {
-        if self.dtype() == dtype {
-            Ok(self.clone())
-        } else {
-            self.astype(dtype)
-        }
-    }
-
     /// A reshape to exact dims (a view when possible).
     pub(crate) fn reshape_to(&self, dims: &[usize]) -> Result<Tensor> {
         let d: Vec<isize> = dims.iter().map(|&x| x as isize).collect();

@@ -136,7 +136,7 @@ impl Tensor {
     /// [`UnaryOp::result_dtype`].
     pub fn unary(&self, op: UnaryOp) -> Result<Tensor> {
         let dt = op.result_dtype(self.dtype())?;
-        let src = self.materialize_if(dt)?;
+        let src = self.astype_if(dt)?;
         let out = Tensor::for_overwrite(self.shape(), dt)?;
         with_dtype!(dt, T => {
             // One monomorphised kernel per op: a closure the compiler inlines and vectorises,
@@ -249,7 +249,7 @@ impl Tensor {
         let other = if self.shares_storage(other) {
             other.astype(dt)?
         } else {
-            other.materialize_if(dt)?
+            other.astype_if(dt)?
         };
         let other = other.with_layout(other.layout().broadcast_to(layout.dims())?)?;
         if op == BinaryOp::Pow && dt.is_integer() {
@@ -294,7 +294,7 @@ impl Tensor {
     }
 
     /// `self` if it already has `dtype`, else a converted copy.
-    fn materialize_if(&self, dtype: DType) -> Result<Tensor> {
+    pub(crate) fn astype_if(&self, dtype: DType) -> Result<Tensor> {
         if self.dtype() == dtype {
             Ok(self.clone())
         } else {
@@ -317,7 +317,7 @@ impl Tensor {
     ) -> Result<(Tensor, Tensor, Tensor)> {
         let shape = broadcast_shapes(self.shape(), other.shape())?;
         let prep = |t: &Tensor| -> Result<Tensor> {
-            let t = t.materialize_if(compute)?;
+            let t = t.astype_if(compute)?;
             let l = t.layout().broadcast_to(&shape)?;
             t.with_layout(l)
         };

@@ -65,12 +65,13 @@ impl Tensor {
         ))
     }
 
-    /// A contiguous tensor whose contents are unspecified.
+    /// A contiguous tensor whose contents are unspecified (NumPy `empty`), for callers that
+    /// write every element before reading any.
     ///
-    /// Tessera zero-fills it anyway (fresh pages from the allocator are zero already, so this
-    /// costs little), which keeps every element a valid value of its dtype.
+    /// Every element is still a valid value of its dtype: small buffers and `bool` tensors are
+    /// zeroed, large ones are fresh zero pages or a reused buffer holding old values.
     pub fn empty(shape: &[usize], dtype: DType) -> Result<Tensor> {
-        Tensor::zeros(shape, dtype)
+        Tensor::for_overwrite(shape, dtype)
     }
 
     /// A contiguous tensor of ones.

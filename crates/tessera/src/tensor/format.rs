@@ -68,53 +68,45 @@ impl<T: Element> View<'_, T> {
             return f.format(self.at(offset));
         }
         let next_indent = format!("{indent} ");
-        let next_width = width.saturating_sub(1);
-        let items = self.shown(axis);
+        // Each child is one word (a number) or one nested block; `...` marks the summary gap.
+        let children: Vec<String> = self
+            .shown(axis)
+            .into_iter()
+            .map(|item| match item {
+                Some(i) => self.render(
+                    f,
+                    sep,
+                    axis + 1,
+                    offset + i as isize * self.strides[axis],
+                    &next_indent,
+                    width.saturating_sub(1),
+                ),
+                None => "...".to_string(),
+            })
+            .collect();
+        let last = children.len() - 1;
         let mut s = String::new();
         if rank - axis == 1 {
-            let elem_width = width.saturating_sub(1);
+            // Words fill lines up to the width (one less for the closing bracket).
             let mut line = indent.to_string();
-            let last = items.len() - 1;
-            for (k, item) in items.iter().enumerate() {
-                let word = match item {
-                    Some(i) => self.render(
-                        f,
-                        sep,
-                        axis + 1,
-                        offset + *i as isize * self.strides[axis],
-                        &next_indent,
-                        next_width,
-                    ),
-                    None => "...".to_string(),
-                };
-                if line.len() + word.len() > elem_width && line.len() > indent.len() {
+            for (k, word) in children.iter().enumerate() {
+                if line.len() + word.len() > width.saturating_sub(1) && line.len() > indent.len() {
                     s.push_str(line.trim_end());
                     s.push('\n');
                     line = indent.to_string();
                 }
-                line.push_str(&word);
+                line.push_str(word);
                 if k != last {
                     line.push_str(sep);
                 }
             }
             s.push_str(&line);
         } else {
+            // Nested blocks, one per line, separated by blank lines per remaining axis.
             let line_sep = format!("{}{}", sep.trim_end(), "\n".repeat(rank - axis - 1));
-            let last = items.len() - 1;
-            for (k, item) in items.iter().enumerate() {
-                let nested = match item {
-                    Some(i) => self.render(
-                        f,
-                        sep,
-                        axis + 1,
-                        offset + *i as isize * self.strides[axis],
-                        &next_indent,
-                        next_width,
-                    ),
-                    None => "...".to_string(),
-                };
+            for (k, nested) in children.iter().enumerate() {
                 s.push_str(indent);
-                s.push_str(&nested);
+                s.push_str(nested);
                 if k != last {
                     s.push_str(&line_sep);
                 }

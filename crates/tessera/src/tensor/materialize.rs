@@ -48,7 +48,7 @@ impl Tensor {
     /// `src_strides` (starting at this tensor's offset): the one strided copy.
     fn materialize(&self, dims: &[usize], src_strides: &[isize]) -> Result<Tensor> {
         let out = Tensor::for_overwrite(dims, self.dtype())?;
-        let plan = contiguous_plan(dims, src_strides, self.layout.offset());
+        let plan = contiguous_plan(dims, src_strides, self.layout.offset())?;
         with_dtype!(self.dtype(), T => {
             let src = self.dense_storage()?.read_as::<T>();
             let mut dst = out.dense_storage()?.write_as::<T>();
@@ -199,7 +199,7 @@ impl Tensor {
     pub(super) fn gather_vec<T: Element>(&self) -> Result<Vec<T>> {
         let data = self.dense_storage()?.read::<T>()?;
         let mut out = vec![T::default(); self.numel()];
-        let plan = contiguous_plan(self.shape(), self.strides(), self.layout.offset());
+        let plan = contiguous_plan(self.shape(), self.strides(), self.layout.offset())?;
         copy_strided(&plan, &mut out, &data);
         Ok(out)
     }

@@ -49,10 +49,16 @@ impl Tensor {
         let b = cast_contiguous(other, dt)?;
         let out = Tensor::zeros(&[m, n], dt)?;
         with_dtype!(dt, T => {
-            let av = a.to_vec::<T>()?;
-            let bv = b.to_vec::<T>()?;
+            // Both operands are contiguous: read them in place (one guard when they share a
+            // storage, as in `a.matmul(&a)`; a second read lock could wait behind a writer).
+            let ga = a.dense_storage()?.read_as::<T>();
+            let gb = if a.shares_storage(&b) { None } else { Some(b.dense_storage()?.read_as::<T>()) };
+            let (oa, ob) = (a.layout().offset(), b.layout().offset());
+            // `get` rather than indexing: an empty operand may carry any offset.
+            let av = ga.get(oa..oa + m * k).unwrap_or(&[]);
+            let bv = gb.as_deref().unwrap_or(&ga).get(ob..ob + k * n).unwrap_or(&[]);
             let mut cv = out.dense_storage()?.write_as::<T>();
-            gemm::<T>(&av, &bv, &mut cv, m, k, n);
+            gemm::<T>(av, bv, &mut cv, m, k, n);
         });
         Ok(out)
     }

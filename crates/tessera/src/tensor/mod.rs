@@ -14,7 +14,7 @@ mod format;
 mod interop;
 mod materialize;
 pub(crate) mod matmul;
-mod reduce;
+pub(crate) mod reduce;
 mod views;
 
 use std::sync::Arc;

@@ -16,31 +16,26 @@ use crate::dtype::{DType, Element};
 use crate::error::{Result, TesseraError};
 use crate::kernels::reduce::{reduce, Max, Min, Reducer, Sum};
 use crate::kernels::scalar_math::convert;
+use crate::layout::normalize_axes;
 use crate::with_dtype;
 
 /// Which axes a reduction removes, resolved against a tensor's rank.
-struct Axes {
-    reduced: Vec<bool>,
+pub(crate) struct Axes {
+    pub(crate) reduced: Vec<bool>,
     /// Elements folded into each output element.
     count: usize,
-    out_shape: Vec<usize>,
+    pub(crate) out_shape: Vec<usize>,
 }
 
-fn resolve_axes(shape: &[usize], axes: Option<&[isize]>, keepdims: bool) -> Result<Axes> {
+pub(crate) fn resolve_axes(
+    shape: &[usize],
+    axes: Option<&[isize]>,
+    keepdims: bool,
+) -> Result<Axes> {
     let rank = shape.len();
     let mut reduced = vec![axes.is_none(); rank];
-    for &a in axes.unwrap_or(&[]) {
-        let i = if a < 0 { a + rank as isize } else { a };
-        if i < 0 || i >= rank as isize {
-            return Err(TesseraError::Index(format!(
-                "axis {a} is out of bounds for a tensor of rank {rank}"
-            )));
-        }
-        if std::mem::replace(&mut reduced[i as usize], true) {
-            return Err(TesseraError::InvalidArgument(format!(
-                "duplicate axis {a} in {axes:?}"
-            )));
-        }
+    for a in normalize_axes(axes.unwrap_or(&[]), rank)? {
+        reduced[a] = true;
     }
     let count = shape
         .iter()
@@ -62,6 +57,16 @@ fn resolve_axes(shape: &[usize], axes: Option<&[isize]>, keepdims: bool) -> Resu
         count,
         out_shape,
     })
+}
+
+/// The dtype reduction `kind` (`sum`, `mean`, `max`, `min`) produces from input dtype `d`
+/// (the rules in the module docs); shape/dtype inference uses it without running anything.
+pub(crate) fn reduction_dtype(kind: &str, d: DType) -> DType {
+    match kind {
+        "sum" if !d.is_float() => DType::I64,
+        "mean" if !d.is_float() => DType::F64,
+        _ => d,
+    }
 }
 
 impl Tensor {
@@ -95,11 +100,7 @@ impl Tensor {
             return crate::sparse::kernels::sparse_sum(self, axes, keepdims);
         }
         let ax = resolve_axes(self.shape(), axes, keepdims)?;
-        let dt = if self.dtype().is_float() {
-            self.dtype()
-        } else {
-            DType::I64
-        };
+        let dt = reduction_dtype("sum", self.dtype());
         with_dtype!(self.dtype(), T => with_dtype!(dt, O => {
             let acc = self.reduce_with::<T, Sum>(&ax, &Sum)?;
             let v: Vec<O> = acc.into_iter().map(convert).collect();
@@ -111,11 +112,7 @@ impl Tensor {
     /// in the sum's accumulator and `f64`; see the [module docs](self) for dtypes.
     pub fn mean(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
         let ax = resolve_axes(self.shape(), axes, keepdims)?;
-        let dt = if self.dtype().is_float() {
-            self.dtype()
-        } else {
-            DType::F64
-        };
+        let dt = reduction_dtype("mean", self.dtype());
         let n = ax.count as f64;
         with_dtype!(self.dtype(), T => with_dtype!(dt, O => {
             let acc = self.reduce_with::<T, Sum>(&ax, &Sum)?;

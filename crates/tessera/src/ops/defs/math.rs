@@ -3,12 +3,13 @@
 
 use super::shape_ops::NoParams;
 use super::sparse_rules::{add_sub_stype, keep_stype, mul_stype, reduce_stype};
-use crate::layout::{broadcast_shapes, normalize_axes};
+use crate::layout::broadcast_shapes;
 use crate::op_params;
 use crate::ops::registry::{OpDef, Registry};
 use crate::ops::stype::TensorMeta;
 use crate::sparse::kernels::{add_sub_same, map_values, mul_masked, sparse_sum};
 use crate::tensor::arith::{BinaryOp, CompareOp, UnaryOp};
+use crate::tensor::reduce::{reduction_dtype, resolve_axes};
 use crate::tensor::Tensor;
 use crate::{DType, Result};
 
@@ -29,37 +30,14 @@ fn binary_meta(m: &[TensorMeta], dtype: DType) -> Result<Vec<TensorMeta>> {
     )])
 }
 
-fn reduce_meta(p: &ReduceParams, m: &TensorMeta, dtype: DType) -> Result<Vec<TensorMeta>> {
-    let rank = m.shape.len();
-    let axes = match &p.axis {
-        Some(a) => normalize_axes(a, rank)?,
-        None => (0..rank).collect(),
-    };
-    let shape = (0..rank)
-        .filter_map(|i| match (axes.contains(&i), p.keepdims) {
-            (false, _) => Some(m.shape[i]),
-            (true, true) => Some(1),
-            (true, false) => None,
-        })
-        .collect();
-    Ok(vec![TensorMeta::dense(shape, dtype)])
+fn reduce_meta(kind: &str, p: &ReduceParams, m: &TensorMeta) -> Result<Vec<TensorMeta>> {
+    let axes = resolve_axes(&m.shape, p.axis.as_deref(), p.keepdims)?;
+    Ok(vec![TensorMeta::dense(
+        axes.out_shape,
+        reduction_dtype(kind, m.dtype),
+    )])
 }
 
-/// The dtype a reduction produces (probed on a one-element tensor of the input dtype, so the
-/// rule lives in one place: the reduction itself).
-fn reduce_dtype(kind: &str, d: DType) -> Result<DType> {
-    let probe = crate::Tensor::zeros(&[1], d)?;
-    Ok(match kind {
-        "sum" => probe.sum(None, false)?,
-        "mean" => probe.mean(None, false)?,
-        "max" => probe.max(None, false)?,
-        _ => probe.min(None, false)?,
-    }
-    .dtype())
-}
-
-/// Zero-preserving unary ops keep the storage type (O3); their sparse kernel maps the
-/// stored values.
 macro_rules! unary {
     ($r:ident, $($op:ident($zp:literal): $doc:literal),* $(,)?) => {$(
         let def = OpDef::<NoParams>::new(
@@ -146,7 +124,7 @@ macro_rules! reduction {
             $doc,
             &["x"],
             &["y"],
-            |p, m| reduce_meta(p, &m[0], reduce_dtype(stringify!($name), m[0].dtype)?),
+            |p, m| reduce_meta(stringify!($name), p, &m[0]),
             |p, x| Ok(vec![x[0].$name(p.axis.as_deref(), p.keepdims)?]),
         );
         $r.add(if stringify!($name) == "sum" {
