@@ -36,4 +36,4 @@ pub use sparse::{CsrMatrix, RowSparseArray, SparseError, SparseParts};
 pub use storage::Storage;
 pub use stype::StorageType;
 pub use tensor::arith::{BinaryOp, CompareOp, UnaryOp};
-pub use tensor::Tensor;
+pub use tensor::{Tensor, TensorRef};

@@ -148,13 +148,16 @@ fn is_contiguous<'a>(
 pub(crate) fn hash_key(dims: &[usize], strides: &[isize]) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
     let mix = |h: u64, x: u64| (h.rotate_left(5) ^ x).wrapping_mul(K);
-    let mut h = mix(0, dims.len() as u64);
+    // Two independent lanes (dims, strides): half the dependent multiply chain of one lane.
+    let mut a = mix(0, dims.len() as u64);
+    let mut b = mix(0x2545_f491_4f6c_dd1d, strides.len() as u64);
     for &d in dims {
-        h = mix(h, d as u64);
+        a = mix(a, d as u64);
     }
     for &s in strides {
-        h = mix(h, s as u64);
+        b = mix(b, s as u64);
     }
+    let mut h = a ^ b.rotate_left(32);
     h ^= h >> 32;
     h = h.wrapping_mul(0x9e37_79b9_7f4a_7c15);
     h ^ (h >> 29)

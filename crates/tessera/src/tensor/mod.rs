@@ -8,6 +8,7 @@
 //! to use `ops::invoke` (sparse kernels or the logged fallback) or `cast_storage`.
 
 pub mod arith;
+mod borrowed;
 mod create;
 mod element_format;
 mod format;
@@ -19,6 +20,7 @@ mod views;
 
 use std::sync::Arc;
 
+pub use borrowed::TensorRef;
 pub use format::{EDGE_ITEMS, LINE_WIDTH, PRINT_THRESHOLD};
 
 use crate::dtype::{DType, Element};

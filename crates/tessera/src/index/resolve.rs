@@ -1,0 +1,252 @@
+//! From index specs to a view's geometry (V1–V3): [`resolve`] computes dims, strides and offset
+//! without touching the shape cache; [`apply`] interns the result as a [`Layout`].
+
+use super::IndexSpec;
+use crate::error::{Result, TesseraError};
+use crate::layout::Layout;
+use crate::shape::{DimVec, Shape};
+
+/// The geometry of a view before it is interned: dims, strides (in elements) and the element
+/// offset of its first element. Produced by [`resolve`]; [`apply`] turns it into a [`Layout`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ViewGeometry {
+    dims: DimVec<usize>,
+    strides: DimVec<isize>,
+    offset: usize,
+}
+
+impl ViewGeometry {
+    /// Size of each dimension.
+    pub fn dims(&self) -> &[usize] {
+        &self.dims
+    }
+
+    /// Stride of each dimension, in elements.
+    pub fn strides(&self) -> &[isize] {
+        &self.strides
+    }
+
+    /// Element offset of the first element in the storage.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// The interned layout (a shape-cache lookup).
+    pub fn to_layout(&self) -> Result<Layout> {
+        Ok(Layout::new(
+            Shape::new(&self.dims, &self.strides)?,
+            self.offset,
+        ))
+    }
+}
+
+/// Bounds of one interval after NumPy clamping: (first position, length).
+fn resolve_interval(
+    d: usize,
+    start: Option<isize>,
+    end: Option<isize>,
+    step: isize,
+    inclusive: bool,
+) -> Result<(isize, usize)> {
+    if step == 0 {
+        return Err(TesseraError::InvalidArgument(
+            "interval step must not be zero".into(),
+        ));
+    }
+    let d = d as isize;
+    // Python's slice.indices, with DL4J's inclusive end applied after normalising negatives
+    // and before clamping (so an inclusive end never wraps around or revives a bound that
+    // lies outside the dim).
+    let wrap = |x: isize| if x < 0 { x.saturating_add(d) } else { x };
+    let (first, len) = if step > 0 {
+        let s = start.map_or(0, |s| wrap(s).clamp(0, d));
+        let e = end.map_or(d, |e| {
+            wrap(e).saturating_add(inclusive as isize).clamp(0, d)
+        });
+        (
+            s,
+            if e > s {
+                ((e - s - 1) / step + 1) as usize
+            } else {
+                0
+            },
+        )
+    } else {
+        let s = start.map_or(d - 1, |s| wrap(s).clamp(-1, d - 1));
+        let e = end.map_or(-1, |e| {
+            wrap(e).saturating_sub(inclusive as isize).clamp(-1, d - 1)
+        });
+        (
+            s,
+            if s > e {
+                ((s - e - 1) / (-step) + 1) as usize
+            } else {
+                0
+            },
+        )
+    };
+    Ok((first, len))
+}
+
+/// Applies index specs to a geometry (`dims`, `strides`, `offset`; V1–V3) without interning:
+/// the view's geometry, or a typed error for an out-of-range point, a zero step, two ellipses
+/// or too many indices. The input must be a valid geometry (one a [`Layout`] holds); every
+/// view of it then is too.
+///
+/// ```
+/// use tessera::idx;
+/// use tessera::index::{resolve, Ellipsis, NewAxis};
+/// let v = resolve(&[4, 5, 6], &[30, 6, 1], 0, &idx![1, Ellipsis, NewAxis, ..; -2]).unwrap();
+/// assert_eq!(v.dims(), &[5, 1, 3]);
+/// assert_eq!(v.strides(), &[6, 0, -2]);
+/// assert_eq!(v.offset(), 30 + 5);
+/// ```
+pub fn resolve(
+    dims: &[usize],
+    strides: &[isize],
+    offset: usize,
+    specs: &[IndexSpec],
+) -> Result<ViewGeometry> {
+    let rank = dims.len();
+    let (mut consumed, mut points, mut new_axes, mut ellipses) = (0, 0, 0, 0);
+    for spec in specs {
+        match spec {
+            IndexSpec::Point(_) => {
+                consumed += 1;
+                points += 1;
+            }
+            IndexSpec::Interval { .. } | IndexSpec::All => consumed += 1,
+            IndexSpec::NewAxis => new_axes += 1,
+            IndexSpec::Ellipsis => ellipses += 1,
+        }
+    }
+    if ellipses > 1 {
+        return Err(TesseraError::Index(
+            "an index can only have a single ellipsis".into(),
+        ));
+    }
+    if consumed > rank {
+        return Err(TesseraError::Index(format!(
+            "too many indices: tensor of rank {rank} indexed with {consumed}"
+        )));
+    }
+    // Sized up front and written in place by position: no growth checks in the loop, no heap
+    // for views of rank up to `INLINE`, and no copy of the arrays after they are written.
+    let out_rank = rank - points + new_axes;
+    let mut view = ViewGeometry {
+        dims: zeroed(out_rank),
+        strides: zeroed(out_rank),
+        offset: 0,
+    };
+    view.offset = walk_specs(
+        dims,
+        strides,
+        offset,
+        specs,
+        rank - consumed,
+        &mut view.dims,
+        &mut view.strides,
+    )?;
+    Ok(view)
+}
+
+/// `len` zeros, inline when they fit.
+#[inline(always)]
+fn zeroed<T: Copy + Default>(len: usize) -> DimVec<T> {
+    if len <= INLINE {
+        DimVec::from_buf_and_len([T::default(); INLINE], len)
+    } else {
+        DimVec::from_elem(T::default(), len)
+    }
+}
+
+/// Inline capacity of [`DimVec`].
+const INLINE: usize = 6;
+
+/// Writes the view's dims and strides (slices of the output rank) and returns its offset.
+/// `ellipsis_len` is the number of dims the ellipsis (if any) stands for.
+fn walk_specs(
+    dims: &[usize],
+    strides: &[isize],
+    offset: usize,
+    specs: &[IndexSpec],
+    ellipsis_len: usize,
+    out_dims: &mut [usize],
+    out_strides: &mut [isize],
+) -> Result<usize> {
+    let mut offset = offset as isize;
+    let (mut axis, mut j) = (0, 0);
+    for spec in specs {
+        match *spec {
+            IndexSpec::Point(i) => {
+                let d = dims[axis] as isize;
+                let p = if i < 0 { i + d } else { i };
+                if !(0..d).contains(&p) {
+                    return Err(TesseraError::Index(format!(
+                        "index {i} is out of bounds for axis {axis} with size {d}"
+                    )));
+                }
+                offset += p * strides[axis];
+                axis += 1;
+            }
+            IndexSpec::Interval {
+                start,
+                end,
+                step,
+                inclusive,
+            } => {
+                let s = strides[axis];
+                let (first, len) = resolve_interval(dims[axis], start, end, step, inclusive)?;
+                if len > 0 {
+                    offset += first * s;
+                }
+                out_dims[j] = len;
+                // With at most one element the stride is never used; avoid overflow there.
+                out_strides[j] = if len > 1 { s * step } else { s };
+                axis += 1;
+                j += 1;
+            }
+            IndexSpec::All => {
+                out_dims[j] = dims[axis];
+                out_strides[j] = strides[axis];
+                axis += 1;
+                j += 1;
+            }
+            IndexSpec::NewAxis => {
+                out_dims[j] = 1;
+                out_strides[j] = 0;
+                j += 1;
+            }
+            IndexSpec::Ellipsis => {
+                for _ in 0..ellipsis_len {
+                    out_dims[j] = dims[axis];
+                    out_strides[j] = strides[axis];
+                    axis += 1;
+                    j += 1;
+                }
+            }
+        }
+    }
+    // Dims not named by any spec are kept whole. (Element loops, not `copy_from_slice`: these
+    // are a few elements, where a `memcpy` call costs more than the copy.)
+    for (k, a) in (axis..dims.len()).enumerate() {
+        out_dims[j + k] = dims[a];
+        out_strides[j + k] = strides[a];
+    }
+    Ok(offset as usize)
+}
+
+/// Applies index specs to a layout (V1–V3): [`resolve`], then the interned layout.
+///
+/// ```
+/// use tessera::{idx, Layout};
+/// use tessera::index::{apply, Ellipsis, NewAxis};
+/// let l = Layout::contiguous(&[4, 5, 6]).unwrap();
+/// let v = apply(&l, &idx![1, Ellipsis, NewAxis, ..; -2]).unwrap();
+/// assert_eq!(v.dims(), &[5, 1, 3]);
+/// assert_eq!(v.strides()[2], -2);
+/// assert_eq!(v.offset(), 30 + 5);
+/// ```
+pub fn apply(layout: &Layout, specs: &[IndexSpec]) -> Result<Layout> {
+    resolve(layout.dims(), layout.strides(), layout.offset(), specs)?.to_layout()
+}
