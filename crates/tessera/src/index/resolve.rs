@@ -107,7 +107,40 @@ pub fn resolve(
     offset: usize,
     specs: &[IndexSpec],
 ) -> Result<ViewGeometry> {
-    let rank = dims.len();
+    let Counts {
+        out_rank,
+        ellipsis_len,
+    } = count(dims.len(), specs)?;
+    // Sized up front and written in place by position: no growth checks in the loop, no heap
+    // for views of rank up to `INLINE`, and no copy of the arrays after they are written.
+    let mut view = ViewGeometry {
+        dims: zeroed(out_rank),
+        strides: zeroed(out_rank),
+        offset: 0,
+    };
+    view.offset = walk_specs(
+        dims,
+        strides,
+        offset,
+        specs,
+        ellipsis_len,
+        &mut view.dims,
+        &mut view.strides,
+    )?;
+    Ok(view)
+}
+
+/// What the specs make of a tensor's rank.
+struct Counts {
+    /// Rank of the view.
+    out_rank: usize,
+    /// Number of dims an ellipsis (if any) stands for.
+    ellipsis_len: usize,
+}
+
+/// Checks the spec list against the rank: at most one ellipsis, no more dim-consuming specs
+/// than dims.
+fn count(rank: usize, specs: &[IndexSpec]) -> Result<Counts> {
     let (mut consumed, mut points, mut new_axes, mut ellipses) = (0, 0, 0, 0);
     for spec in specs {
         match spec {
@@ -130,24 +163,10 @@ pub fn resolve(
             "too many indices: tensor of rank {rank} indexed with {consumed}"
         )));
     }
-    // Sized up front and written in place by position: no growth checks in the loop, no heap
-    // for views of rank up to `INLINE`, and no copy of the arrays after they are written.
-    let out_rank = rank - points + new_axes;
-    let mut view = ViewGeometry {
-        dims: zeroed(out_rank),
-        strides: zeroed(out_rank),
-        offset: 0,
-    };
-    view.offset = walk_specs(
-        dims,
-        strides,
-        offset,
-        specs,
-        rank - consumed,
-        &mut view.dims,
-        &mut view.strides,
-    )?;
-    Ok(view)
+    Ok(Counts {
+        out_rank: rank - points + new_axes,
+        ellipsis_len: rank - consumed,
+    })
 }
 
 /// `len` zeros, inline when they fit.
@@ -248,5 +267,20 @@ fn walk_specs(
 /// assert_eq!(v.offset(), 30 + 5);
 /// ```
 pub fn apply(layout: &Layout, specs: &[IndexSpec]) -> Result<Layout> {
-    resolve(layout.dims(), layout.strides(), layout.offset(), specs)?.to_layout()
+    let (dims, strides) = (layout.dims(), layout.strides());
+    let Counts {
+        out_rank,
+        ellipsis_len,
+    } = count(dims.len(), specs)?;
+    let walk = |d: &mut [usize], s: &mut [isize]| {
+        let offset = walk_specs(dims, strides, layout.offset(), specs, ellipsis_len, d, s)?;
+        // Interned straight from the buffers the walk wrote: no intermediate geometry.
+        Ok(Layout::new(Shape::new(d, s)?, offset))
+    };
+    if out_rank <= INLINE {
+        let (mut d, mut s) = ([0usize; INLINE], [0isize; INLINE]);
+        walk(&mut d[..out_rank], &mut s[..out_rank])
+    } else {
+        walk(&mut vec![0; out_rank], &mut vec![0; out_rank])
+    }
 }
