@@ -140,6 +140,7 @@ struct Counts {
 
 /// Checks the spec list against the rank: at most one ellipsis, no more dim-consuming specs
 /// than dims.
+#[inline]
 fn count(rank: usize, specs: &[IndexSpec]) -> Result<Counts> {
     let (mut consumed, mut points, mut new_axes, mut ellipses) = (0, 0, 0, 0);
     for spec in specs {

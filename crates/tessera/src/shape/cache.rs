@@ -222,6 +222,7 @@ impl ShapeCache {
     ///
     /// Errors: `dims` and `strides` of different lengths, or a geometry whose element count or
     /// reachable offsets overflow `isize`.
+    #[inline]
     pub fn intern(&self, dims: &[usize], strides: &[isize]) -> Result<Shape> {
         let hash = hash_key(dims, strides);
         if dims.len() == strides.len() {
@@ -229,6 +230,13 @@ impl ShapeCache {
                 return Ok(hit);
             }
         }
+        self.intern_slow(hash, dims, strides)
+    }
+
+    /// The trie path of [`ShapeCache::intern`], kept out of line so that the front-cache hit
+    /// stays a small function.
+    #[inline(never)]
+    fn intern_slow(&self, hash: u64, dims: &[usize], strides: &[isize]) -> Result<Shape> {
         let geom = Geometry::new(dims, strides)?;
         let key = geom.key();
         let mut evicted = None;
@@ -261,6 +269,7 @@ impl ShapeCache {
         Ok(Shape(shape))
     }
 
+    #[inline]
     fn front_lookup(&self, hash: u64, dims: &[usize], strides: &[isize]) -> Option<Shape> {
         FRONT
             .try_with(|front| {

@@ -34,6 +34,7 @@ pub struct Shape(Arc<Descriptor>);
 
 impl Shape {
     /// The descriptor for `dims` with `strides` (in elements) from the global cache.
+    #[inline]
     pub fn new(dims: &[usize], strides: &[isize]) -> Result<Shape> {
         ShapeCache::global().intern(dims, strides)
     }
