@@ -93,6 +93,15 @@ fn views() -> tessera::Result<()> {
         "t[:, ::-1, 3..=3] (negative stride, DL4J inclusive end) -> strides {:?}\n{r}",
         r.strides()
     );
+    let b = t.index_ref(&idx![.., 1])?;
+    println!(
+        "borrowed view t.index_ref([:, 1]) (nothing interned, no refcount) -> shape {:?}, \
+         strides {:?}, offset {}, values {:?}",
+        b.shape(),
+        b.strides(),
+        b.offset(),
+        b.to_vec::<i64>()?
+    );
     let specs = [
         IndexSpec::Point(-1),
         IndexSpec::All,
