@@ -216,9 +216,10 @@ fn sparse() -> tessera::Result<()> {
     );
     let m = y[0].as_csr()?;
     println!(
-        "  indptr {:?}, indices {:?} (shared with the input), data {:?}",
-        m.indptr().to_vec::<i64>()?,
-        m.indices().to_vec::<i64>()?,
+        "  indptr {:?}, indices {:?} ({}, shared with the input), data {:?}",
+        m.indptr().to_vec::<i32>()?,
+        m.indices().to_vec::<i32>()?,
+        m.index_dtype(),
         m.data().to_vec::<f64>()?
     );
     // c != 0: no csr kernel, the logged fallback runs and the output is dense.

@@ -52,7 +52,8 @@ pub fn from_ndarray(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
         let fixed = np.call_method1("ascontiguousarray", (arr, dt.name()))?;
         return from_ndarray(fixed.cast::<PyUntypedArray>()?);
     }
-    let t = Tensor::zeros(arr.shape(), dt).py()?;
+    // Every element is overwritten below: no zero-fill.
+    let t = Tensor::empty(arr.shape(), dt).py()?;
     let n = t.numel();
     if n > 0 {
         // SAFETY: `arr` is a C-contiguous, aligned, native-order array of `n` elements of

@@ -9,7 +9,8 @@ use crate::convert::{shape_arg, to_tensor};
 use crate::errors::PyRes;
 use crate::tensor::PyTensor;
 
-fn i64_vec(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+/// An index array as a tensor of its own integer dtype (TypeError for other dtypes).
+fn index_tensor(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     let t = to_tensor(obj, None, None)?;
     if !t.dtype().is_integer() {
         return Err(pyo3::exceptions::PyTypeError::new_err(format!(
@@ -17,7 +18,15 @@ fn i64_vec(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
             t.dtype()
         )));
     }
-    t.astype(DType::I64).py()?.to_vec::<i64>().py()
+    Ok(t)
+}
+
+fn i64_vec(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+    index_tensor(obj)?
+        .astype(DType::I64)
+        .py()?
+        .to_vec::<i64>()
+        .py()
 }
 
 /// A CSR tensor from `(data, indices, indptr)` and a 2-D `shape`, checked (ValueError with
@@ -39,7 +48,10 @@ fn _csr_matrix(
         }
     };
     let data = to_tensor(data, None, None)?;
-    let m = CsrMatrix::try_new([rows, cols], i64_vec(indptr)?, i64_vec(indices)?, data).py()?;
+    // int32 / int64 parts (SciPy's) are copied once into tensors and kept as they are when
+    // already in the matrix's index dtype.
+    let (indptr, indices) = (index_tensor(indptr)?, index_tensor(indices)?);
+    let m = CsrMatrix::try_from_tensors([rows, cols], indptr, indices, data).py()?;
     Tensor::from_sparse_parts(SparseParts::Csr(m))
         .py()
         .map(Into::into)
@@ -78,7 +90,8 @@ impl PyTensor {
     }
 
     /// The parts of a sparse tensor: `(data, indices, indptr)` for csr, `(data, indices)` for
-    /// row_sparse (tensors; `indices`/`indptr` are int64).
+    /// row_sparse (tensors; csr `indices`/`indptr` are int32 when the matrix fits, else int64,
+    /// row_sparse `indices` int64).
     fn sparse_parts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let wrap = |t: &Tensor| PyTensor::from(t.clone());
         match self.t.sparse_parts() {

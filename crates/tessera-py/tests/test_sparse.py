@@ -110,6 +110,48 @@ def test_csr_errors(indptr, indices, n, msg):
         ts.sparse.csr_matrix((np.ones(n), indices, indptr), shape=(2, 3))
 
 
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64, np.uint8])
+def test_csr_index_parts_are_int32_when_they_fit(index_dtype):
+    m = sp.csr_matrix(np.array([[0.0, 1.0, 0.0], [2.0, 0.0, 3.0]]))
+    t = ts.sparse.csr_matrix(
+        (m.data, m.indices.astype(index_dtype), m.indptr.astype(index_dtype)), shape=m.shape)
+    data, indices, indptr = t.sparse_parts()
+    assert indices.dtype == ts.int32 and indptr.dtype == ts.int32
+    np.testing.assert_array_equal(np.asarray(indices), m.indices)
+    np.testing.assert_array_equal(np.asarray(indptr), m.indptr)
+    back = t.to_scipy()
+    assert back.indices.dtype == np.int32 and back.indptr.dtype == np.int32
+    np.testing.assert_array_equal(back.toarray(), m.toarray())
+    assert ts.sparse.from_scipy(m).sparse_parts()[1].dtype == ts.int32
+
+
+def test_csr_float_index_arrays_are_a_type_error():
+    with pytest.raises(TypeError, match="must be integers"):
+        ts.sparse.csr_matrix((np.ones(1), np.array([0.0]), [0, 1]), shape=(1, 2))
+
+
+@pytest.mark.parametrize("pattern", ["banded", "scattered", "ragged"])
+@pytest.mark.parametrize("parallel", [False, True])
+def test_spmv_matches_scipy_on_large_patterns(pattern, parallel):
+    # Large enough for many row blocks, the threaded split and, for scattered columns,
+    # the prefetching loop; ragged rows (0 to 9 entries, some empty) cover odd lengths.
+    rng = np.random.default_rng(3)
+    rows, cols = 5000, 200_000
+    if pattern == "banded":
+        m = sp.diags([rng.standard_normal(rows) for _ in range(5)], [-2, -1, 0, 1, 2],
+                     shape=(rows, cols), format="csr")
+    else:
+        per_row = rng.integers(0, 10, rows) if pattern == "ragged" else np.full(rows, 8)
+        r = np.repeat(np.arange(rows), per_row)
+        c = rng.integers(0, cols, r.size)
+        m = sp.csr_matrix((rng.standard_normal(r.size), (r, c)), shape=(rows, cols))
+    m.sum_duplicates()
+    v = rng.standard_normal(cols)
+    t = ts.sparse.from_scipy(m)
+    got = np.asarray(ts.invoke("dot", t, ts.asarray(v), parallel=parallel))
+    np.testing.assert_allclose(got, m @ v, rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize(
     "indices,k,msg",
     [

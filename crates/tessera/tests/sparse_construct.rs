@@ -8,12 +8,30 @@ fn f64s(v: &[f64]) -> Tensor {
     Tensor::from_slice(v, &[v.len()]).unwrap()
 }
 
+/// The error `try_new` gives, checked to be the one `try_from_tensors` gives for the same
+/// parts as int64 and as int32 tensors.
 fn csr_err(shape: [usize; 2], indptr: &[i64], indices: &[i64], n: usize) -> SparseError {
     let data = f64s(&vec![1.0; n]);
-    match CsrMatrix::try_new(shape, indptr.to_vec(), indices.to_vec(), data) {
+    let unwrap = |r: tessera::Result<CsrMatrix>| match r {
         Err(TesseraError::Sparse(e)) => e,
         other => panic!("expected a sparse error, got {other:?}"),
+    };
+    let e = unwrap(CsrMatrix::try_new(
+        shape,
+        indptr.to_vec(),
+        indices.to_vec(),
+        data.clone(),
+    ));
+    let t64 = |v: &[i64]| Tensor::from_slice(v, &[v.len()]).unwrap();
+    for dt in [DType::I64, DType::I32] {
+        let (p, i) = (
+            t64(indptr).astype(dt).unwrap(),
+            t64(indices).astype(dt).unwrap(),
+        );
+        let from_tensors = CsrMatrix::try_from_tensors(shape, p, i, data.clone());
+        assert_eq!(unwrap(from_tensors), e, "{dt} parts");
     }
+    e
 }
 
 #[test]
@@ -133,8 +151,9 @@ fn o4_builder_sorts_and_sums_duplicates() {
         &[1.0f64, 2.0, 3.0, 4.0],
     )
     .unwrap();
-    assert_eq!(m.indptr().to_vec::<i64>().unwrap(), vec![0, 2, 2, 3]);
-    assert_eq!(m.indices().to_vec::<i64>().unwrap(), vec![0, 2, 1]);
+    assert_eq!(m.index_dtype(), DType::I32);
+    assert_eq!(m.indptr().to_vec::<i32>().unwrap(), vec![0, 2, 2, 3]);
+    assert_eq!(m.indices().to_vec::<i32>().unwrap(), vec![0, 2, 1]);
     assert_eq!(m.data().to_vec::<f64>().unwrap(), vec![4.0, 2.0, 4.0]);
     assert!(csr_from_triplets([1, 1], &[0], &[1], &[1.0f64]).is_err());
     assert!(csr_from_triplets([1, 1], &[0, 0], &[0], &[1.0f64]).is_err());
@@ -247,4 +266,89 @@ fn retain_keeps_the_listed_rows() {
         .unwrap()
         .retain(&[0])
         .is_err());
+}
+
+#[test]
+fn csr_index_dtype_is_int32_when_the_matrix_fits_else_int64() {
+    let small = CsrMatrix::try_new([2, 3], vec![0, 1, 2], vec![2, 0], f64s(&[1., 2.])).unwrap();
+    assert_eq!(small.index_dtype(), DType::I32);
+    assert_eq!(small.indptr().dtype(), DType::I32);
+    // More columns than i32 can index: int64 (the matrix itself stays tiny).
+    let wide_cols = i32::MAX as usize + 1;
+    let wide = CsrMatrix::try_new(
+        [2, wide_cols],
+        vec![0, 1, 2],
+        vec![wide_cols as i64 - 1, 0],
+        f64s(&[1., 2.]),
+    )
+    .unwrap();
+    assert_eq!(wide.index_dtype(), DType::I64);
+    assert_eq!(wide.indptr().dtype(), DType::I64);
+    assert_eq!(
+        wide.indices().to_vec::<i64>().unwrap(),
+        vec![wide_cols as i64 - 1, 0]
+    );
+    // Row slicing and eliminate_zeros keep the rule; int32 tensors given for it are widened.
+    assert_eq!(wide.rows_slice(1, 2).unwrap().index_dtype(), DType::I64);
+    let t32 = |v: &[i32]| Tensor::from_slice(v, &[v.len()]).unwrap();
+    let from32 =
+        CsrMatrix::try_from_tensors([2, wide_cols], t32(&[0, 1, 1]), t32(&[5]), f64s(&[1.]))
+            .unwrap();
+    assert_eq!(from32.index_dtype(), DType::I64);
+    assert_eq!(from32.eliminate_zeros().unwrap().index_dtype(), DType::I64);
+}
+
+#[test]
+fn csr_from_tensors_shares_parts_of_the_index_dtype_and_converts_others() {
+    let data = f64s(&[1., 2., 3.]);
+    let ptr32 = Tensor::from_slice(&[0i32, 2, 2, 3], &[4]).unwrap();
+    let idx32 = Tensor::from_slice(&[0i32, 2, 1], &[3]).unwrap();
+    let m =
+        CsrMatrix::try_from_tensors([3, 3], ptr32.clone(), idx32.clone(), data.clone()).unwrap();
+    assert!(m.indptr().shares_storage(&ptr32) && m.indices().shares_storage(&idx32));
+    let want = m.to_dense().unwrap().to_vec::<f64>().unwrap();
+    // int64, uint8 and mixed index dtypes give the same matrix, stored as int32.
+    let ptr64 = ptr32.astype(DType::I64).unwrap();
+    let idx8 = idx32.astype(DType::U8).unwrap();
+    for (p, i) in [
+        (ptr64.clone(), idx32.astype(DType::I64).unwrap()),
+        (ptr64, idx8.clone()),
+        (ptr32.astype(DType::U8).unwrap(), idx8),
+    ] {
+        let m = CsrMatrix::try_from_tensors([3, 3], p, i, data.clone()).unwrap();
+        assert_eq!(m.index_dtype(), DType::I32);
+        assert_eq!(m.to_dense().unwrap().to_vec::<f64>().unwrap(), want);
+    }
+    // Non-integer or non-1-D index parts are errors.
+    let bad = [
+        (ptr32.astype(DType::F64).unwrap(), idx32.clone()),
+        (ptr32.clone(), idx32.astype(DType::Bool).unwrap()),
+        (ptr32.clone(), idx32.reshape(&[3, 1]).unwrap()),
+    ];
+    for (p, i) in bad {
+        let e = CsrMatrix::try_from_tensors([3, 3], p, i, data.clone()).unwrap_err();
+        assert!(
+            matches!(e, TesseraError::Sparse(SparseError::Part(_))),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn csr_new_unchecked_checks_the_structure_but_not_the_order() {
+    let data = || f64s(&[1., 2.]);
+    // Unsorted and duplicate columns are accepted...
+    assert!(CsrMatrix::new_unchecked([1, 3], vec![0, 2], vec![2, 0], data()).is_ok());
+    assert!(CsrMatrix::new_unchecked([1, 3], vec![0, 2], vec![1, 1], data()).is_ok());
+    // ...but anything a kernel could index out of bounds with is not.
+    for (ptr, idx) in [
+        (vec![0, 2], vec![0, 3]),
+        (vec![0, 2], vec![-1, 0]),
+        (vec![0, 3], vec![0, 1]),
+        (vec![1, 2], vec![0, 1]),
+        (vec![0], vec![0, 1]),
+    ] {
+        let e = CsrMatrix::new_unchecked([1, 3], ptr, idx, data()).unwrap_err();
+        assert!(matches!(e, TesseraError::Sparse(_)), "{e}");
+    }
 }

@@ -160,6 +160,46 @@ fn o3_quadratic_on_csr_shares_the_index_arrays() {
     assert_eq!(y[0].to_vec::<f64>().unwrap(), vec![0.0, 3.0, 8.0, 0.0]);
 }
 
+#[test]
+fn csr_dot_threaded_and_single_thread_match_dense() {
+    // Big enough (rows * n > 2^14) for the threaded split.
+    let (x, xd) = random_csr(20_000, 9, 0.3, 11, false);
+    let xd = Tensor::from_vec(xd, &[20_000, 9]).unwrap();
+    for n in [0usize, 1, 2] {
+        let b = if n == 1 {
+            Tensor::arange(0, 9, 1, DType::F64).unwrap()
+        } else {
+            Tensor::arange(0, 9 * n as i64, 1, DType::F64)
+                .unwrap()
+                .reshape(&[9, n as isize])
+                .unwrap()
+        };
+        let want = vals(&ops::invoke("dot", &[xd.clone(), b.clone()], &[]).unwrap()[0]);
+        for parallel in ["true", "false"] {
+            let got = ops::invoke("dot", &[x.clone(), b.clone()], &[("parallel", parallel)])
+                .unwrap()
+                .remove(0);
+            assert_eq!(vals(&got), want, "n = {n}, parallel = {parallel}");
+        }
+    }
+}
+
+#[test]
+fn csr_dot_after_the_shared_index_parts_were_written_is_an_error() {
+    let x = Tensor::from_vec(vec![1.0f64, 2.0, 0.0, 3.0], &[2, 2])
+        .unwrap()
+        .cast_storage(StorageType::Csr)
+        .unwrap();
+    let v = Tensor::from_vec(vec![1.0f64, 1.0], &[2]).unwrap();
+    // Breaking the "never write into the parts" contract gives an error, not a panic or an
+    // out-of-bounds read.
+    x.as_csr().unwrap().indices().fill_(7).unwrap();
+    let e = ops::invoke("dot", &[x.clone(), v.clone()], &[("parallel", "false")]).unwrap_err();
+    assert!(e.to_string().contains("no longer valid"), "{e}");
+    x.as_csr().unwrap().indptr().fill_(-3).unwrap();
+    assert!(ops::invoke("dot", &[x, v], &[]).is_err());
+}
+
 /// (op, params, input storage types, output storage type, dispatch mode).
 type Row = (
     &'static str,

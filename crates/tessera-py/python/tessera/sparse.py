@@ -2,7 +2,8 @@
 
 ``csr_matrix((data, indices, indptr), shape=...)`` and ``row_sparse_array((data, indices),
 shape=...)`` check their parts and raise ``ValueError`` naming the violated invariant;
-``from_scipy`` / ``Tensor.to_scipy`` convert to and from ``scipy.sparse`` CSR. Ops on sparse
+``from_scipy`` / ``Tensor.to_scipy`` convert to and from ``scipy.sparse`` CSR; CSR index
+arrays are int32 when the matrix fits (as SciPy's), else int64. Ops on sparse
 tensors (``tessera.ops``, ``tessera.invoke`` and the operators) use sparse kernels where the
 storage rules allow, else the logged dense fallback. ``sparse * dense`` is masked: implicit
 zeros stay zero even where the dense operand is NaN or Inf.

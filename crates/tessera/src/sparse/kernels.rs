@@ -2,8 +2,6 @@
 //! wherever the pattern is kept (so dtype rules are the dense ops'); pattern work (merges,
 //! gathers, products) is done here, generic over the element type.
 
-use rayon::prelude::*;
-
 use super::csr::values;
 use super::{index_vec, with_slice, CsrMatrix, RowSparseArray, SparseParts};
 use crate::dtype::DType;
@@ -98,7 +96,7 @@ pub(crate) fn add_sub_same(a: &Tensor, b: &Tensor, op: BinaryOp) -> Result<Tenso
             let vy = scatter_values(y.data(), &pos_y, n, 1)?;
             let data = vx.binary(&vy, op)?;
             let shape = [x.shape()[0], x.shape()[1]];
-            Tensor::from_sparse(SparseParts::Csr(CsrMatrix::new_unchecked(
+            Tensor::from_sparse(SparseParts::Csr(CsrMatrix::from_trusted(
                 shape, ptr, idx, data,
             )?))
         }
@@ -240,66 +238,6 @@ pub(crate) fn dot_shape(a: &[usize], b: &[usize]) -> Vec<usize> {
         s.push(b[1]);
     }
     s
-}
-
-/// `csr @ dense` (SpMV for a 1-D rhs, SpMM for 2-D): dense. Rows run in parallel.
-pub(crate) fn csr_dot(m: &CsrMatrix, b: &Tensor, dt: DType, parallel: bool) -> Result<Tensor> {
-    let [rows, k] = [m.shape()[0], m.shape()[1]];
-    let n = if b.rank() == 2 { b.shape()[1] } else { 1 };
-    let out_shape = dot_shape(m.shape(), b.shape());
-    let data = m.data().astype_if(dt)?;
-    let b = b.astype_if(dt)?.contiguous()?;
-    debug_assert_eq!(b.shape()[0], k);
-    with_dtype!(dt, T => {
-        let out = with_slice::<i64, _>(m.indptr(), |ptr| with_slice::<i64, _>(m.indices(), |idx| {
-            with_slice::<T, _>(&data, |vals| with_slice::<T, _>(&b, |bv| spmm::<T>(ptr, idx, vals, bv, rows, n, parallel)))
-        }))????;
-        Tensor::from_vec(out, &out_shape)
-    })
-}
-
-fn spmm<T: Arith>(
-    ptr: &[i64],
-    idx: &[i64],
-    vals: &[T],
-    b: &[T],
-    rows: usize,
-    n: usize,
-    parallel: bool,
-) -> Vec<T> {
-    let mut out = vec![T::default(); rows * n];
-    let row = |r: usize, o: &mut [T]| {
-        let (s, e) = (ptr[r] as usize, ptr[r + 1] as usize);
-        if n == 1 {
-            let mut acc = T::default();
-            for (v, &c) in vals[s..e].iter().zip(&idx[s..e]) {
-                acc = Arith::add(acc, Arith::mul(*v, b[c as usize]));
-            }
-            o[0] = acc;
-        } else {
-            for (v, &c) in vals[s..e].iter().zip(&idx[s..e]) {
-                let src = &b[c as usize * n..(c as usize + 1) * n];
-                for (dst, x) in o.iter_mut().zip(src) {
-                    *dst = Arith::add(*dst, Arith::mul(*v, *x));
-                }
-            }
-        }
-    };
-    if n == 0 {
-        return out;
-    }
-    if parallel && rayon::current_num_threads() > 1 && rows * n > 1 << 14 {
-        out.par_chunks_mut(n * 1024).enumerate().for_each(|(c, o)| {
-            for (i, orow) in o.chunks_mut(n).enumerate() {
-                row(c * 1024 + i, orow);
-            }
-        });
-    } else {
-        for (r, o) in out.chunks_mut(n).enumerate() {
-            row(r, o);
-        }
-    }
-    out
 }
 
 /// `csr.T @ dense` without materialising the transpose: row-sparse, with a stored row for

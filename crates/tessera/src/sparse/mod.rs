@@ -1,8 +1,9 @@
 //! Sparse storage (DESIGN O3, O4): CSR matrices and row-sparse arrays held inside a
 //! [`Tensor`](crate::Tensor), their invariants and errors, conversions and kernels.
 //!
-//! A sparse tensor keeps its parts as dense tensors: `indptr` and `indices` (`int64`,
-//! 1-D, contiguous) and `data` (the element dtype). The parts are shared between tensors
+//! A sparse tensor keeps its parts as dense tensors: index parts (1-D, contiguous; CSR
+//! `indptr`/`indices` in one index dtype per matrix, `int32` when it fits and else `int64`;
+//! row-sparse row ids `int64`) and `data` (the element dtype). The parts are shared between tensors
 //! (a sparse kernel that keeps the pattern, such as `quadratic` with `c = 0`, shares the
 //! index arrays with its input); they must never be written.
 
@@ -10,13 +11,18 @@ mod builder;
 pub(crate) mod cast;
 mod csr;
 mod error;
+mod index;
 pub(crate) mod kernels;
 mod row_sparse;
+mod spmv;
 
 pub use builder::csr_from_triplets;
 pub use csr::CsrMatrix;
 pub use error::SparseError;
 pub use row_sparse::RowSparseArray;
+
+pub(crate) use index::index_vec;
+pub(crate) use spmv::csr_dot;
 
 use crate::dtype::{DType, Element};
 use crate::error::Result;
@@ -136,12 +142,6 @@ pub(crate) fn with_slice<T: Element, R>(t: &Tensor, f: impl FnOnce(&[T]) -> R) -
     let g = t.dense_storage()?.read::<T>()?;
     let off = t.layout().offset();
     Ok(f(&g[off..off + t.numel()]))
-}
-
-/// The elements of a contiguous `int64` part as `usize` offsets (validated parts are
-/// non-negative).
-pub(crate) fn index_vec(t: &Tensor) -> Result<Vec<i64>> {
-    with_slice::<i64, _>(t, |s| s.to_vec())
 }
 
 /// A 1-D `int64` tensor.

@@ -8,7 +8,8 @@ use crate::op_params;
 use crate::ops::registry::{OpDef, Registry};
 use crate::ops::stype::TensorMeta;
 use crate::promote::result_type;
-use crate::sparse::kernels::{csr_dot, csr_t_dot, dense_dot, dot_shape};
+use crate::sparse::csr_dot;
+use crate::sparse::kernels::{csr_t_dot, dense_dot, dot_shape};
 use crate::tensor::matmul::matmul_dims;
 use crate::tensor::Tensor;
 

@@ -1,0 +1,387 @@
+//! `csr @ dense`: SpMV for a 1-D rhs, SpMM for a 2-D one. The output is allocated without
+//! zero-fill and written once; rows are split across threads unless `parallel` is false.
+//!
+//! The SpMV loop keeps two running sums per row (even and odd stored positions, added at the
+//! end), so its results can differ from SciPy's one sequential sum in the last bits. On
+//! blocks of rows whose columns are scattered it also prefetches the rhs entries
+//! [`PREFETCH_AHEAD`] stored elements ahead: there the gathers are cache misses the hardware
+//! cannot predict, and issuing them early overlaps their latencies (about 2x on random
+//! columns). Both loops sum in the same order, so the result does not depend on which ran.
+//!
+//! Every access is checked, so parts written after construction (they are shared tensors)
+//! give an error, never a panic or an out-of-bounds read; the checks are compare-and-branch
+//! pairs that are never taken, and unchecked gathers measured no faster.
+
+use rayon::prelude::*;
+
+use super::index::{with_index, CsrIndex};
+use super::kernels::dot_shape;
+use super::{with_slice, CsrMatrix, SparseError};
+use crate::dtype::DType;
+use crate::error::{Result, TesseraError};
+use crate::kernels::scalar_math::Arith;
+use crate::tensor::Tensor;
+use crate::with_dtype;
+
+/// How many stored elements ahead the SpMV loop prefetches the rhs entry it will gather:
+/// enough misses in flight to cover memory latency (64 to 192 measured within 10% of each
+/// other on random columns, 96 best; 32 clearly worse).
+const PREFETCH_AHEAD: usize = 96;
+
+/// Rows per parallel task.
+const CHUNK_ROWS: usize = 1024;
+
+/// Rows per SpMV block, the unit that chooses between the plain and the prefetching loop.
+const BLOCK_ROWS: usize = 256;
+
+/// `m @ b` in dtype `dt` (`b` 1-D or 2-D with `b.shape()[0] == cols`): dense.
+pub(crate) fn csr_dot(m: &CsrMatrix, b: &Tensor, dt: DType, parallel: bool) -> Result<Tensor> {
+    let [rows, cols] = [m.shape()[0], m.shape()[1]];
+    if b.shape().first() != Some(&cols) || b.rank() > 2 {
+        return Err(TesseraError::ShapeMismatch(format!(
+            "dot: shapes {:?} and {:?} are not aligned",
+            m.shape(),
+            b.shape()
+        )));
+    }
+    let n = if b.rank() == 2 { b.shape()[1] } else { 1 };
+    let data = m.data().astype_if(dt)?;
+    let b = b.astype_if(dt)?.contiguous()?;
+    let out = Tensor::for_overwrite(&dot_shape(m.shape(), b.shape()), dt)?;
+    let chunk_rows =
+        (parallel && rayon::current_num_threads() > 1 && rows * n > 1 << 14).then_some(CHUNK_ROWS);
+    with_dtype!(dt, T => with_index!(m.index_dtype(), I => {
+        // A fresh storage: nothing else can hold it, and every element is written below.
+        let mut o = out.dense_storage()?.write::<T>()?;
+        with_slice::<I, _>(m.indptr(), |ptr| with_slice::<I, _>(m.indices(), |idx| {
+            with_slice::<T, _>(&data, |vals| with_slice::<T, _>(&b, |x| {
+                spmm(ptr, idx, vals, x, n, &mut o, chunk_rows)
+            }))
+        }))?????;
+    }));
+    Ok(out)
+}
+
+/// `out = csr(ptr, idx, vals) @ x` with `n` columns in `x` and `out` (row-major), rows in
+/// tasks of `chunk_rows` on the rayon pool, or all on the calling thread when `None`.
+fn spmm<T: Arith, I: CsrIndex>(
+    ptr: &[I],
+    idx: &[I],
+    vals: &[T],
+    x: &[T],
+    n: usize,
+    out: &mut [T],
+    chunk_rows: Option<usize>,
+) -> Result<()> {
+    if n == 0 || out.is_empty() {
+        return Ok(());
+    }
+    if ptr.len() != out.len() / n + 1 {
+        return Err(modified());
+    }
+    let rows = |r0: usize, o: &mut [T]| -> Result<()> {
+        let ptr = &ptr[r0..=r0 + o.len() / n];
+        if n == 1 {
+            spmv_rows(ptr, idx, vals, x, o)
+        } else {
+            spmm_rows(ptr, idx, vals, x, n, o)
+        }
+    };
+    match chunk_rows {
+        Some(c) => out
+            .par_chunks_mut(c * n)
+            .enumerate()
+            .try_for_each(|(k, o)| rows(k * c, o)),
+        None => rows(0, out),
+    }
+}
+
+/// The error for parts that no longer describe a valid matrix (written after construction).
+fn modified() -> TesseraError {
+    SparseError::Part(
+        "csr parts are no longer valid (the shared index tensors were written after \
+         construction)"
+            .into(),
+    )
+    .into()
+}
+
+/// SpMV over the rows whose pointers are `ptr` (`out.len() + 1` of them, offsets into the
+/// whole `idx` / `vals`), in blocks of [`BLOCK_ROWS`] rows, each run by the prefetching loop
+/// when its gathers look [`scattered`] and by the plain loop otherwise (on banded or dense
+/// rows the hardware prefetcher already streams `x`, and the extra work would only cost).
+fn spmv_rows<T: Arith, I: CsrIndex>(
+    ptr: &[I],
+    idx: &[I],
+    vals: &[T],
+    x: &[T],
+    out: &mut [T],
+) -> Result<()> {
+    // `ahead[k]` is `idx[k + PREFETCH_AHEAD]`; blocks within that distance of the end run
+    // without prefetching.
+    let ahead = idx.get(PREFETCH_AHEAD..).unwrap_or(&[]);
+    for (b, o) in out.chunks_mut(BLOCK_ROWS).enumerate() {
+        let r0 = b * BLOCK_ROWS;
+        let p = ptr.get(r0..=r0 + o.len()).ok_or_else(modified)?;
+        let (s, e) = (p[0].to_usize(), p[o.len()].to_usize());
+        let done = if e <= ahead.len() && scattered(idx, s, e, o.len()) {
+            spmv_block_prefetch(p, idx, ahead, vals, x, o)
+        } else {
+            spmv_block(p, idx, vals, x, o)
+        };
+        done.ok_or_else(modified)?;
+    }
+    Ok(())
+}
+
+/// Whether a block of `rows` rows storing `idx[s..e]` gathers from scattered places: its
+/// first and last stored columns lie further apart than 4 × (rows + stored elements), more
+/// than a banded block (about its row count) or a block of dense rows (its element count)
+/// spans. Two reads per block.
+fn scattered<I: CsrIndex>(idx: &[I], s: usize, e: usize, rows: usize) -> bool {
+    match (idx.get(s), e.checked_sub(1).and_then(|l| idx.get(l))) {
+        (Some(a), Some(b)) if s < e => a.to_usize().abs_diff(b.to_usize()) > 4 * (rows + (e - s)),
+        _ => false,
+    }
+}
+
+/// Two running sums per row, over the even and the odd stored positions, added at the end:
+/// two independent chains of additions keep twice as many gathers in flight as SciPy's one
+/// (measured 10-20% faster on banded rows). `None` when the parts are not a valid matrix any
+/// more.
+#[inline(never)]
+fn spmv_block<T: Arith, I: CsrIndex>(
+    ptr: &[I],
+    idx: &[I],
+    vals: &[T],
+    x: &[T],
+    out: &mut [T],
+) -> Option<()> {
+    let mut s = ptr[0].to_usize();
+    for (o, e) in out.iter_mut().zip(&ptr[1..]) {
+        let e = e.to_usize();
+        let (v, c) = (vals.get(s..e)?, idx.get(s..e)?);
+        let (mut even, mut odd) = (T::default(), T::default());
+        let (mut v2, mut c2) = (v.chunks_exact(2), c.chunks_exact(2));
+        for (v, c) in (&mut v2).zip(&mut c2) {
+            even = Arith::add(even, Arith::mul(v[0], *x.get(c[0].to_usize())?));
+            odd = Arith::add(odd, Arith::mul(v[1], *x.get(c[1].to_usize())?));
+        }
+        if let (Some(&v), Some(&c)) = (v2.remainder().first(), c2.remainder().first()) {
+            even = Arith::add(even, Arith::mul(v, *x.get(c.to_usize())?));
+        }
+        *o = Arith::add(even, odd);
+        s = e;
+    }
+    Some(())
+}
+
+/// [`spmv_block`] (same sums in the same order) that also prefetches the `x` entries gathered
+/// `PREFETCH_AHEAD` stored elements later (`ahead` is `idx` shifted by that distance).
+#[inline(never)]
+fn spmv_block_prefetch<T: Arith, I: CsrIndex>(
+    ptr: &[I],
+    idx: &[I],
+    ahead: &[I],
+    vals: &[T],
+    x: &[T],
+    out: &mut [T],
+) -> Option<()> {
+    let mut s = ptr[0].to_usize();
+    for (o, e) in out.iter_mut().zip(&ptr[1..]) {
+        let e = e.to_usize();
+        let (v, c, f) = (vals.get(s..e)?, idx.get(s..e)?, ahead.get(s..e)?);
+        let (mut even, mut odd) = (T::default(), T::default());
+        let (mut v2, mut c2, mut f2) = (v.chunks_exact(2), c.chunks_exact(2), f.chunks_exact(2));
+        for ((v, c), f) in (&mut v2).zip(&mut c2).zip(&mut f2) {
+            prefetch(x, f[0].to_usize());
+            prefetch(x, f[1].to_usize());
+            even = Arith::add(even, Arith::mul(v[0], *x.get(c[0].to_usize())?));
+            odd = Arith::add(odd, Arith::mul(v[1], *x.get(c[1].to_usize())?));
+        }
+        if let (Some(&v), Some(&c)) = (v2.remainder().first(), c2.remainder().first()) {
+            even = Arith::add(even, Arith::mul(v, *x.get(c.to_usize())?));
+        }
+        *o = Arith::add(even, odd);
+        s = e;
+    }
+    Some(())
+}
+
+/// SpMM over the rows whose pointers are `ptr`: each output row (`n` wide) is the sum of the
+/// rhs rows its stored columns pick, scaled by the stored values.
+fn spmm_rows<T: Arith, I: CsrIndex>(
+    ptr: &[I],
+    idx: &[I],
+    vals: &[T],
+    x: &[T],
+    n: usize,
+    out: &mut [T],
+) -> Result<()> {
+    let mut s = ptr[0].to_usize();
+    for (o, e) in out.chunks_exact_mut(n).zip(&ptr[1..]) {
+        let e = e.to_usize();
+        let (Some(v), Some(c)) = (vals.get(s..e), idx.get(s..e)) else {
+            return Err(modified());
+        };
+        o.fill(T::default());
+        for (&v, &c) in v.iter().zip(c) {
+            let start = c.to_usize().checked_mul(n).ok_or_else(modified)?;
+            let src = x.get(start..start + n).ok_or_else(modified)?;
+            for (dst, &xv) in o.iter_mut().zip(src) {
+                *dst = Arith::add(*dst, Arith::mul(v, xv));
+            }
+        }
+        s = e;
+    }
+    Ok(())
+}
+
+/// Hints the CPU to bring `x[i]` into the cache (a no-op off x86-64). Any `i` is fine: the
+/// address is computed without dereferencing, and a prefetch never faults.
+#[inline(always)]
+fn prefetch<T>(x: &[T], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let p = x.as_ptr().wrapping_add(i).cast::<i8>();
+        // SAFETY: `prefetcht0` only hints the cache hierarchy: it reads nothing into the
+        // program and never faults, whatever the address; SSE is in the x86-64 baseline.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (x, i);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A random CSR pattern: up to `max_rows x max_cols`, each row holding up to 6 sorted
+    /// unique columns (some rows empty), values small integers (exact sums).
+    fn pattern(
+        max_rows: usize,
+        max_cols: usize,
+    ) -> impl Strategy<Value = (usize, usize, Vec<i64>, Vec<i64>, Vec<f64>)> {
+        (0..max_rows, 0..max_cols).prop_flat_map(|(rows, cols)| {
+            let row = proptest::collection::btree_set(0..cols.max(1) as i64, 0..=cols.min(6));
+            (Just(rows), Just(cols), proptest::collection::vec(row, rows)).prop_map(
+                |(rows, cols, sets)| {
+                    let (mut ptr, mut idx) = (vec![0i64], Vec::new());
+                    for set in sets {
+                        idx.extend(set.into_iter().filter(|&c| (c as usize) < cols));
+                        ptr.push(idx.len() as i64);
+                    }
+                    let vals = (0..idx.len()).map(|k| (k % 7) as f64 - 3.0).collect();
+                    (rows, cols, ptr, idx, vals)
+                },
+            )
+        })
+    }
+
+    fn naive(ptr: &[i64], idx: &[i64], vals: &[f64], x: &[f64], n: usize) -> Vec<f64> {
+        let mut out = vec![0.0; (ptr.len() - 1) * n];
+        for r in 0..ptr.len() - 1 {
+            for k in ptr[r] as usize..ptr[r + 1] as usize {
+                for j in 0..n {
+                    out[r * n + j] += vals[k] * x[idx[k] as usize * n + j];
+                }
+            }
+        }
+        out
+    }
+
+    fn run<I: CsrIndex>(
+        ptr: &[I],
+        idx: &[I],
+        vals: &[f64],
+        x: &[f64],
+        n: usize,
+        chunk: Option<usize>,
+    ) -> Result<Vec<f64>> {
+        // Stale values in the output must not leak into the result.
+        let mut out = vec![f64::NAN; (ptr.len() - 1) * n];
+        spmm(ptr, idx, vals, x, n, &mut out, chunk)?;
+        Ok(out)
+    }
+
+    fn check_both_index_types(
+        ptr: &[i64],
+        idx: &[i64],
+        vals: &[f64],
+        cols: usize,
+        n: usize,
+        chunk: Option<usize>,
+    ) -> std::result::Result<(), TestCaseError> {
+        let x: Vec<f64> = (0..cols * n).map(|k| (k % 5) as f64 - 2.0).collect();
+        let want = naive(ptr, idx, vals, &x, n);
+        prop_assert_eq!(run(ptr, idx, vals, &x, n, chunk).unwrap(), want.clone());
+        let p32: Vec<i32> = ptr.iter().map(|&v| v as i32).collect();
+        let i32s: Vec<i32> = idx.iter().map(|&v| v as i32).collect();
+        prop_assert_eq!(run(&p32, &i32s, vals, &x, n, chunk).unwrap(), want);
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        #[test]
+        fn small_spmv_and_spmm_match_naive_for_both_index_types(
+            (_rows, cols, ptr, idx, vals) in pattern(40, 12),
+            n in 0usize..4,
+            chunk in prop_oneof![Just(None), (1usize..5).prop_map(Some)],
+        ) {
+            check_both_index_types(&ptr, &idx, &vals, cols, n, chunk)?;
+        }
+
+        #[test]
+        fn large_spmv_matches_naive_on_both_loops(
+            (_rows, cols, ptr, idx, vals) in pattern(3 * BLOCK_ROWS, 20_000),
+            chunk in prop_oneof![Just(None), (1usize..400).prop_map(Some)],
+        ) {
+            // Many blocks; scattered ones (wide matrices) take the prefetching loop.
+            check_both_index_types(&ptr, &idx, &vals, cols, 1, chunk)?;
+        }
+    }
+
+    #[test]
+    fn banded_blocks_run_plain_and_scattered_ones_prefetch() {
+        let (rows, cols) = (3 * BLOCK_ROWS + 5, 40_000usize);
+        let band: Vec<i64> = (0..rows)
+            .flat_map(|r| (r.saturating_sub(2)..(r + 3).min(cols)).map(|c| c as i64))
+            .collect();
+        let spread: Vec<i64> = (0..rows)
+            .flat_map(|r| (0..4).map(move |k| ((k * 997 + r * 31) % 10_000 + k * 10_000) as i64))
+            .collect();
+        for (idx, want_scattered) in [(band, false), (spread, true)] {
+            let mut ptr = vec![0i64];
+            let per_row = if want_scattered { 4 } else { 0 };
+            for r in 0..rows {
+                let len = if want_scattered {
+                    per_row
+                } else {
+                    (r + 3).min(cols) - r.saturating_sub(2)
+                };
+                ptr.push(ptr[r] + len as i64);
+            }
+            let (s, e) = (ptr[0] as usize, ptr[BLOCK_ROWS] as usize);
+            assert_eq!(scattered(&idx, s, e, BLOCK_ROWS), want_scattered);
+            let vals: Vec<f64> = (0..idx.len()).map(|k| (k % 3) as f64).collect();
+            check_both_index_types(&ptr, &idx, &vals, cols, 1, None).unwrap();
+            check_both_index_types(&ptr, &idx, &vals, cols, 1, Some(100)).unwrap();
+        }
+    }
+
+    #[test]
+    fn corrupted_parts_are_errors_not_panics() {
+        let x = [1.0, 2.0];
+        // Column out of range, negative column, indptr past the end, decreasing indptr.
+        assert!(run(&[0i64, 1], &[2], &[1.0], &x, 1, None).is_err());
+        assert!(run(&[0i32, 1], &[-1], &[1.0], &x, 1, None).is_err());
+        assert!(run(&[0i64, 1], &[5], &[1.0], &x, 2, None).is_err());
+        assert!(run(&[0i64, 3], &[0], &[1.0], &x, 1, None).is_err());
+        assert!(run(&[0i64, 1, 0], &[0], &[1.0], &x, 1, None).is_err());
+        assert!(run(&[0i32, 1, 0], &[0], &[1.0], &x, 1, Some(1)).is_err());
+    }
+}
