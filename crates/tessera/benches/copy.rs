@@ -178,7 +178,7 @@ fn main() {
         frac(fresh_memcpy, tile)
     );
     println!(
-        "ratio transpose_vs_ndarray_speedup {:.3}",
+        "ratio transpose_copy_speedup_vs_ndarray {:.3}",
         frac(nd_t, transpose)
     );
 }
