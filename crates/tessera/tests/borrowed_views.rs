@@ -1,10 +1,13 @@
 //! Borrowed views (`Tensor::index_ref`, `TensorRef`): the same views as `Tensor::index`
 //! (V1–V3) without interning, checked against NumPy's fixtures and against `index` itself.
 
+mod view_common;
+
 use proptest::prelude::*;
 use serde_json::Value;
 use tessera::index::{decode, IndexSpec, NewAxis};
 use tessera::{idx, DType, StorageType, Tensor, TesseraError};
+use view_common::{ints, spec_strategy};
 
 fn arange(shape: &[usize]) -> Tensor {
     let n: usize = shape.iter().product();
@@ -13,14 +16,6 @@ fn arange(shape: &[usize]) -> Tensor {
         .unwrap()
         .view(&dims)
         .unwrap()
-}
-
-fn ints(v: &Value) -> Vec<i64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_i64().unwrap())
-        .collect()
 }
 
 /// Every fixture chain made only of index ops, replayed through borrowed views.
@@ -64,28 +59,6 @@ fn v1_to_v3_borrowed_index_chains_match_numpy() {
         checked += 1;
     }
     assert!(checked >= 100, "only {checked} index-only fixture chains");
-}
-
-fn spec_strategy() -> impl Strategy<Value = IndexSpec> {
-    let bound = prop::option::of(-9isize..9);
-    prop_oneof![
-        (-9isize..9).prop_map(IndexSpec::Point),
-        (
-            bound.clone(),
-            bound,
-            prop_oneof![-4isize..0, 1isize..5],
-            any::<bool>()
-        )
-            .prop_map(|(start, end, step, inclusive)| IndexSpec::Interval {
-                start,
-                end,
-                step,
-                inclusive
-            }),
-        Just(IndexSpec::All),
-        Just(IndexSpec::NewAxis),
-        Just(IndexSpec::Ellipsis),
-    ]
 }
 
 /// Positions of `0..d` an interval visits, by walking the definition element by element.

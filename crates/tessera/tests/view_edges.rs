@@ -4,9 +4,12 @@
 // In `idx!`, `8..-100; -3` is an interval walked backwards, not an empty iteration.
 #![allow(clippy::reversed_empty_ranges)]
 
+mod view_common;
+
 use proptest::prelude::*;
 use tessera::index::{decode, encode, Ellipsis, IndexSpec, NewAxis};
 use tessera::{idx, DType, Tensor, TesseraError};
+use view_common::spec_strategy;
 
 fn arange(shape: &[isize]) -> Tensor {
     let n: isize = shape.iter().product();
@@ -57,28 +60,6 @@ fn brute_interval(
         })
         .map(|p| p as i64)
         .collect()
-}
-
-fn spec_strategy() -> impl Strategy<Value = IndexSpec> {
-    let bound = prop::option::of(-9isize..9);
-    prop_oneof![
-        (-9isize..9).prop_map(IndexSpec::Point),
-        (
-            bound.clone(),
-            bound,
-            prop_oneof![-4isize..0, 1isize..5],
-            any::<bool>()
-        )
-            .prop_map(|(start, end, step, inclusive)| IndexSpec::Interval {
-                start,
-                end,
-                step,
-                inclusive
-            }),
-        Just(IndexSpec::All),
-        Just(IndexSpec::NewAxis),
-        Just(IndexSpec::Ellipsis),
-    ]
 }
 
 proptest! {

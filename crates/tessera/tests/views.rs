@@ -4,16 +4,11 @@
 //! an `arange`; every result must see exactly the elements NumPy's does, still as a view of
 //! the same storage, and every NumPy error must be a Tessera error of the matching kind.
 
+mod view_common;
+
 use serde_json::Value;
 use tessera::{DType, Tensor, TesseraError};
-
-fn ints(v: &Value) -> Vec<i64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_i64().unwrap())
-        .collect()
-}
+use view_common::ints;
 
 fn isizes(v: &Value) -> Vec<isize> {
     ints(v).into_iter().map(|x| x as isize).collect()

@@ -4,7 +4,7 @@
 use super::IndexSpec;
 use crate::error::{Result, TesseraError};
 use crate::layout::Layout;
-use crate::shape::{DimVec, Shape};
+use crate::shape::{DimVec, Shape, DIM_INLINE};
 
 /// The geometry of a view before it is interned: dims, strides (in elements) and the element
 /// offset of its first element. Produced by [`resolve`]; [`apply`] turns it into a [`Layout`].
@@ -112,7 +112,7 @@ pub fn resolve(
         ellipsis_len,
     } = count(dims.len(), specs)?;
     // Sized up front and written in place by position: no growth checks in the loop, no heap
-    // for views of rank up to `INLINE`, and no copy of the arrays after they are written.
+    // for views of rank up to `DIM_INLINE`, and no copy of the arrays after they are written.
     let mut view = ViewGeometry {
         dims: zeroed(out_rank),
         strides: zeroed(out_rank),
@@ -173,15 +173,12 @@ fn count(rank: usize, specs: &[IndexSpec]) -> Result<Counts> {
 /// `len` zeros, inline when they fit.
 #[inline(always)]
 fn zeroed<T: Copy + Default>(len: usize) -> DimVec<T> {
-    if len <= INLINE {
-        DimVec::from_buf_and_len([T::default(); INLINE], len)
+    if len <= DIM_INLINE {
+        DimVec::from_buf_and_len([T::default(); DIM_INLINE], len)
     } else {
         DimVec::from_elem(T::default(), len)
     }
 }
-
-/// Inline capacity of [`DimVec`].
-const INLINE: usize = 6;
 
 /// Writes the view's dims and strides (slices of the output rank) and returns its offset.
 /// `ellipsis_len` is the number of dims the ellipsis (if any) stands for.
@@ -273,15 +270,16 @@ pub fn apply(layout: &Layout, specs: &[IndexSpec]) -> Result<Layout> {
         out_rank,
         ellipsis_len,
     } = count(dims.len(), specs)?;
-    let walk = |d: &mut [usize], s: &mut [isize]| {
-        let offset = walk_specs(dims, strides, layout.offset(), specs, ellipsis_len, d, s)?;
-        // Interned straight from the buffers the walk wrote: no intermediate geometry.
-        Ok(Layout::new(Shape::new(d, s)?, offset))
-    };
-    if out_rank <= INLINE {
-        let (mut d, mut s) = ([0usize; INLINE], [0isize; INLINE]);
-        walk(&mut d[..out_rank], &mut s[..out_rank])
-    } else {
-        walk(&mut vec![0; out_rank], &mut vec![0; out_rank])
-    }
+    let (mut d, mut s) = (zeroed(out_rank), zeroed(out_rank));
+    let offset = walk_specs(
+        dims,
+        strides,
+        layout.offset(),
+        specs,
+        ellipsis_len,
+        &mut d,
+        &mut s,
+    )?;
+    // Interned straight from the buffers the walk wrote: no intermediate geometry to copy.
+    Ok(Layout::new(Shape::new(&d, &s)?, offset))
 }

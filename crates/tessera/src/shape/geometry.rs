@@ -4,8 +4,11 @@ use smallvec::SmallVec;
 
 use crate::error::{Result, TesseraError};
 
-/// Dims or strides of one shape; inline up to rank 6.
-pub(crate) type DimVec<T> = SmallVec<[T; 6]>;
+/// Rank up to which [`DimVec`] stores its elements inline.
+pub(crate) const DIM_INLINE: usize = 6;
+
+/// Dims or strides of one shape; inline up to rank [`DIM_INLINE`].
+pub(crate) type DimVec<T> = SmallVec<[T; DIM_INLINE]>;
 
 /// Dims, strides (in elements, signed) and derived facts, checked for overflow.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,7 +13,9 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 pub use cache::{ShapeCache, DEFAULT_RETAIN_PER_STRIPE, FRONT_SLOTS, NUM_STRIPES};
-pub(crate) use geometry::{checked_byte_size, checked_numel, contiguous_strides, DimVec};
+pub(crate) use geometry::{
+    checked_byte_size, checked_numel, contiguous_strides, DimVec, DIM_INLINE,
+};
 
 use crate::error::Result;
 use cache::Descriptor;
