@@ -2,9 +2,9 @@
 //!
 //! Buffers of [`HUGE_PAGE_THRESHOLD`] bytes or more are anonymous mappings advised to use
 //! huge pages, and a few of them are cached for reuse when freed; smaller ones come from the
-//! global allocator, zeroed. Bytes are always initialised: every element is a valid value of
-//! its dtype (kernels that overwrite everything may skip clearing a reused region, except for
-//! `bool`).
+//! global allocator, zeroed, and a few freed ones of at least [`HEAP_REUSE_MIN`] bytes are kept
+//! for reuse too. Bytes are always initialised: every element is a valid value of its dtype
+//! (kernels that overwrite everything may skip clearing a reused buffer, except for `bool`).
 //!
 //! Access goes through a reader-writer lock, so no safe API can race: many readers, or one
 //! writer, at a time. Kernels that read and write the same storage must copy the source first
@@ -61,6 +61,60 @@ static REGION_CACHE: parking_lot::Mutex<Vec<Region>> = parking_lot::Mutex::new(V
 pub const CACHED_REGIONS: usize = 4;
 /// Largest region the cache keeps, in bytes.
 pub const CACHED_REGION_MAX: usize = 256 << 20;
+
+/// Freed heap buffers kept for reuse (at most [`CACHED_HEAP_BUFFERS`], each of at least
+/// [`HEAP_REUSE_MIN`] and below [`HUGE_PAGE_THRESHOLD`] bytes), most recently freed last: an
+/// overwrite-only allocation of the same size takes one back without the zero-fill (which for
+/// a 1 MiB buffer costs as much as a small collective).
+static HEAP_CACHE: parking_lot::Mutex<Vec<HeapBlock>> = parking_lot::Mutex::new(Vec::new());
+/// Heap buffers the cache keeps.
+pub const CACHED_HEAP_BUFFERS: usize = 4;
+/// Smallest heap buffer the cache keeps, in bytes.
+pub const HEAP_REUSE_MIN: usize = 64 << 10;
+
+/// One freed global-allocator buffer.
+struct HeapBlock {
+    ptr: NonNull<u8>,
+    layout: AllocLayout,
+}
+
+// SAFETY: a `HeapBlock` exclusively owns its allocation, moved between the cache and one
+// buffer.
+unsafe impl Send for HeapBlock {}
+
+impl HeapBlock {
+    /// A cached buffer of exactly `layout`, if any.
+    fn from_cache(layout: AllocLayout) -> Option<HeapBlock> {
+        if !Self::cacheable(layout) {
+            return None;
+        }
+        let mut cache = HEAP_CACHE.lock();
+        let i = cache.iter().rposition(|b| b.layout == layout)?;
+        Some(cache.remove(i))
+    }
+
+    fn cacheable(layout: AllocLayout) -> bool {
+        (HEAP_REUSE_MIN..HUGE_PAGE_THRESHOLD).contains(&layout.size())
+    }
+
+    /// Keeps the buffer for reuse (evicting the least recently freed one when full), or
+    /// frees it when it is not a cacheable size.
+    fn release(self) {
+        let evicted = if Self::cacheable(self.layout) {
+            let mut cache = HEAP_CACHE.lock();
+            let old = (cache.len() == CACHED_HEAP_BUFFERS).then(|| cache.remove(0));
+            cache.push(self);
+            old
+        } else {
+            Some(self)
+        };
+        if let Some(b) = evicted {
+            // SAFETY: `ptr` was returned by the global allocator with exactly `layout`, and
+            // nothing refers to it any more (it left the cache or its buffer is dropped).
+            unsafe { alloc::dealloc(b.ptr.as_ptr(), b.layout) };
+        }
+    }
+}
 
 /// One anonymous mapping: `base`/`len` as mapped, `ptr` the 2 MiB-aligned start of `cap`
 /// usable bytes.
@@ -161,8 +215,18 @@ impl AlignedBuf {
         // Never allocate zero bytes (not allowed by `alloc`); an empty tensor gets one line.
         let layout = AllocLayout::from_size_align(bytes.max(STORAGE_ALIGN), STORAGE_ALIGN)
             .map_err(|_| TesseraError::Allocation(bytes))?;
-        // SAFETY: `layout` has a non-zero size. Small buffers are always zeroed: calloc is
-        // cheap here and keeps every byte initialised.
+        if let Some(b) = HeapBlock::from_cache(layout) {
+            if zero {
+                // SAFETY: the block holds `layout.size()` writable bytes we own.
+                unsafe { std::ptr::write_bytes(b.ptr.as_ptr(), 0, layout.size()) };
+            }
+            return Ok(AlignedBuf {
+                ptr: b.ptr,
+                origin: Origin::Heap(layout),
+            });
+        }
+        // SAFETY: `layout` has a non-zero size. New heap buffers are always zeroed: this
+        // keeps every byte initialised (a reused one holds old, initialised values).
         let ptr = unsafe { alloc::alloc_zeroed(layout) };
         let ptr = NonNull::new(ptr).ok_or(TesseraError::Allocation(bytes))?;
         Ok(AlignedBuf {
@@ -175,8 +239,13 @@ impl AlignedBuf {
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
         match std::mem::replace(&mut self.origin, Origin::Taken) {
-            // SAFETY: `ptr` was returned by `alloc_zeroed` with exactly this layout.
-            Origin::Heap(layout) => unsafe { alloc::dealloc(self.ptr.as_ptr(), layout) },
+            // The block came from `alloc_zeroed` with exactly this layout (possibly through
+            // the cache); the cache keeps it or frees it.
+            Origin::Heap(layout) => HeapBlock {
+                ptr: self.ptr,
+                layout,
+            }
+            .release(),
             #[cfg(target_os = "linux")]
             Origin::Mapped(region) => region.release(),
             Origin::Taken => {}
@@ -198,8 +267,8 @@ impl Storage {
     }
 
     /// `len` elements of `dtype` whose values are unspecified, for kernels that overwrite
-    /// every element before anything reads them. Large buffers may come from the region cache
-    /// without being cleared. `bool` storage is always zeroed, so every byte is a valid bool.
+    /// every element before anything reads them. Buffers may come from the region or heap
+    /// cache without being cleared. `bool` storage is always zeroed, so every byte is a valid bool.
     pub(crate) fn for_overwrite(dtype: DType, len: usize) -> Result<Storage> {
         Storage::alloc(dtype, len, dtype == DType::Bool)
     }
@@ -278,9 +347,11 @@ impl Storage {
         let len = self.len;
         RwLockReadGuard::map(self.buf.read(), |b| {
             // SAFETY: the buffer is aligned to 64 >= align_of::<T>() and holds at least
-            // `len * size_of::<T>()` bytes; it was zero-initialised and is only ever written
-            // as `T` (the dtype never changes), so every element is a valid `T`. The read
-            // guard excludes writers for the slice's lifetime.
+            // `len * size_of::<T>()` bytes, all initialised: zeroed when new, and a reused
+            // buffer holds bytes written as some dtype, where every bit pattern is a valid
+            // value of every dtype but `bool`, whose storage is zeroed even when reused. So
+            // every element is a valid `T`. The read guard excludes writers for the slice's
+            // lifetime.
             unsafe { std::slice::from_raw_parts(b.ptr.as_ptr().cast::<T>(), len) }
         })
     }
@@ -362,6 +433,40 @@ mod tests {
             let o = Storage::for_overwrite(DType::F64, n).unwrap();
             assert_eq!(o.len(), n);
         }
+    }
+
+    #[test]
+    fn reused_heap_buffers_are_zeroed_when_asked() {
+        // A size no other test uses, so a parallel test cannot take the freed buffer (it
+        // could push others and evict it, so reuse itself is only checked when it happened).
+        let n = HEAP_REUSE_MIN / 8 + 13;
+        let ptr = |s: &Storage| s.buf.read().ptr.as_ptr() as usize;
+        for _ in 0..3 {
+            let s = Storage::zeroed(DType::F64, n).unwrap();
+            assert!(s.read::<f64>().unwrap().iter().all(|&x| x == 0.0));
+            s.write::<f64>().unwrap().fill(-1.5);
+            let at = ptr(&s);
+            drop(s);
+            let o = Storage::for_overwrite(DType::F64, n).unwrap();
+            assert_eq!(ptr(&o) % STORAGE_ALIGN, 0);
+            if ptr(&o) == at {
+                // Reused without clearing.
+                assert!(o.read::<f64>().unwrap().iter().all(|&x| x == -1.5));
+            }
+            drop(o);
+            let z = Storage::zeroed(DType::F64, n).unwrap();
+            assert!(z.read::<f64>().unwrap().iter().all(|&x| x == 0.0));
+            z.write::<f64>().unwrap().fill(2.0);
+            drop(z);
+            // A bool storage never sees the previous bytes, even without zeroing asked.
+            let b = Storage::for_overwrite(DType::Bool, n * 8).unwrap();
+            assert!(b.read::<bool>().unwrap().iter().all(|&x| !x));
+        }
+        let size = |bytes| AllocLayout::from_size_align(bytes, STORAGE_ALIGN).unwrap();
+        assert!(!HeapBlock::cacheable(size(HEAP_REUSE_MIN - 64)));
+        assert!(HeapBlock::cacheable(size(HEAP_REUSE_MIN)));
+        assert!(!HeapBlock::cacheable(size(HUGE_PAGE_THRESHOLD)));
+        assert!(HEAP_CACHE.lock().len() <= CACHED_HEAP_BUFFERS);
     }
 
     #[test]
