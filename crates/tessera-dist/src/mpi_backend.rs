@@ -19,8 +19,9 @@ use mpi::traits::{Communicator as _, CommunicatorCollectives, Root};
 use mpi::Threading;
 use tessera::{DType, Element, Tensor};
 
-use crate::comm::{Comm, Communicator};
+use crate::comm::{check_views, Comm, Communicator};
 use crate::error::{DistError, Result};
+use crate::mpi_views::{self, counts_types, OneStorage};
 use crate::sbp::PartialOp;
 
 /// Dispatch over the dtypes MPI has datatypes for (the others are staged first).
@@ -70,9 +71,7 @@ impl MpiUniverse {
     pub fn init() -> Result<MpiUniverse> {
         let (universe, _) = mpi::initialize_with_threading(Threading::Multiple)
             .ok_or_else(|| DistError::Comm("MPI is already initialised".into()))?;
-        let world = Arc::new(MpiComm {
-            comm: universe.world(),
-        });
+        let world = Arc::new(MpiComm::new(universe.world()));
         Ok(MpiUniverse {
             _universe: universe,
             world,
@@ -88,6 +87,20 @@ impl MpiUniverse {
 /// A [`Communicator`] over an MPI communicator.
 pub struct MpiComm {
     comm: SimpleCommunicator,
+    /// Whether the ranks exchange blocks by cross-memory attach ([`crate::cma`]), probed by
+    /// the first `all_to_all_views`.
+    #[cfg(target_os = "linux")]
+    cma: std::sync::OnceLock<Option<crate::cma::CmaPeers>>,
+}
+
+impl MpiComm {
+    fn new(comm: SimpleCommunicator) -> MpiComm {
+        MpiComm {
+            comm,
+            #[cfg(target_os = "linux")]
+            cma: std::sync::OnceLock::new(),
+        }
+    }
 }
 
 // SAFETY: the communicator handle is an immutable identifier; MPI is initialised with
@@ -98,7 +111,7 @@ unsafe impl Send for MpiComm {}
 // `MPI_THREAD_MULTIPLE`.
 unsafe impl Sync for MpiComm {}
 
-fn count(n: usize) -> Result<i32> {
+pub(crate) fn count(n: usize) -> Result<i32> {
     i32::try_from(n).map_err(|_| {
         DistError::Comm(format!(
             "{n} elements exceed MPI's i32 counts (not chunked yet)"
@@ -302,12 +315,89 @@ impl Communicator for MpiComm {
         })
     }
 
+    /// On one Linux host, each rank reads its blocks straight from the peers' tensors
+    /// ([`crate::cma`]). Otherwise `MPI_Alltoallw` with one derived datatype per block
+    /// ([`crate::mpi_views`]): MPI reads the strided send blocks and writes the recv blocks in
+    /// place. The self block is copied by the core's copy engine. Views spread over several
+    /// storages are staged through one buffer per side (a local decision, invisible to the
+    /// peers).
+    fn all_to_all_views(&self, send: &[Tensor], recv: &[Tensor]) -> Result<()> {
+        let (p, me) = (self.size(), self.rank());
+        let Some(dtype) = check_views(send, recv, p)? else {
+            return Ok(());
+        };
+        if send[me].shape() != recv[me].shape() {
+            return Err(DistError::Mismatch(format!(
+                "all_to_all_views: rank {me} sends shape {:?} to itself, expects {:?}",
+                send[me].shape(),
+                recv[me].shape()
+            )));
+        }
+        #[cfg(target_os = "linux")]
+        if let Some(peers) = self
+            .cma
+            .get_or_init(|| crate::cma::CmaPeers::probe(&self.comm))
+        {
+            return crate::cma::all_to_all_views(&self.comm, peers, send, recv);
+        }
+        recv[me].assign(&send[me])?;
+        let src = OneStorage::new(send, true)?;
+        let dst = OneStorage::new(recv, false)?;
+        let item = dtype.itemsize();
+        let (sc, st) = counts_types(&src.views, me, item)?;
+        let (rc, rt) = counts_types(&dst.views, me, item)?;
+        let (st, rt) = (mpi_views::raw(&st), mpi_views::raw(&rt));
+        let displs = vec![0i32; p];
+        tessera::with_dtype!(dtype, T => {
+            let s = src.storage.as_ref().map(|s| s.read::<T>()).transpose()?;
+            let mut d = dst.storage.as_ref().map(|s| s.write::<T>()).transpose()?;
+            // A real address for a side without storage: a dangling pointer can equal
+            // `MPI_IN_PLACE` (address 1 in Open MPI).
+            let mut spare = [0u64; 2];
+            let none: *mut T = spare.as_mut_ptr().cast();
+            let sp = s.as_ref().map_or(none.cast_const(), |s| s.as_ptr());
+            let dp = d.as_mut().map_or(none.wrapping_byte_add(8), |d| d.as_mut_ptr());
+            // SAFETY: every count-1 datatype addresses bytes of the element range of one view
+            // of the guarded storage (views are bounds-checked against their storage when
+            // made), relative to that storage's start `sp` / `dp`; count-0 entries touch no
+            // memory, so `spare` (no storage: every view empty) is never accessed.
+            // The read guard on the send storage and the write guard on the (distinct,
+            // checked) recv storage are held for the whole call; the count, displacement and
+            // datatype arrays hold one entry per rank and outlive the call, as do the
+            // datatypes behind the raw handles.
+            let code = unsafe {
+                mpi::ffi::MPI_Alltoallw(
+                    sp.cast(),
+                    sc.as_ptr(),
+                    displs.as_ptr(),
+                    st.as_ptr(),
+                    dp.cast(),
+                    rc.as_ptr(),
+                    displs.as_ptr(),
+                    rt.as_ptr(),
+                    self.comm.as_raw(),
+                )
+            };
+            if code != 0 {
+                return Err(DistError::Comm(format!("MPI_Alltoallw returned {code}")));
+            }
+        });
+        if dst.staged {
+            for (r, (out, got)) in recv.iter().zip(&dst.views).enumerate() {
+                if r != me {
+                    out.assign(got)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn split(&self, color: usize, key: usize) -> Result<Comm> {
         let color = Color::with_value(count(color)?);
         let comm = self
             .comm
             .split_by_color_with_key(color, count(key)?)
             .ok_or_else(|| DistError::Comm("MPI_Comm_split gave no communicator".into()))?;
-        Ok(Arc::new(MpiComm { comm }))
+        Ok(Arc::new(MpiComm::new(comm)))
     }
 }
