@@ -1,28 +1,29 @@
-//! Single-copy exchange of strided blocks between MPI ranks on one Linux host (DESIGN D9;
-//! feature `mpi`): in the MPI backend's [`crate::Communicator::all_to_all_views`], each
-//! sender writes its block straight from its tensor into the receiver's output with
-//! `process_vm_writev` (cross-memory attach, CMA): one local iovec per contiguous piece of the
-//! strided block, few remote ones (the kernel pins remote pages once per remote iovec, so the
-//! contiguous side is the remote one).
+//! Single-copy exchange of large strided blocks between MPI ranks on one Linux host (DESIGN
+//! D9; feature `mpi`): in the MPI backend's [`crate::Communicator::all_to_all_views`], each
+//! sender writes a block straight from its tensor into the receiver's output with
+//! `process_vm_writev` (cross-memory attach, CMA): one local iovec per contiguous piece of
+//! the strided block, few remote ones (the kernel pins remote pages once per remote iovec, so
+//! the contiguous side is the remote one).
 //!
-//! Why not MPI alone: Open MPI moves a contiguous buffer between processes of one host in a
-//! single copy (CMA), but a non-contiguous derived datatype goes through 32 KiB shared-memory
-//! fragments (pack, copy, unpack), measured about 6x slower than a contiguous all-to-all
-//! here; packing first costs an extra pass over the data.
+//! Why not MPI alone: Open MPI moves a large contiguous buffer between processes of one host
+//! in a single copy (CMA), but a non-contiguous derived datatype goes through 32 KiB
+//! shared-memory fragments (pack, copy, unpack), measured 2-6x slower than a contiguous
+//! all-to-all here for blocks of 4-16 MiB; packing first costs an extra pass over the data.
+//! Below [`CMA_MIN_BYTES`] per block the fragments win (pinning pages costs more than copying
+//! through cache-hot shared memory), so the backend sends those with MPI.
 //!
-//! The protocol, collective over the communicator: every rank copies its own block, then
-//! tells each peer where that peer's block goes in its output (address and strides, a small
-//! all-to-all), writes its blocks into the peers, and joins an all-reduce of failure flags,
-//! so no rank touches its output (still write-locked) before every write into it is done,
-//! and a failure anywhere is an error everywhere. Whether the ranks may use CMA is probed once
-//! per communicator ([`CmaPeers`]); the environment variable `TESSERA_DIST_CMA=0` turns it
-//! off.
+//! The protocol, between each sender and receiver of a block (no collective): the receiver
+//! sends the sender where the block goes (address and strides) and posts a receive for a
+//! done flag; the sender writes the block and sends the flag (1 on failure). The receiver
+//! keeps its output write-locked and untouched until every flag has arrived. Whether the
+//! ranks may use CMA is probed once per communicator ([`CmaPeers`]); the environment
+//! variable `TESSERA_DIST_CMA=0` turns it off.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use mpi::topology::SimpleCommunicator;
-use mpi::traits::{Communicator as _, CommunicatorCollectives};
+use mpi::traits::{Communicator as _, CommunicatorCollectives, Destination, Source};
 use tessera::{Storage, Tensor};
 
 use crate::error::{DistError, Result};
@@ -36,6 +37,12 @@ const MAX_DIMS: usize = 6;
 const MIN_REMOTE_PIECE: usize = 4096;
 /// Send blocks whose pieces are shorter than this are packed first.
 const MIN_LOCAL_PIECE: usize = 256;
+/// Blocks of at least this many bytes move by CMA, smaller ones through MPI (the default of
+/// [`CmaPeers::min_bytes`]; the environment variable `TESSERA_DIST_CMA_MIN_BYTES` sets it).
+pub(crate) const CMA_MIN_BYTES: usize = 1 << 20;
+/// Message tags of the protocol (on the backend's own duplicate of the communicator).
+const TAG_DESC: i32 = 0x7e5a;
+const TAG_DONE: i32 = 0x7e5b;
 /// iovecs per `process_vm_readv` call (Linux's `IOV_MAX`).
 const IOV_MAX: usize = 1024;
 /// u64 words of one descriptor: bytes, address, inner piece length, dims, then
@@ -163,13 +170,16 @@ impl Pieces {
 /// every peer's memory.
 pub(crate) struct CmaPeers {
     pids: Vec<libc::pid_t>,
+    /// Blocks of at least this many bytes move by CMA (the same on every rank).
+    pub min_bytes: usize,
 }
 
 impl CmaPeers {
     /// Collective over `comm`: every rank learns the same answer. CMA is used when every rank
     /// runs on this host and reads every peer's random probe word through `process_vm_readv`
     /// (so the process ids name the right processes and access is allowed); a rank with
-    /// `TESSERA_DIST_CMA=0` turns it off for all.
+    /// `TESSERA_DIST_CMA=0` turns it off for all. The largest `TESSERA_DIST_CMA_MIN_BYTES`
+    /// of the ranks (default [`CMA_MIN_BYTES`]) becomes [`CmaPeers::min_bytes`].
     pub fn probe(comm: &SimpleCommunicator) -> Option<CmaPeers> {
         use std::hash::{BuildHasher, Hasher};
         let p = comm.size() as usize;
@@ -202,7 +212,20 @@ impl CmaPeers {
             &mut ok,
             mpi::collective::SystemOperation::min(),
         );
-        (ok == 1).then_some(CmaPeers { pids })
+        let mine = std::env::var("TESSERA_DIST_CMA_MIN_BYTES")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(CMA_MIN_BYTES as u64);
+        let mut min_bytes = 0u64;
+        comm.all_reduce_into(
+            &mine,
+            &mut min_bytes,
+            mpi::collective::SystemOperation::max(),
+        );
+        (ok == 1).then_some(CmaPeers {
+            pids,
+            min_bytes: usize::try_from(min_bytes).unwrap_or(usize::MAX),
+        })
     }
 }
 
@@ -336,99 +359,115 @@ fn base_of(v: &Tensor, storages: &[Arc<Storage>], bases: &[usize]) -> Result<usi
     Ok(bases[i])
 }
 
-/// [`crate::Communicator::all_to_all_views`] through CMA, collective over `comm` (whose
-/// ranks are `peers`). The arguments are checked already ([`crate::comm::check_views`]).
-pub(crate) fn all_to_all_views(
+/// Moves the non-empty blocks between different ranks by CMA: `send[s]` into rank s's
+/// `recv[me]`, and every non-empty `recv[r]` from rank r (`send[me]` / `recv[me]` are left
+/// alone). Both sides of a block must agree it is non-empty (the caller empties the blocks
+/// that go through MPI). A failure is an error on both ranks of the block.
+pub(crate) fn exchange(
     comm: &SimpleCommunicator,
     peers: &CmaPeers,
     send: &[Tensor],
     recv: &[Tensor],
 ) -> Result<()> {
-    let (p, me) = (comm.size() as usize, comm.rank() as usize);
-    let Some(first) = send.first() else {
+    let me = comm.rank() as usize;
+    let live = |views: &[Tensor]| -> Vec<usize> {
+        (0..views.len())
+            .filter(|&r| r != me && views[r].numel() > 0)
+            .collect()
+    };
+    let (targets, writers) = (live(send), live(recv));
+    let Some(first) = targets
+        .first()
+        .map(|&s| &send[s])
+        .or(writers.first().map(|&r| &recv[r]))
+    else {
         return Ok(());
     };
     let (dtype, item) = (first.dtype(), first.dtype().itemsize());
-    // Local failures are kept until the collective part is over, so no peer is left waiting.
-    let mut failed: Option<DistError> = recv[me].assign(&send[me]).err().map(Into::into);
     // Blocks with pieces too small to move one by one go through contiguous copies.
-    let mut send_from = Vec::with_capacity(p);
-    for (s, v) in send.iter().enumerate() {
-        let pack = s != me && v.numel() > 0 && !Pieces::of(0, v, item).local_ok();
-        send_from.push(if pack { v.copy()? } else { v.clone() });
+    let mut send_from = send.to_vec();
+    for &s in &targets {
+        if !Pieces::of(0, &send[s], item).local_ok() {
+            send_from[s] = send[s].copy()?;
+        }
     }
-    let mut recv_into = Vec::with_capacity(p);
-    for (r, v) in recv.iter().enumerate() {
-        let stage = r != me && v.numel() > 0 && !Pieces::of(0, v, item).remote_ok();
-        recv_into.push(if stage {
-            Tensor::empty(v.shape(), dtype)?
-        } else {
-            v.clone()
-        });
+    let mut recv_into = recv.to_vec();
+    for &r in &writers {
+        if !Pieces::of(0, &recv[r], item).remote_ok() {
+            recv_into[r] = Tensor::empty(recv[r].shape(), dtype)?;
+        }
     }
-    let others = |views: &[Tensor]| -> Vec<Tensor> {
-        let mut v = views.to_vec();
-        v.remove(me);
-        v
+    let pick = |views: &[Tensor], idx: &[usize]| -> Vec<Tensor> {
+        idx.iter().map(|&i| views[i].clone()).collect()
     };
-    let send_st = storages(&others(&send_from))?;
-    let recv_st = storages(&others(&recv_into))?;
-    let mut any_failed = 0u8;
+    let send_st = storages(&pick(&send_from, &targets))?;
+    let recv_st = storages(&pick(&recv_into, &writers))?;
+    let mut failed: Option<DistError> = None;
+    let mut flags = vec![0u8; writers.len()];
     tessera::with_dtype!(dtype, T => {
         let sg = send_st.iter().map(|s| s.read::<T>()).collect::<std::result::Result<Vec<_>, _>>()?;
         let mut rg = recv_st.iter().map(|s| s.write::<T>()).collect::<std::result::Result<Vec<_>, _>>()?;
         let sb: Vec<usize> = sg.iter().map(|g| g.as_ptr() as usize).collect();
         let rb: Vec<usize> = rg.iter_mut().map(|g| g.as_mut_ptr() as usize).collect();
-        // Tell each peer where its block goes.
-        let mut desc = vec![0u64; DESC * p];
-        for (r, v) in recv_into.iter().enumerate() {
-            if r != me && v.numel() > 0 {
-                let pieces = Pieces::of(base_of(v, &recv_st, &rb)?, v, item);
-                desc[DESC * r..DESC * (r + 1)].copy_from_slice(&pieces.encode());
+        let descs = writers
+            .iter()
+            .map(|&r| Ok(Pieces::of(base_of(&recv_into[r], &recv_st, &rb)?, &recv_into[r], item).encode()))
+            .collect::<Result<Vec<_>>>()?;
+        let locals = targets
+            .iter()
+            .map(|&s| Ok(Pieces::of(base_of(&send_from[s], &send_st, &sb)?, &send_from[s], item)))
+            .collect::<Result<Vec<_>>>()?;
+        mpi::request::scope(|scope| {
+            // Post everything this rank waits for before blocking, so no send can wait on a
+            // receive that is not posted yet.
+            let mut pending = Vec::with_capacity(2 * writers.len());
+            for (&r, d) in writers.iter().zip(&descs) {
+                let to = comm.process_at_rank(r as i32);
+                pending.push(to.immediate_send_with_tag(scope, &d[..], TAG_DESC));
             }
-        }
-        let mut dest = vec![0u64; DESC * p];
-        comm.all_to_all_into(&desc[..], &mut dest[..]);
-        for (s, v) in send_from.iter().enumerate() {
-            if s == me || failed.is_some() {
-                continue;
+            let mut done = Vec::with_capacity(writers.len());
+            for (&r, f) in writers.iter().zip(flags.iter_mut()) {
+                let from = comm.process_at_rank(r as i32);
+                done.push(from.immediate_receive_into_with_tag(scope, f, TAG_DONE));
             }
-            let local = if v.numel() > 0 {
-                Pieces::of(base_of(v, &send_st, &sb)?, v, item)
-            } else {
-                Pieces { addr: 0, inner: 0, outer: vec![] }
-            };
-            let done = Pieces::decode(&dest[DESC * s..DESC * (s + 1)]).and_then(|(bytes, remote)| {
-                if bytes != local.bytes() || remote.bytes() != bytes {
-                    return Err(DistError::Mismatch(format!(
-                        "all_to_all_views: rank {me} sends {} bytes to rank {s}, which expects {bytes}",
-                        local.bytes()
-                    )));
-                }
-                transfer_block(peers.pids[s], &local, &remote, true)
-            });
-            failed = failed.or(done.err());
-        }
-        // Also waits until every write into this rank's output is done.
-        comm.all_reduce_into(
-            &u8::from(failed.is_some()),
-            &mut any_failed,
-            mpi::collective::SystemOperation::max(),
-        );
+            let mut dest = [0u64; DESC];
+            for (&s, local) in targets.iter().zip(&locals) {
+                let peer = comm.process_at_rank(s as i32);
+                peer.receive_into_with_tag(&mut dest[..], TAG_DESC);
+                let moved = Pieces::decode(&dest).and_then(|(bytes, remote)| {
+                    if bytes != local.bytes() || remote.bytes() != bytes {
+                        return Err(DistError::Mismatch(format!(
+                            "all_to_all_views: rank {me} sends {} bytes to rank {s}, which expects {bytes}",
+                            local.bytes()
+                        )));
+                    }
+                    transfer_block(peers.pids[s], local, &remote, true)
+                });
+                peer.send_with_tag(&u8::from(moved.is_err()), TAG_DONE);
+                failed = failed.take().or(moved.err());
+            }
+            for r in pending {
+                r.wait();
+            }
+            for r in done {
+                r.wait();
+            }
+        });
         drop(sg);
         drop(rg);
     });
     if let Some(e) = failed {
         return Err(e);
     }
-    if any_failed != 0 {
-        return Err(DistError::Comm(
-            "all_to_all_views failed on another rank".into(),
-        ));
+    if let Some(k) = flags.iter().position(|&f| f != 0) {
+        return Err(DistError::Comm(format!(
+            "all_to_all_views: rank {} failed to write its block into rank {me}",
+            writers[k]
+        )));
     }
-    for (r, (out, got)) in recv.iter().zip(&recv_into).enumerate() {
-        if r != me && out.numel() > 0 && !out.shares_storage(got) {
-            out.assign(got)?;
+    for &r in &writers {
+        if !recv[r].shares_storage(&recv_into[r]) {
+            recv[r].assign(&recv_into[r])?;
         }
     }
     Ok(())

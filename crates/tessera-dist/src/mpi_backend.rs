@@ -21,7 +21,7 @@ use tessera::{DType, Element, Tensor};
 
 use crate::comm::{check_views, Comm, Communicator};
 use crate::error::{DistError, Result};
-use crate::mpi_views::{self, counts_types, OneStorage};
+use crate::mpi_views;
 use crate::sbp::PartialOp;
 
 /// Dispatch over the dtypes MPI has datatypes for (the others are staged first).
@@ -86,7 +86,8 @@ impl MpiUniverse {
 
 /// A [`Communicator`] over an MPI communicator.
 pub struct MpiComm {
-    comm: SimpleCommunicator,
+    /// Freed on drop unless MPI is finalised already (freeing then would abort the job).
+    comm: std::mem::ManuallyDrop<SimpleCommunicator>,
     /// Whether the ranks exchange blocks by cross-memory attach ([`crate::cma`]), probed by
     /// the first `all_to_all_views`.
     #[cfg(target_os = "linux")]
@@ -94,11 +95,24 @@ pub struct MpiComm {
 }
 
 impl MpiComm {
+    /// Wraps a duplicate of `comm` (collective), so the point-to-point messages of
+    /// `all_to_all_views` never meet the program's own traffic.
     fn new(comm: SimpleCommunicator) -> MpiComm {
         MpiComm {
-            comm,
+            comm: std::mem::ManuallyDrop::new(comm.duplicate()),
             #[cfg(target_os = "linux")]
             cma: std::sync::OnceLock::new(),
+        }
+    }
+}
+
+impl Drop for MpiComm {
+    fn drop(&mut self) {
+        // A handle that outlives the `MpiUniverse` (an `Arc` clone kept past it) is leaked:
+        // `MPI_Comm_free` after `MPI_Finalize` aborts the job, and the process is ending.
+        if !mpi::environment::is_finalized() {
+            // SAFETY: `comm` is dropped exactly once, here, and never used after.
+            unsafe { std::mem::ManuallyDrop::drop(&mut self.comm) };
         }
     }
 }
@@ -315,12 +329,12 @@ impl Communicator for MpiComm {
         })
     }
 
-    /// On one Linux host, each rank reads its blocks straight from the peers' tensors
-    /// ([`crate::cma`]). Otherwise `MPI_Alltoallw` with one derived datatype per block
-    /// ([`crate::mpi_views`]): MPI reads the strided send blocks and writes the recv blocks in
-    /// place. The self block is copied by the core's copy engine. Views spread over several
-    /// storages are staged through one buffer per side (a local decision, invisible to the
-    /// peers).
+    /// The self block goes through the core's copy engine. Blocks of at least
+    /// [`crate::cma::CMA_MIN_BYTES`] (1 MiB) between ranks on one Linux host are written straight
+    /// into the receiver's output ([`crate::cma`]); the others go through one `MPI_Alltoallw`
+    /// with a derived datatype per block ([`crate::mpi_views`]), so MPI reads and writes the
+    /// strided blocks in place. Both sides of a block know its size, so they agree on the
+    /// path without talking.
     fn all_to_all_views(&self, send: &[Tensor], recv: &[Tensor]) -> Result<()> {
         let (p, me) = (self.size(), self.rank());
         let Some(dtype) = check_views(send, recv, p)? else {
@@ -333,63 +347,27 @@ impl Communicator for MpiComm {
                 recv[me].shape()
             )));
         }
+        recv[me].assign(&send[me])?;
         #[cfg(target_os = "linux")]
         if let Some(peers) = self
             .cma
             .get_or_init(|| crate::cma::CmaPeers::probe(&self.comm))
         {
-            return crate::cma::all_to_all_views(&self.comm, peers, send, recv);
-        }
-        recv[me].assign(&send[me])?;
-        let src = OneStorage::new(send, true)?;
-        let dst = OneStorage::new(recv, false)?;
-        let item = dtype.itemsize();
-        let (sc, st) = counts_types(&src.views, me, item)?;
-        let (rc, rt) = counts_types(&dst.views, me, item)?;
-        let (st, rt) = (mpi_views::raw(&st), mpi_views::raw(&rt));
-        let displs = vec![0i32; p];
-        tessera::with_dtype!(dtype, T => {
-            let s = src.storage.as_ref().map(|s| s.read::<T>()).transpose()?;
-            let mut d = dst.storage.as_ref().map(|s| s.write::<T>()).transpose()?;
-            // A real address for a side without storage: a dangling pointer can equal
-            // `MPI_IN_PLACE` (address 1 in Open MPI).
-            let mut spare = [0u64; 2];
-            let none: *mut T = spare.as_mut_ptr().cast();
-            let sp = s.as_ref().map_or(none.cast_const(), |s| s.as_ptr());
-            let dp = d.as_mut().map_or(none.wrapping_byte_add(8), |d| d.as_mut_ptr());
-            // SAFETY: every count-1 datatype addresses bytes of the element range of one view
-            // of the guarded storage (views are bounds-checked against their storage when
-            // made), relative to that storage's start `sp` / `dp`; count-0 entries touch no
-            // memory, so `spare` (no storage: every view empty) is never accessed.
-            // The read guard on the send storage and the write guard on the (distinct,
-            // checked) recv storage are held for the whole call; the count, displacement and
-            // datatype arrays hold one entry per rank and outlive the call, as do the
-            // datatypes behind the raw handles.
-            let code = unsafe {
-                mpi::ffi::MPI_Alltoallw(
-                    sp.cast(),
-                    sc.as_ptr(),
-                    displs.as_ptr(),
-                    st.as_ptr(),
-                    dp.cast(),
-                    rc.as_ptr(),
-                    displs.as_ptr(),
-                    rt.as_ptr(),
-                    self.comm.as_raw(),
-                )
+            // Split the blocks by size: `small` views for MPI, `big` ones for CMA, the
+            // other kind emptied on each side.
+            let empty = Tensor::empty(&[0], dtype)?;
+            let big = |t: &Tensor| t.numel() * dtype.itemsize() >= peers.min_bytes;
+            let part = |views: &[Tensor], want_big: bool| -> Vec<Tensor> {
+                let keep = |t: &Tensor| big(t) == want_big;
+                views
+                    .iter()
+                    .map(|t| if keep(t) { t.clone() } else { empty.clone() })
+                    .collect()
             };
-            if code != 0 {
-                return Err(DistError::Comm(format!("MPI_Alltoallw returned {code}")));
-            }
-        });
-        if dst.staged {
-            for (r, (out, got)) in recv.iter().zip(&dst.views).enumerate() {
-                if r != me {
-                    out.assign(got)?;
-                }
-            }
+            mpi_views::alltoallw(&self.comm, &part(send, false), &part(recv, false))?;
+            return crate::cma::exchange(&self.comm, peers, &part(send, true), &part(recv, true));
         }
-        Ok(())
+        mpi_views::alltoallw(&self.comm, send, recv)
     }
 
     fn split(&self, color: usize, key: usize) -> Result<Comm> {

@@ -455,25 +455,29 @@ fn all_to_all_layouts(comm: Comm) -> Result<()> {
     let mesh = Mesh::line(comm.clone());
     let mut rng = Rng::new(77);
     let shapes = [(2 * p + 1, 3), (2 * p + 1, 130 * p + 3), (3, 1024 * p + 5)];
-    for dtype in [
+    let dtypes = [
         DType::F32,
         DType::F64,
         DType::F16,
         DType::Bool,
         DType::I64,
         DType::U8,
-    ] {
-        for &(rows, cols) in &shapes {
-            let full = values_of(&mut rng, rows, cols, dtype)?;
-            // The same values seen through a transposed (non-contiguous) view.
-            let strided = full.t()?.contiguous()?.t()?;
-            for src in [&full, &strided] {
-                for (a, b) in [
-                    (Sbp::Split(0), Sbp::Split(1)),
-                    (Sbp::Split(1), Sbp::Split(0)),
-                ] {
-                    check_boxing(&mesh, src, &[a], &[b])?;
-                }
+    ];
+    // Plus blocks of 1 MiB on 2 ranks (the MPI backend's size for cross-memory attach).
+    let cases = dtypes
+        .iter()
+        .flat_map(|&d| shapes.iter().map(move |&s| (d, s)))
+        .chain([(DType::F32, (1024, 1030))]);
+    for (dtype, (rows, cols)) in cases {
+        let full = values_of(&mut rng, rows, cols, dtype)?;
+        // The same values seen through a transposed (non-contiguous) view.
+        let strided = full.t()?.contiguous()?.t()?;
+        for src in [&full, &strided] {
+            for (a, b) in [
+                (Sbp::Split(0), Sbp::Split(1)),
+                (Sbp::Split(1), Sbp::Split(0)),
+            ] {
+                check_boxing(&mesh, src, &[a], &[b])?;
             }
         }
     }
