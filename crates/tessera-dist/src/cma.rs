@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator as _, CommunicatorCollectives, Destination, Source};
-use tessera::{Storage, Tensor};
+use tessera::{Element, Storage, Tensor};
 
 use crate::error::{DistError, Result};
 use crate::mpi_views::runs;
@@ -254,7 +254,8 @@ fn transfer(
     // guarantees are memory of this process that nothing else accesses during the call.
     // Writing, it reads the `local` pieces (the caller holds them read-locked) and writes the
     // `remote` pieces of process `pid`, which that process published for this purpose and
-    // keeps write-locked and untouched until the exchange's closing collective. The kernel
+    // keeps write-locked and untouched until our done flag arrives (as with a pending
+    // `MPI_Irecv`, whose buffer MPI writes while the program holds it borrowed). The kernel
     // checks the remote addresses and reports a bad one as an error.
     let got = unsafe {
         if write {
@@ -397,65 +398,21 @@ pub(crate) fn exchange(
             recv_into[r] = Tensor::empty(recv[r].shape(), dtype)?;
         }
     }
-    let pick = |views: &[Tensor], idx: &[usize]| -> Vec<Tensor> {
-        idx.iter().map(|&i| views[i].clone()).collect()
+    let pick = |views: &[Tensor], idx: &[usize]| -> Result<Vec<Arc<Storage>>> {
+        storages(&idx.iter().map(|&i| views[i].clone()).collect::<Vec<_>>())
     };
-    let send_st = storages(&pick(&send_from, &targets))?;
-    let recv_st = storages(&pick(&recv_into, &writers))?;
-    let mut failed: Option<DistError> = None;
-    let mut flags = vec![0u8; writers.len()];
-    tessera::with_dtype!(dtype, T => {
-        let sg = send_st.iter().map(|s| s.read::<T>()).collect::<std::result::Result<Vec<_>, _>>()?;
-        let mut rg = recv_st.iter().map(|s| s.write::<T>()).collect::<std::result::Result<Vec<_>, _>>()?;
-        let sb: Vec<usize> = sg.iter().map(|g| g.as_ptr() as usize).collect();
-        let rb: Vec<usize> = rg.iter_mut().map(|g| g.as_mut_ptr() as usize).collect();
-        let descs = writers
-            .iter()
-            .map(|&r| Ok(Pieces::of(base_of(&recv_into[r], &recv_st, &rb)?, &recv_into[r], item).encode()))
-            .collect::<Result<Vec<_>>>()?;
-        let locals = targets
-            .iter()
-            .map(|&s| Ok(Pieces::of(base_of(&send_from[s], &send_st, &sb)?, &send_from[s], item)))
-            .collect::<Result<Vec<_>>>()?;
-        mpi::request::scope(|scope| {
-            // Post everything this rank waits for before blocking, so no send can wait on a
-            // receive that is not posted yet.
-            let mut pending = Vec::with_capacity(2 * writers.len());
-            for (&r, d) in writers.iter().zip(&descs) {
-                let to = comm.process_at_rank(r as i32);
-                pending.push(to.immediate_send_with_tag(scope, &d[..], TAG_DESC));
-            }
-            let mut done = Vec::with_capacity(writers.len());
-            for (&r, f) in writers.iter().zip(flags.iter_mut()) {
-                let from = comm.process_at_rank(r as i32);
-                done.push(from.immediate_receive_into_with_tag(scope, f, TAG_DONE));
-            }
-            let mut dest = [0u64; DESC];
-            for (&s, local) in targets.iter().zip(&locals) {
-                let peer = comm.process_at_rank(s as i32);
-                peer.receive_into_with_tag(&mut dest[..], TAG_DESC);
-                let moved = Pieces::decode(&dest).and_then(|(bytes, remote)| {
-                    if bytes != local.bytes() || remote.bytes() != bytes {
-                        return Err(DistError::Mismatch(format!(
-                            "all_to_all_views: rank {me} sends {} bytes to rank {s}, which expects {bytes}",
-                            local.bytes()
-                        )));
-                    }
-                    transfer_block(peers.pids[s], local, &remote, true)
-                });
-                peer.send_with_tag(&u8::from(moved.is_err()), TAG_DONE);
-                failed = failed.take().or(moved.err());
-            }
-            for r in pending {
-                r.wait();
-            }
-            for r in done {
-                r.wait();
-            }
-        });
-        drop(sg);
-        drop(rg);
-    });
+    let blocks = Blocks {
+        me,
+        item,
+        send_st: pick(&send_from, &targets)?,
+        recv_st: pick(&recv_into, &writers)?,
+        targets,
+        writers,
+        send_from,
+        recv_into,
+    };
+    let (failed, flags) = tessera::with_dtype!(dtype, T => move_blocks::<T>(comm, peers, &blocks))?;
+    let writers = &blocks.writers;
     if let Some(e) = failed {
         return Err(e);
     }
@@ -465,12 +422,106 @@ pub(crate) fn exchange(
             writers[k]
         )));
     }
-    for &r in &writers {
-        if !recv[r].shares_storage(&recv_into[r]) {
-            recv[r].assign(&recv_into[r])?;
+    for &r in writers {
+        if !recv[r].shares_storage(&blocks.recv_into[r]) {
+            recv[r].assign(&blocks.recv_into[r])?;
         }
     }
     Ok(())
+}
+
+/// The blocks one rank moves by CMA.
+struct Blocks {
+    me: usize,
+    item: usize,
+    /// Ranks this rank writes to, and ranks that write to it.
+    targets: Vec<usize>,
+    writers: Vec<usize>,
+    /// Per rank: the view to send (maybe a packed copy), the view to receive into (maybe a
+    /// contiguous stand-in).
+    send_from: Vec<Tensor>,
+    recv_into: Vec<Tensor>,
+    /// The distinct storages of the targets' send views and of the writers' recv views.
+    send_st: Vec<Arc<Storage>>,
+    recv_st: Vec<Arc<Storage>>,
+}
+
+/// The protocol on locked storages: returns this rank's first failure and the done flags
+/// received from the writers (non-zero: that writer failed).
+fn move_blocks<T: Element>(
+    comm: &SimpleCommunicator,
+    peers: &CmaPeers,
+    b: &Blocks,
+) -> Result<(Option<DistError>, Vec<u8>)> {
+    let (me, item) = (b.me, b.item);
+    let sg = b
+        .send_st
+        .iter()
+        .map(|s| s.read::<T>())
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let mut rg = b
+        .recv_st
+        .iter()
+        .map(|s| s.write::<T>())
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let sb: Vec<usize> = sg.iter().map(|g| g.as_ptr() as usize).collect();
+    let rb: Vec<usize> = rg.iter_mut().map(|g| g.as_mut_ptr() as usize).collect();
+    let pieces = |v: &Tensor, st: &[Arc<Storage>], bases: &[usize]| -> Result<Pieces> {
+        Ok(Pieces::of(base_of(v, st, bases)?, v, item))
+    };
+    let descs = b
+        .writers
+        .iter()
+        .map(|&r| Ok(pieces(&b.recv_into[r], &b.recv_st, &rb)?.encode()))
+        .collect::<Result<Vec<_>>>()?;
+    let locals = b
+        .targets
+        .iter()
+        .map(|&s| pieces(&b.send_from[s], &b.send_st, &sb))
+        .collect::<Result<Vec<_>>>()?;
+    let mut failed: Option<DistError> = None;
+    let mut flags = vec![0u8; b.writers.len()];
+    mpi::request::scope(|scope| {
+        // Post everything this rank waits for before blocking, so no send can wait on a
+        // receive that is not posted yet.
+        let mut pending = Vec::with_capacity(b.writers.len());
+        for (&r, d) in b.writers.iter().zip(&descs) {
+            let to = comm.process_at_rank(r as i32);
+            pending.push(to.immediate_send_with_tag(scope, &d[..], TAG_DESC));
+        }
+        let mut done = Vec::with_capacity(b.writers.len());
+        for (&r, f) in b.writers.iter().zip(flags.iter_mut()) {
+            let from = comm.process_at_rank(r as i32);
+            done.push(from.immediate_receive_into_with_tag(scope, f, TAG_DONE));
+        }
+        let mut dest = [0u64; DESC];
+        for (&s, local) in b.targets.iter().zip(&locals) {
+            let peer = comm.process_at_rank(s as i32);
+            peer.receive_into_with_tag(&mut dest[..], TAG_DESC);
+            let moved = Pieces::decode(&dest).and_then(|(bytes, remote)| {
+                if bytes != local.bytes() || remote.bytes() != bytes {
+                    return Err(DistError::Mismatch(format!(
+                        "all_to_all_views: rank {me} sends {} bytes to rank {s}, which \
+                         expects {bytes}",
+                        local.bytes()
+                    )));
+                }
+                transfer_block(peers.pids[s], local, &remote, true)
+            });
+            peer.send_with_tag(&u8::from(moved.is_err()), TAG_DONE);
+            failed = failed.take().or(moved.err());
+        }
+        for r in pending {
+            r.wait();
+        }
+        for r in done {
+            r.wait();
+        }
+    });
+    // The output stays write-locked until every writer is done.
+    drop(sg);
+    drop(rg);
+    Ok((failed, flags))
 }
 
 #[cfg(test)]

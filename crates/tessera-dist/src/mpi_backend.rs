@@ -330,11 +330,11 @@ impl Communicator for MpiComm {
     }
 
     /// The self block goes through the core's copy engine. Blocks of at least
-    /// [`crate::cma::CMA_MIN_BYTES`] (1 MiB) between ranks on one Linux host are written straight
-    /// into the receiver's output ([`crate::cma`]); the others go through one `MPI_Alltoallw`
-    /// with a derived datatype per block ([`crate::mpi_views`]), so MPI reads and writes the
-    /// strided blocks in place. Both sides of a block know its size, so they agree on the
-    /// path without talking.
+    /// [`crate::cma::CMA_MIN_BYTES`] (1 MiB) between ranks on one Linux host are written
+    /// straight into the receiver's output ([`crate::cma`]); the others go through one
+    /// `MPI_Alltoallw` with a derived datatype per block ([`crate::mpi_views`]), so MPI reads
+    /// and writes the strided blocks in place. Both sides of a block know its size, so they
+    /// agree on the path without talking.
     fn all_to_all_views(&self, send: &[Tensor], recv: &[Tensor]) -> Result<()> {
         let (p, me) = (self.size(), self.rank());
         let Some(dtype) = check_views(send, recv, p)? else {
