@@ -329,12 +329,11 @@ impl Communicator for MpiComm {
         })
     }
 
-    /// The self block goes through the core's copy engine. Blocks of at least
-    /// [`crate::cma::CMA_MIN_BYTES`] (1 MiB) between ranks on one Linux host are written
-    /// straight into the receiver's output ([`crate::cma`]); the others go through one
-    /// `MPI_Alltoallw` with a derived datatype per block ([`crate::mpi_views`]), so MPI reads
-    /// and writes the strided blocks in place. Both sides of a block know its size, so they
-    /// agree on the path without talking.
+    /// Blocks of at least 1 MiB between ranks on one Linux host are written straight into
+    /// the receiver's output with `process_vm_writev` (module `cma`; the own block is copied
+    /// meanwhile); the others go through one `MPI_Alltoallw` with a derived datatype per
+    /// block (module `mpi_views`), so MPI reads and writes the strided blocks in place. Both
+    /// sides of a block know its size, so they agree on the path without talking.
     fn all_to_all_views(&self, send: &[Tensor], recv: &[Tensor]) -> Result<()> {
         let (p, me) = (self.size(), self.rank());
         let Some(dtype) = check_views(send, recv, p)? else {
@@ -347,26 +346,36 @@ impl Communicator for MpiComm {
                 recv[me].shape()
             )));
         }
-        recv[me].assign(&send[me])?;
         #[cfg(target_os = "linux")]
         if let Some(peers) = self
             .cma
             .get_or_init(|| crate::cma::CmaPeers::probe(&self.comm))
         {
+            let own = crate::cma::copies_own(&send[me], &recv[me]);
+            if !own {
+                recv[me].assign(&send[me])?;
+            }
             // Split the blocks by size: `small` views for MPI, `big` ones for CMA, the
             // other kind emptied on each side.
             let empty = Tensor::empty(&[0], dtype)?;
             let big = |t: &Tensor| t.numel() * dtype.itemsize() >= peers.min_bytes;
+            // (The own block, `me`, stays in both: MPI_Alltoallw skips it, CMA may copy it.)
             let part = |views: &[Tensor], want_big: bool| -> Vec<Tensor> {
-                let keep = |t: &Tensor| big(t) == want_big;
-                views
-                    .iter()
-                    .map(|t| if keep(t) { t.clone() } else { empty.clone() })
-                    .collect()
+                let keep = |r: usize, t: &Tensor| r == me || big(t) == want_big;
+                let pick = |(r, t): (usize, &Tensor)| {
+                    if keep(r, t) {
+                        t.clone()
+                    } else {
+                        empty.clone()
+                    }
+                };
+                views.iter().enumerate().map(pick).collect()
             };
             mpi_views::alltoallw(&self.comm, &part(send, false), &part(recv, false))?;
-            return crate::cma::exchange(&self.comm, peers, &part(send, true), &part(recv, true));
+            let (send, recv) = (part(send, true), part(recv, true));
+            return crate::cma::exchange(&self.comm, peers, &send, &recv, own);
         }
+        recv[me].assign(&send[me])?;
         mpi_views::alltoallw(&self.comm, send, recv)
     }
 
