@@ -3,10 +3,13 @@
 //!
 //! D9: `mpi` 0.8.2 has varcount all-gather and all-to-all, all-reduce and communicator
 //! split; the varcount reduce-scatter is the raw `MPI_Reduce_scatter` through its `ffi`
-//! module (the one `unsafe` block). It has no f16/bf16 or bool datatypes: those are staged
-//! through f32 and u8. Counts above `i32::MAX` elements are an error (not chunked yet).
-//! MPI cannot detect an SPMD mismatch in general: a mismatched program may hang or abort
-//! under `mpirun` (which then stops every rank).
+//! module. It has no f16/bf16 or bool datatypes: those are staged through f32 and u8
+//! (`all_to_all_views` moves bytes, so any dtype as is). It has no `MPI_Alltoallw` either:
+//! `mpi_views` calls it through `ffi` with derived datatypes describing strided views, and
+//! `cma` moves large blocks between processes of one host with `process_vm_writev`. Counts
+//! above `i32::MAX` elements are an error (not chunked yet). MPI cannot detect an SPMD
+//! mismatch in general: a mismatched program may hang or abort under `mpirun` (which then
+//! stops every rank).
 
 use std::sync::Arc;
 
