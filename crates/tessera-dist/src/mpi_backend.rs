@@ -354,14 +354,16 @@ impl Communicator for MpiComm {
             .cma
             .get_or_init(|| crate::cma::CmaPeers::probe(&self.comm))
         {
-            let own = crate::cma::copies_own(&send[me], &recv[me]);
-            if !own {
-                recv[me].assign(&send[me])?;
-            }
             // Split the blocks by size: `small` views for MPI, `big` ones for CMA, the
             // other kind emptied on each side.
             let empty = Tensor::empty(&[0], dtype)?;
             let big = |t: &Tensor| t.numel() * dtype.itemsize() >= peers.min_bytes;
+            // With CMA blocks, the own block is copied while the peers write (a local choice).
+            let any_big = (0..p).any(|r| r != me && (big(&send[r]) || big(&recv[r])));
+            let own = any_big && crate::cma::copies_own(&send[me], &recv[me]);
+            if !own {
+                recv[me].assign(&send[me])?;
+            }
             // (The own block, `me`, stays in both: MPI_Alltoallw skips it, CMA may copy it.)
             let part = |views: &[Tensor], want_big: bool| -> Vec<Tensor> {
                 let keep = |r: usize, t: &Tensor| r == me || big(t) == want_big;
