@@ -66,7 +66,7 @@ macro_rules! with_mpi_dtype {
 /// (dropping it finalises MPI).
 pub struct MpiUniverse {
     _universe: Universe,
-    world: Comm,
+    world: Arc<MpiComm>,
 }
 
 impl MpiUniverse {
@@ -84,6 +84,13 @@ impl MpiUniverse {
     /// The communicator of every process (`MPI_COMM_WORLD`).
     pub fn world(&self) -> Comm {
         self.world.clone()
+    }
+
+    /// Whether `all_to_all_views` on the world communicator moves large blocks by
+    /// cross-memory attach (every rank on this Linux host, peers' memory writable, not turned
+    /// off with `TESSERA_DIST_CMA=0`). Collective on first use: every rank must call it.
+    pub fn cross_memory_attach(&self) -> bool {
+        self.world.cma_peers().is_some()
     }
 }
 
@@ -106,6 +113,21 @@ impl MpiComm {
             #[cfg(target_os = "linux")]
             cma: std::sync::OnceLock::new(),
         }
+    }
+}
+
+impl MpiComm {
+    /// The peers for cross-memory attach, probed on first use (collective then).
+    #[cfg(target_os = "linux")]
+    fn cma_peers(&self) -> Option<&crate::cma::CmaPeers> {
+        self.cma
+            .get_or_init(|| crate::cma::CmaPeers::probe(&self.comm))
+            .as_ref()
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn cma_peers(&self) -> Option<&()> {
+        None
     }
 }
 
@@ -350,10 +372,7 @@ impl Communicator for MpiComm {
             )));
         }
         #[cfg(target_os = "linux")]
-        if let Some(peers) = self
-            .cma
-            .get_or_init(|| crate::cma::CmaPeers::probe(&self.comm))
-        {
+        if let Some(peers) = self.cma_peers() {
             // Split the blocks by size: `small` views for MPI, `big` ones for CMA, the
             // other kind emptied on each side.
             let empty = Tensor::empty(&[0], dtype)?;

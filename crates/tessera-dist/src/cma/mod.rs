@@ -142,7 +142,9 @@ pub(crate) fn copies_own(from: &Tensor, to: &Tensor) -> bool {
 /// `send[me]` into `recv[me]` (see [`copies_own`]) after telling the writers where to write,
 /// so a late rank's own copy overlaps its peers' writes; otherwise the own block is left
 /// alone. Both sides of a block must agree it is non-empty (the caller empties the blocks
-/// that go through MPI). A failure is an error on both ranks of the block.
+/// that go through MPI). Collective over `comm`: a failure on any rank (staging a block,
+/// writing one) is an error on every rank (D7), agreed by two one-byte all-reduces, which
+/// cost little beside blocks of [`CmaPeers::min_bytes`] or more.
 pub(crate) fn exchange(
     comm: &SimpleCommunicator,
     peers: &CmaPeers,
@@ -150,7 +152,52 @@ pub(crate) fn exchange(
     recv: &[Tensor],
     own: bool,
 ) -> Result<()> {
-    let me = comm.rank() as usize;
+    // Every rank learns whether staging failed anywhere before any rank starts the protocol,
+    // so no rank waits for a descriptor that will never come.
+    let Some(blocks) = agree(comm, prepare(comm.rank() as usize, send, recv, own))? else {
+        return agree(comm, Ok(()));
+    };
+    let moved = tessera::with_dtype!(blocks.dtype, T => move_blocks::<T>(comm, peers, &blocks))
+        .and_then(|(failed, flags)| {
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            match flags.iter().position(|&f| f != 0) {
+                Some(k) => Err(DistError::Comm(format!(
+                    "all_to_all_views: rank {} failed to write its block into rank {}",
+                    blocks.writers[k], blocks.me
+                ))),
+                None => Ok(()),
+            }
+        });
+    agree(comm, moved)?;
+    for &r in &blocks.writers {
+        if !recv[r].shares_storage(&blocks.recv_into[r]) {
+            recv[r].assign(&blocks.recv_into[r])?;
+        }
+    }
+    Ok(())
+}
+
+/// Collective: `mine`, or an error when another rank's result is one (this rank's own error
+/// comes first).
+fn agree<T>(comm: &SimpleCommunicator, mine: Result<T>) -> Result<T> {
+    let mut any = 0u8;
+    comm.all_reduce_into(
+        &u8::from(mine.is_err()),
+        &mut any,
+        mpi::collective::SystemOperation::max(),
+    );
+    match mine {
+        Ok(_) if any != 0 => Err(DistError::Comm(
+            "all_to_all_views: another rank failed to move its blocks".into(),
+        )),
+        r => r,
+    }
+}
+
+/// This rank's CMA blocks with their staging copies made (`None`: nothing to move).
+fn prepare(me: usize, send: &[Tensor], recv: &[Tensor], own: bool) -> Result<Option<Blocks>> {
     let live = |views: &[Tensor]| -> Vec<usize> {
         (0..views.len())
             .filter(|&r| r != me && views[r].numel() > 0)
@@ -164,7 +211,7 @@ pub(crate) fn exchange(
         .or(writers.first().map(|&r| &recv[r]))
         .or(own.then(|| &send[me]))
     else {
-        return Ok(());
+        return Ok(None);
     };
     let (dtype, item) = (first.dtype(), first.dtype().itemsize());
     // Blocks with pieces too small to move one by one go through contiguous copies.
@@ -189,9 +236,10 @@ pub(crate) fn exchange(
                 .collect::<Vec<_>>(),
         )
     };
-    let blocks = Blocks {
+    Ok(Some(Blocks {
         me,
         item,
+        dtype,
         own,
         send_st: pick(&send_from, &targets)?,
         recv_st: pick(&recv_into, &writers)?,
@@ -199,30 +247,14 @@ pub(crate) fn exchange(
         writers,
         send_from,
         recv_into,
-    };
-    let (failed, flags) = tessera::with_dtype!(dtype, T => move_blocks::<T>(comm, peers, &blocks))?;
-    let writers = &blocks.writers;
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    if let Some(k) = flags.iter().position(|&f| f != 0) {
-        return Err(DistError::Comm(format!(
-            "all_to_all_views: rank {} failed to write its block into rank {me}",
-            writers[k]
-        )));
-    }
-    for &r in writers {
-        if !recv[r].shares_storage(&blocks.recv_into[r]) {
-            recv[r].assign(&blocks.recv_into[r])?;
-        }
-    }
-    Ok(())
+    }))
 }
 
 /// The blocks one rank moves by CMA.
 struct Blocks {
     me: usize,
     item: usize,
+    dtype: tessera::DType,
     /// Whether to copy the own block too.
     own: bool,
     /// Ranks this rank writes to, and ranks that write to it.
@@ -245,6 +277,8 @@ fn move_blocks<T: Element>(
     b: &Blocks,
 ) -> Result<(Option<DistError>, Vec<u8>)> {
     let (me, item) = (b.me, b.item);
+    // The `?`s before the exchange below cannot fire after `prepare`: every storage holds
+    // `b.dtype` (checked by `check_views`) and every view's storage is in its list.
     let sg = b
         .send_st
         .iter()
