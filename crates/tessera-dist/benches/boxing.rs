@@ -2,6 +2,8 @@
 //! collective on pre-packed buffers, in one run. Run under MPI:
 //! `mpirun -np 2 target/release/deps/boxing-* --bench` (rank 0 prints the table and
 //! `ratio boxing_overhead_<conversion>_<size> X` lines), then the thread-backend times.
+//! Both sides move the same data (distinct values), and every rank checks once that
+//! `to_sbp` gives what the raw collective gives.
 
 use std::time::Instant;
 
@@ -66,42 +68,80 @@ fn counts_displs(counts: &[usize]) -> (Vec<i32>, Vec<i32>) {
     (c, d)
 }
 
-/// The raw collective for `name` on pre-packed f32 buffers.
-fn raw<'a>(
-    world: &'a SimpleCommunicator,
-    name: &str,
-    rows: usize,
-    cols: usize,
-) -> Box<dyn FnMut() + 'a> {
-    let (p, me) = (world.size() as usize, world.rank() as usize);
-    let n = rows * cols;
-    let row_counts = balanced_counts(rows, p);
-    let elems: Vec<usize> = row_counts.iter().map(|r| r * cols).collect();
-    match name {
-        "S0_to_B" => {
-            let send = vec![1f32; elems[me]];
-            let mut recv = vec![0f32; n];
-            let (c, d) = counts_displs(&elems);
-            Box::new(move || {
-                let mut part = PartitionMut::new(&mut recv[..], &c[..], &d[..]);
-                world.all_gather_varcount_into(&send[..], &mut part);
-            })
+/// The raw collective of one conversion on pre-packed f32 buffers holding the same data as
+/// the global tensor (`full`, split or partial as `to_sbp` sees it); `recv` ends up holding
+/// this rank's result in row-major order, to check `to_sbp` against. The buffers live in
+/// tessera storage, so both sides use the same kind of memory (large buffers are mapped with
+/// huge pages, which speeds up Open MPI's single-copy transfers).
+struct Raw {
+    name: &'static str,
+    send: Tensor,
+    recv: Tensor,
+    counts: (Vec<i32>, Vec<i32>),
+    recv_counts: (Vec<i32>, Vec<i32>),
+}
+
+impl Raw {
+    fn new(world: &SimpleCommunicator, name: &'static str, full: &[f32], cols: usize) -> Raw {
+        let (p, me) = (world.size() as usize, world.rank() as usize);
+        let rows = full.len() / cols;
+        let row_counts = balanced_counts(rows, p);
+        let elems: Vec<usize> = row_counts.iter().map(|r| r * cols).collect();
+        let first_row: usize = row_counts[..me].iter().sum();
+        let my_rows = &full[first_row * cols..(first_row + row_counts[me]) * cols];
+        // Rank 0 holds the partial values, the others zeros (as `from_logical` places P).
+        let partial = if me == 0 {
+            full.to_vec()
+        } else {
+            vec![0f32; full.len()]
+        };
+        let none = (vec![], vec![]);
+        let (send, recv_len, counts, recv_counts) = match name {
+            "S0_to_B" => (my_rows.to_vec(), full.len(), counts_displs(&elems), none),
+            "P_to_B" => (partial, full.len(), none.clone(), none),
+            "P_to_S0" => (partial, elems[me], counts_displs(&elems), none),
+            _ => {
+                // S(0) -> S(1): this rank's rows, packed by destination column block.
+                let col_counts = balanced_counts(cols, p);
+                let mut send = Vec::with_capacity(my_rows.len());
+                let mut c0 = 0;
+                for &c in &col_counts {
+                    for row in my_rows.chunks(cols) {
+                        send.extend_from_slice(&row[c0..c0 + c]);
+                    }
+                    c0 += c;
+                }
+                let sc: Vec<usize> = col_counts.iter().map(|c| c * row_counts[me]).collect();
+                let rc: Vec<usize> = row_counts.iter().map(|r| r * col_counts[me]).collect();
+                let len = rc.iter().sum();
+                (send, len, counts_displs(&sc), counts_displs(&rc))
+            }
+        };
+        let n = send.len();
+        Raw {
+            name,
+            send: Tensor::from_vec(send, &[n]).unwrap(),
+            recv: Tensor::zeros(&[recv_len], DType::F32).unwrap(),
+            counts,
+            recv_counts,
         }
-        "P_to_B" => {
-            let send = vec![1f32; n];
-            let mut recv = vec![0f32; n];
-            Box::new(move || {
-                world.all_reduce_into(&send[..], &mut recv[..], SystemOperation::sum())
-            })
-        }
-        "P_to_S0" => {
-            // The same varcount MPI_Reduce_scatter the backend calls (D9).
-            let send = vec![1f32; n];
-            let mut recv = vec![0f32; elems[me]];
-            let (c, _) = counts_displs(&elems);
-            Box::new(move || {
-                // SAFETY: `send` holds sum(c) f32s, `recv` holds c[me]; `c` has one count per
-                // rank; the handles come from live `mpi` objects.
+    }
+
+    fn run(&mut self, world: &SimpleCommunicator) {
+        let send = self.send.storage().unwrap().read::<f32>().unwrap();
+        let mut recv = self.recv.storage().unwrap().write::<f32>().unwrap();
+        let (send, recv) = (&send[..], &mut recv[..]);
+        let (c, d) = (&self.counts.0[..], &self.counts.1[..]);
+        match self.name {
+            "S0_to_B" => {
+                let mut part = PartitionMut::new(recv, c, d);
+                world.all_gather_varcount_into(send, &mut part);
+            }
+            "P_to_B" => world.all_reduce_into(send, recv, SystemOperation::sum()),
+            "P_to_S0" => {
+                // The same varcount MPI_Reduce_scatter the backend calls (D9).
+                // SAFETY: `send` holds sum(c) f32s, `recv` holds c[rank]; `c` has one count
+                // per rank; the handles come from live `mpi` objects.
                 unsafe {
                     mpi::ffi::MPI_Reduce_scatter(
                         send.as_ptr().cast(),
@@ -112,28 +152,15 @@ fn raw<'a>(
                         world.as_raw(),
                     );
                 }
-            })
-        }
-        _ => {
-            // S(0) -> S(1): each rank sends its rows' slice of every rank's columns.
-            let col_counts = balanced_counts(cols, p);
-            let sc: Vec<usize> = col_counts.iter().map(|c| c * row_counts[me]).collect();
-            let rc: Vec<usize> = row_counts.iter().map(|r| r * col_counts[me]).collect();
-            let send = vec![1f32; sc.iter().sum()];
-            let mut recv = vec![0f32; rc.iter().sum()];
-            let ((scc, sd), (rcc, rd)) = (counts_displs(&sc), counts_displs(&rc));
-            Box::new(move || {
-                let sp = Partition::new(&send[..], &scc[..], &sd[..]);
-                let mut rp = PartitionMut::new(&mut recv[..], &rcc[..], &rd[..]);
+            }
+            _ => {
+                let sp = Partition::new(send, c, d);
+                let (rc, rd) = (&self.recv_counts.0[..], &self.recv_counts.1[..]);
+                let mut rp = PartitionMut::new(recv, rc, rd);
                 world.all_to_all_varcount_into(&sp, &mut rp);
-            })
+            }
         }
     }
-}
-
-fn global(mesh: &std::sync::Arc<Mesh>, rows: usize, cols: usize, src: Sbp) -> GlobalTensor {
-    let full = Tensor::ones(&[rows, cols], DType::F32).unwrap();
-    GlobalTensor::from_logical(&full, &[src], mesh).unwrap()
 }
 
 fn main() {
@@ -155,13 +182,33 @@ fn main() {
         );
     }
     for (size, rows, cols, iters) in sizes {
+        // Distinct values, exact in f32 (at most 2^24 elements).
+        let full = Tensor::arange(0, (rows * cols) as i64, 1, DType::F32)
+            .and_then(|t| t.reshape(&[rows as isize, cols as isize]))
+            .unwrap();
+        let values = full.to_vec::<f32>().unwrap();
         for (name, src, dst) in CONVERSIONS {
-            let x = global(&mesh, rows, cols, src);
-            let mut ours_f = || {
-                std::hint::black_box(x.to_sbp(&[dst]).unwrap());
+            let x = GlobalTensor::from_logical(&full, &[src], &mesh).unwrap();
+            let mut raw = Raw::new(&world, name, &values, cols);
+            let (ours, base) = {
+                let mut ours_f = || {
+                    std::hint::black_box(x.to_sbp(&[dst]).unwrap());
+                };
+                let mut raw_f = || raw.run(&world);
+                time_pair(&comm, iters, &mut ours_f, &mut raw_f)
             };
-            let mut raw_f = raw(&world, name, rows, cols);
-            let (ours, base) = time_pair(&comm, iters, &mut ours_f, &mut *raw_f);
+            // The same result as the raw collective, on every rank.
+            let got = x
+                .to_sbp(&[dst])
+                .unwrap()
+                .to_local()
+                .to_vec::<f32>()
+                .unwrap();
+            let want = raw.recv.to_vec::<f32>().unwrap();
+            assert!(
+                got == want,
+                "{name} {size}: to_sbp differs from the raw collective"
+            );
             if me == 0 {
                 println!(
                     "{name:<10} {size:>6} {:>12.3} {:>12.3} {:>8.3}",
@@ -186,7 +233,8 @@ fn main() {
             for (name, src, dst) in CONVERSIONS {
                 let t = run_ranks(2, |c| {
                     let mesh = Mesh::line(c.clone());
-                    let x = global(&mesh, rows, cols, src);
+                    let full = Tensor::ones(&[rows, cols], DType::F32).unwrap();
+                    let x = GlobalTensor::from_logical(&full, &[src], &mesh).unwrap();
                     time(&c, iters, || {
                         std::hint::black_box(x.to_sbp(&[dst]).unwrap());
                     })

@@ -1,13 +1,14 @@
 //! The communicator interface (DESIGN D7): the collectives boxing needs, on 1-D contiguous
-//! tensors. Every rank of a group must call the same collectives in the same order with
-//! consistent arguments (SPMD); a backend detects what it can and returns an error on every
-//! rank rather than hanging.
+//! tensors, plus an all-to-all between strided views. Every rank of a group must call the
+//! same collectives in the same order with consistent arguments (SPMD); a backend detects
+//! what it can and returns an error on every rank rather than hanging.
 
 use std::sync::Arc;
 
+use tessera::index::IndexSpec;
 use tessera::{BinaryOp, DType, Scalar, Tensor};
 
-use crate::error::Result;
+use crate::error::{DistError, Result};
 use crate::sbp::PartialOp;
 
 /// A shared handle to a communicator.
@@ -42,9 +43,88 @@ pub trait Communicator: Send + Sync {
         send_counts: &[usize],
         recv_counts: &[usize],
     ) -> Result<Tensor>;
+    /// All-to-all between views: rank r sends the elements of `send[s]` (row-major order) to
+    /// each rank s and writes what it receives from rank s into `recv[s]`. The views may be
+    /// strided (a column block of a row-major shard, rows of an output), so a backend can
+    /// move them without packing into staging buffers.
+    ///
+    /// Every rank passes `size()` send and `size()` recv views of one dtype; `send[s]` on
+    /// rank r must have the shape of `recv[r]` on rank s; no recv view may share storage with
+    /// a send view. The default packs the views and calls [`Communicator::all_to_all_v`].
+    fn all_to_all_views(&self, send: &[Tensor], recv: &[Tensor]) -> Result<()> {
+        all_to_all_views_packed(self, send, recv)
+    }
     /// Splits the group: ranks with the same `color` form a new group, ordered by
     /// `(key, rank)`.
     fn split(&self, color: usize, key: usize) -> Result<Comm>;
+}
+
+/// Checks the local arguments of [`Communicator::all_to_all_views`] on a group of `p` ranks
+/// and returns their dtype (`None` when there are no views).
+pub(crate) fn check_views(send: &[Tensor], recv: &[Tensor], p: usize) -> Result<Option<DType>> {
+    if send.len() != p || recv.len() != p {
+        return Err(DistError::Mismatch(format!(
+            "all_to_all_views: {} send and {} recv views for a group of {p} ranks",
+            send.len(),
+            recv.len()
+        )));
+    }
+    let dtype = send.first().map(Tensor::dtype);
+    if let Some(t) = send.iter().chain(recv).find(|t| Some(t.dtype()) != dtype) {
+        return Err(DistError::Mismatch(format!(
+            "all_to_all_views: views of dtypes {} and {}",
+            dtype.map_or("?".into(), |d| d.to_string()),
+            t.dtype()
+        )));
+    }
+    if let Some(r) = recv
+        .iter()
+        .find(|r| r.numel() > 0 && send.iter().any(|s| s.numel() > 0 && r.shares_storage(s)))
+    {
+        return Err(DistError::Placement(format!(
+            "all_to_all_views: a recv view of shape {:?} shares storage with a send view",
+            r.shape()
+        )));
+    }
+    Ok(dtype)
+}
+
+/// Elements `start..start + len` of a 1-D tensor, as a view.
+pub(crate) fn range_1d(t: &Tensor, start: usize, len: usize) -> Result<Tensor> {
+    Ok(t.index(&[IndexSpec::interval(start as isize, (start + len) as isize)])?)
+}
+
+/// `t` (1-D, contiguous) seen with `shape`.
+pub(crate) fn shaped(t: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    let dims: Vec<isize> = shape.iter().map(|&d| d as isize).collect();
+    Ok(t.view(&dims)?)
+}
+
+/// [`Communicator::all_to_all_views`] through one packed send buffer and
+/// [`Communicator::all_to_all_v`]: one copy in, one copy out.
+pub fn all_to_all_views_packed<C: Communicator + ?Sized>(
+    comm: &C,
+    send: &[Tensor],
+    recv: &[Tensor],
+) -> Result<()> {
+    let Some(dtype) = check_views(send, recv, comm.size())? else {
+        return Ok(());
+    };
+    let send_counts: Vec<usize> = send.iter().map(Tensor::numel).collect();
+    let recv_counts: Vec<usize> = recv.iter().map(Tensor::numel).collect();
+    let buf = Tensor::empty(&[send_counts.iter().sum()], dtype)?;
+    let mut at = 0;
+    for s in send {
+        shaped(&range_1d(&buf, at, s.numel())?, s.shape())?.assign(s)?;
+        at += s.numel();
+    }
+    let got = comm.all_to_all_v(&buf, &send_counts, &recv_counts)?;
+    at = 0;
+    for r in recv {
+        r.assign(&shaped(&range_1d(&got, at, r.numel())?, r.shape())?)?;
+        at += r.numel();
+    }
+    Ok(())
 }
 
 /// The elementwise operation that combines two partial values.

@@ -3,10 +3,13 @@
 //!
 //! D9: `mpi` 0.8.2 has varcount all-gather and all-to-all, all-reduce and communicator
 //! split; the varcount reduce-scatter is the raw `MPI_Reduce_scatter` through its `ffi`
-//! module (the one `unsafe` block). It has no f16/bf16 or bool datatypes: those are staged
-//! through f32 and u8. Counts above `i32::MAX` elements are an error (not chunked yet).
-//! MPI cannot detect an SPMD mismatch in general: a mismatched program may hang or abort
-//! under `mpirun` (which then stops every rank).
+//! module. It has no f16/bf16 or bool datatypes: those are staged through f32 and u8
+//! (`all_to_all_views` moves bytes, so any dtype as is). It has no `MPI_Alltoallw` either:
+//! `mpi_views` calls it through `ffi` with derived datatypes describing strided views, and
+//! `cma` moves large blocks between processes of one host with `process_vm_writev`. Counts
+//! above `i32::MAX` elements are an error (not chunked yet). MPI cannot detect an SPMD
+//! mismatch in general: a mismatched program may hang or abort under `mpirun` (which then
+//! stops every rank).
 
 use std::sync::Arc;
 
@@ -19,8 +22,9 @@ use mpi::traits::{Communicator as _, CommunicatorCollectives, Root};
 use mpi::Threading;
 use tessera::{DType, Element, Tensor};
 
-use crate::comm::{Comm, Communicator};
+use crate::comm::{check_views, Comm, Communicator};
 use crate::error::{DistError, Result};
+use crate::mpi_views;
 use crate::sbp::PartialOp;
 
 /// Dispatch over the dtypes MPI has datatypes for (the others are staged first).
@@ -62,7 +66,7 @@ macro_rules! with_mpi_dtype {
 /// (dropping it finalises MPI).
 pub struct MpiUniverse {
     _universe: Universe,
-    world: Comm,
+    world: Arc<MpiComm>,
 }
 
 impl MpiUniverse {
@@ -70,9 +74,7 @@ impl MpiUniverse {
     pub fn init() -> Result<MpiUniverse> {
         let (universe, _) = mpi::initialize_with_threading(Threading::Multiple)
             .ok_or_else(|| DistError::Comm("MPI is already initialised".into()))?;
-        let world = Arc::new(MpiComm {
-            comm: universe.world(),
-        });
+        let world = Arc::new(MpiComm::new(universe.world()));
         Ok(MpiUniverse {
             _universe: universe,
             world,
@@ -83,11 +85,61 @@ impl MpiUniverse {
     pub fn world(&self) -> Comm {
         self.world.clone()
     }
+
+    /// Whether `all_to_all_views` on the world communicator moves large blocks by
+    /// cross-memory attach (every rank on this Linux host, peers' memory writable, not turned
+    /// off with `TESSERA_DIST_CMA=0`). Collective on first use: every rank must call it.
+    pub fn cross_memory_attach(&self) -> bool {
+        self.world.cma_peers().is_some()
+    }
 }
 
 /// A [`Communicator`] over an MPI communicator.
 pub struct MpiComm {
-    comm: SimpleCommunicator,
+    /// Freed on drop unless MPI is finalised already (freeing then would abort the job).
+    comm: std::mem::ManuallyDrop<SimpleCommunicator>,
+    /// Whether the ranks exchange blocks by cross-memory attach ([`crate::cma`]), probed by
+    /// the first `all_to_all_views`.
+    #[cfg(target_os = "linux")]
+    cma: std::sync::OnceLock<Option<crate::cma::CmaPeers>>,
+}
+
+impl MpiComm {
+    /// Wraps a duplicate of `comm` (collective), so the point-to-point messages of
+    /// `all_to_all_views` never meet the program's own traffic.
+    fn new(comm: SimpleCommunicator) -> MpiComm {
+        MpiComm {
+            comm: std::mem::ManuallyDrop::new(comm.duplicate()),
+            #[cfg(target_os = "linux")]
+            cma: std::sync::OnceLock::new(),
+        }
+    }
+}
+
+impl MpiComm {
+    /// The peers for cross-memory attach, probed on first use (collective then).
+    #[cfg(target_os = "linux")]
+    fn cma_peers(&self) -> Option<&crate::cma::CmaPeers> {
+        self.cma
+            .get_or_init(|| crate::cma::CmaPeers::probe(&self.comm))
+            .as_ref()
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn cma_peers(&self) -> Option<&()> {
+        None
+    }
+}
+
+impl Drop for MpiComm {
+    fn drop(&mut self) {
+        // A handle that outlives the `MpiUniverse` (an `Arc` clone kept past it) is leaked:
+        // `MPI_Comm_free` after `MPI_Finalize` aborts the job, and the process is ending.
+        if !mpi::environment::is_finalized() {
+            // SAFETY: `comm` is dropped exactly once, here, and never used after.
+            unsafe { std::mem::ManuallyDrop::drop(&mut self.comm) };
+        }
+    }
 }
 
 // SAFETY: the communicator handle is an immutable identifier; MPI is initialised with
@@ -98,7 +150,7 @@ unsafe impl Send for MpiComm {}
 // `MPI_THREAD_MULTIPLE`.
 unsafe impl Sync for MpiComm {}
 
-fn count(n: usize) -> Result<i32> {
+pub(crate) fn count(n: usize) -> Result<i32> {
     i32::try_from(n).map_err(|_| {
         DistError::Comm(format!(
             "{n} elements exceed MPI's i32 counts (not chunked yet)"
@@ -302,12 +354,61 @@ impl Communicator for MpiComm {
         })
     }
 
+    /// Blocks of at least 1 MiB between ranks on one Linux host are written straight into
+    /// the receiver's output with `process_vm_writev` (module `cma`; the own block is copied
+    /// meanwhile); the others go through one `MPI_Alltoallw` with a derived datatype per
+    /// block (module `mpi_views`), so MPI reads and writes the strided blocks in place. Both
+    /// sides of a block know its size, so they agree on the path without talking.
+    fn all_to_all_views(&self, send: &[Tensor], recv: &[Tensor]) -> Result<()> {
+        let (p, me) = (self.size(), self.rank());
+        let Some(dtype) = check_views(send, recv, p)? else {
+            return Ok(());
+        };
+        if send[me].shape() != recv[me].shape() {
+            return Err(DistError::Mismatch(format!(
+                "all_to_all_views: rank {me} sends shape {:?} to itself, expects {:?}",
+                send[me].shape(),
+                recv[me].shape()
+            )));
+        }
+        #[cfg(target_os = "linux")]
+        if let Some(peers) = self.cma_peers() {
+            // Split the blocks by size: `small` views for MPI, `big` ones for CMA, the
+            // other kind emptied on each side.
+            let empty = Tensor::empty(&[0], dtype)?;
+            let big = |t: &Tensor| t.numel() * dtype.itemsize() >= peers.min_bytes;
+            // With CMA blocks, the own block is copied while the peers write (a local choice).
+            let any_big = (0..p).any(|r| r != me && (big(&send[r]) || big(&recv[r])));
+            let own = any_big && crate::cma::copies_own(&send[me], &recv[me]);
+            if !own {
+                recv[me].assign(&send[me])?;
+            }
+            // (The own block, `me`, stays in both: MPI_Alltoallw skips it, CMA may copy it.)
+            let part = |views: &[Tensor], want_big: bool| -> Vec<Tensor> {
+                let keep = |r: usize, t: &Tensor| r == me || big(t) == want_big;
+                let pick = |(r, t): (usize, &Tensor)| {
+                    if keep(r, t) {
+                        t.clone()
+                    } else {
+                        empty.clone()
+                    }
+                };
+                views.iter().enumerate().map(pick).collect()
+            };
+            mpi_views::alltoallw(&self.comm, &part(send, false), &part(recv, false))?;
+            let (send, recv) = (part(send, true), part(recv, true));
+            return crate::cma::exchange(&self.comm, peers, &send, &recv, own);
+        }
+        recv[me].assign(&send[me])?;
+        mpi_views::alltoallw(&self.comm, send, recv)
+    }
+
     fn split(&self, color: usize, key: usize) -> Result<Comm> {
         let color = Color::with_value(count(color)?);
         let comm = self
             .comm
             .split_by_color_with_key(color, count(key)?)
             .ok_or_else(|| DistError::Comm("MPI_Comm_split gave no communicator".into()))?;
-        Ok(Arc::new(MpiComm { comm }))
+        Ok(Arc::new(MpiComm::new(comm)))
     }
 }

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use tessera::index::IndexSpec;
 use tessera::{DType, Tensor};
 
-use crate::comm::{combine_op, Comm, Communicator};
+use crate::comm::{check_views, combine_op, Comm, Communicator};
 use crate::error::{DistError, Result};
 use crate::sbp::PartialOp;
 
@@ -31,6 +31,8 @@ struct Slot {
     counts2: Vec<usize>,
     arg: usize,
     data: Option<Tensor>,
+    /// `all_to_all_views`: the send views, then the recv views.
+    views: Vec<Tensor>,
 }
 
 #[derive(Default)]
@@ -245,6 +247,7 @@ impl ThreadComm {
             counts2: Vec::new(),
             arg: 0,
             data: data.cloned(),
+            views: Vec::new(),
         }
     }
 }
@@ -414,6 +417,24 @@ impl Communicator for ThreadComm {
         })
     }
 
+    /// Each rank copies its peers' send views straight into its own recv views (one strided
+    /// copy per block, no staging buffers).
+    fn all_to_all_views(&self, send: &[Tensor], recv: &[Tensor]) -> Result<()> {
+        let mut slot = self.slot("all_to_all_views", None);
+        slot.dtype = send.first().map(Tensor::dtype);
+        slot.views = send.iter().chain(recv).cloned().collect();
+        slot.arg = send.len();
+        let me = self.rank;
+        self.collective(slot, |slots| {
+            check_view_slots(slots)?;
+            for (r, s) in slots.iter().enumerate() {
+                recv[r].assign(&s.views[me])?;
+            }
+            Ok(Tensor::zeros(&[0], DType::U8)?)
+        })
+        .map(drop)
+    }
+
     fn split(&self, color: usize, key: usize) -> Result<Comm> {
         let seq = {
             let mut n = self.splits.lock().unwrap_or_else(|p| p.into_inner());
@@ -467,6 +488,50 @@ impl Communicator for ThreadComm {
             splits: Mutex::new(0),
         }))
     }
+}
+
+/// Checks every rank's `all_to_all_views` arguments (identically on every rank): local rules,
+/// matching shapes between each sender and receiver, and no recv view of any rank sharing
+/// storage with any rank's send view (which could deadlock the storage locks).
+fn check_view_slots(slots: &[Slot]) -> Result<()> {
+    let p = slots.len();
+    for (r, s) in slots.iter().enumerate() {
+        if s.views.len() != 2 * p {
+            return Err(mismatch(
+                "all_to_all_views: view counts differ from the group size",
+                slots,
+                |s| format!("{} views", s.views.len()),
+            ));
+        }
+        check_views(&s.views[..p], &s.views[p..], p)
+            .map_err(|e| DistError::Mismatch(format!("rank {r}: {e}")))?;
+    }
+    for (r, sr) in slots.iter().enumerate() {
+        for (s, ss) in slots.iter().enumerate() {
+            let (out, inn) = (&sr.views[s], &ss.views[p + r]);
+            if out.shape() != inn.shape() {
+                return Err(DistError::Mismatch(format!(
+                    "all_to_all_views: rank {r} sends shape {:?} to rank {s}, which expects {:?}",
+                    out.shape(),
+                    inn.shape()
+                )));
+            }
+        }
+    }
+    let live = |range: std::ops::Range<usize>| {
+        slots
+            .iter()
+            .flat_map(move |s| s.views[range.clone()].iter())
+            .filter(|v| v.numel() > 0)
+    };
+    for out in live(0..p) {
+        if live(p..2 * p).any(|v| v.shares_storage(out)) {
+            return Err(DistError::Placement(
+                "all_to_all_views: a rank receives into storage that a rank sends from".into(),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn check_counts_len(counts: &[usize], p: usize) -> Result<()> {

@@ -34,12 +34,13 @@ shared_tests!(
     d4_expand_size1_shards,
     d6_every_boxing_pair_1d,
     d6_every_boxing_pair_2x2,
-    collectives_uneven_counts
+    collectives_uneven_counts,
+    d6_all_to_all_layouts_and_dtypes
 );
 
 #[test]
 fn every_shared_case_has_a_test() {
-    assert_eq!(common::cases().len(), 7);
+    assert_eq!(common::cases().len(), 8);
 }
 
 #[test]

@@ -147,3 +147,54 @@ fn bad_placements_are_typed_errors() {
         assert_eq!(r.unwrap(), (true, true, true));
     }
 }
+
+#[test]
+fn d8_bad_all_to_all_views_error_on_every_rank() {
+    let m = |r: usize, c: usize| Tensor::zeros(&[r, c], DType::F32).unwrap();
+    // Rank 1 expects a [2, 2] block from rank 0, which sends [2, 3].
+    let out = run_ranks(2, |c| {
+        let recv = if c.rank() == 1 {
+            vec![m(2, 2), m(2, 3)]
+        } else {
+            vec![m(2, 3), m(2, 3)]
+        };
+        c.all_to_all_views(&[m(2, 3), m(2, 3)], &recv)
+    });
+    for r in out {
+        assert!(matches!(r.unwrap(), Err(DistError::Mismatch(_))));
+    }
+    // One rank passes too few views.
+    let out = run_ranks(3, |c| {
+        let n = if c.rank() == 2 { 2 } else { 3 };
+        let views: Vec<Tensor> = (0..n).map(|_| ones(2)).collect();
+        let recv: Vec<Tensor> = (0..n).map(|_| ones(2)).collect();
+        c.all_to_all_views(&views, &recv)
+    });
+    assert!(out.into_iter().all(|r| r.unwrap().is_err()));
+    // Rank 0 receives into the tensor rank 1 sends from (shared between the threads).
+    let shared = ones(4);
+    let out = run_ranks(2, |c| {
+        let own = ones(4);
+        let piece = |t: &Tensor, i: usize| {
+            t.view(&[2, 2])
+                .unwrap()
+                .index(&[tessera::index::IndexSpec::Point(i as isize)])
+        };
+        let send = if c.rank() == 1 { &shared } else { &own };
+        let recv = if c.rank() == 0 { &shared } else { &own };
+        let send: Vec<Tensor> = (0..2).map(|i| piece(send, i).unwrap()).collect();
+        let recv: Vec<Tensor> = (0..2).map(|i| piece(recv, i).unwrap()).collect();
+        c.all_to_all_views(&send, &recv)
+    });
+    for r in out {
+        assert!(matches!(r.unwrap(), Err(DistError::Placement(_))));
+    }
+    // Mixed dtypes on one rank.
+    let out = run_ranks(1, |c| {
+        c.all_to_all_views(&[ones(2)], &[Tensor::zeros(&[2], DType::F64).unwrap()])
+    });
+    assert!(matches!(
+        out[0].as_ref().unwrap(),
+        Err(DistError::Mismatch(_))
+    ));
+}

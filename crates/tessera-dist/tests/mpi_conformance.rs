@@ -51,6 +51,35 @@ fn main() {
             }
         }
     }
+    // D7 under cross-memory attach with every block moved that way: rank 1 expects a [2, 2]
+    // block from rank 0, which sends [2, 3]. The two ranks of that block detect it; every
+    // rank must get an error. (Without CMA, MPI_Alltoallw would abort the job instead.)
+    if universe.cross_memory_attach()
+        && std::env::var("TESSERA_DIST_CMA_MIN_BYTES").as_deref() == Ok("0")
+        && size >= 2
+    {
+        let m = |r: usize, c: usize| Tensor::zeros(&[r, c], DType::F32).unwrap();
+        let send: Vec<Tensor> = (0..size).map(|_| m(2, 3)).collect();
+        let recv: Vec<Tensor> = (0..size)
+            .map(|r| if me == 1 && r == 0 { m(2, 2) } else { m(2, 3) })
+            .collect();
+        let got = world.all_to_all_views(&send, &recv);
+        let flag = Tensor::from_slice(&[u8::from(got.is_ok())], &[1]).unwrap();
+        let any_ok = world
+            .all_reduce(&flag, PartialOp::Max)
+            .and_then(|t| Ok(t.astype(DType::I64)?.item::<i64>()?))
+            .unwrap_or(1);
+        if any_ok == 0 {
+            passed += 1;
+        } else {
+            eprintln!("rank {me}: CMA shape mismatch gave {got:?}");
+            failed += 1;
+        }
+        if me == 0 {
+            let verdict = if any_ok == 0 { "ok" } else { "FAILED" };
+            println!("cma_mismatch_errors_on_every_rank: {verdict}");
+        }
+    }
     if me == 0 {
         println!("{passed} passed, {failed} failed");
     }

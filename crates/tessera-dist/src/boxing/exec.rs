@@ -110,21 +110,19 @@ fn run_step(step: &Step, local: &Tensor, logical: &[usize], mesh: &Mesh) -> Resu
             buf.view(&as_isize(&shape))?
         }
         StepKind::AllToAll { from, to } => {
-            let from_parts = balanced_counts(g[from], p);
-            let to_parts = balanced_counts(g[to], p);
-            let send_counts: Vec<usize> = to_parts
-                .iter()
-                .map(|&c| numel_with(local.shape(), to, c))
-                .collect();
+            // Block s of the local shard (its `to` range) goes to rank s; the block from rank
+            // r lands in the output's `from` range of r. Views on both sides: no packing.
             let mut mine = g.clone();
-            mine[to] = to_parts[me];
-            let recv_counts: Vec<usize> = from_parts
-                .iter()
-                .map(|&c| numel_with(&mine, from, c))
-                .collect();
-            let buf =
-                comm.all_to_all_v(&pack(local, to, &to_parts)?, &send_counts, &recv_counts)?;
-            unpack(&buf, &mine, from, &from_parts)?
+            mine[to] = balanced_range(g[to], p, me).len();
+            let out = Tensor::empty(&mine, dtype)?;
+            let send = (0..p)
+                .map(|s| narrow(local, to, balanced_range(g[to], p, s)))
+                .collect::<Result<Vec<_>>>()?;
+            let recv = (0..p)
+                .map(|r| narrow(&out, from, balanced_range(g[from], p, r)))
+                .collect::<Result<Vec<_>>>()?;
+            comm.all_to_all_views(&send, &recv)?;
+            out
         }
         StepKind::Slice(a) => narrow(local, a, balanced_range(g[a], p, me))?,
         StepKind::KeepFirst(op) => {
