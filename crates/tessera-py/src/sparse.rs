@@ -107,9 +107,12 @@ impl PyTensor {
         }
     }
 
-    /// A `scipy.sparse.csr_matrix` with copies of the parts (csr tensors only).
+    /// A `scipy.sparse.csr_matrix` with copies of the parts (csr tensors only). Parts
+    /// written after construction (through NumPy views of `sparse_parts()`) raise
+    /// ValueError instead of giving SciPy an invalid matrix.
     fn to_scipy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let m = self.t.as_csr().py()?;
+        m.validate().py()?;
         let np = py.import("numpy")?;
         let arr = |t: &Tensor| np.call_method1("array", (PyTensor::from(t.clone()),));
         let parts = (arr(m.data())?, arr(m.indices())?, arr(m.indptr())?);

@@ -175,3 +175,87 @@ def test_fallback_and_masked_semantics():
     z = c * ts.asarray(np.array([[np.nan, np.inf]]))
     assert z.stype == "csr"
     np.testing.assert_array_equal(np.asarray(z), [[0.0, np.inf]])
+
+
+# Parts written after construction through NumPy views of sparse_parts(): every kernel that
+# reads them raises ValueError (TesseraError::Sparse), never panics or reads out of bounds.
+CSR_DENSE = np.array([[1.0, 0.0, 2.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 3.0, 0.0, 4.0]])
+# (what, part, position, value) on indptr [0, 2, 2, 4], indices [0, 2, 1, 3].
+CSR_WRITES = [
+    ("column out of range", "indices", 3, 4),
+    ("negative column", "indices", 2, -1),
+    ("columns unsorted", "indices", 0, 3),
+    ("indptr decreasing", "indptr", 1, 3),
+    ("indptr past nnz", "indptr", 3, 9),
+    ("indptr negative", "indptr", 0, -1),
+]
+
+
+def _csr_kernels(t):
+    v = np.arange(4, dtype=np.float64)
+    b = np.arange(6, dtype=np.float64).reshape(3, 2)
+    other = ts.sparse.from_scipy(sp.csr_matrix(CSR_DENSE))
+    return {
+        "todense": t.todense,
+        "asarray": lambda: np.asarray(t),
+        "to_scipy": t.to_scipy,
+        "tostype(row_sparse)": lambda: t.tostype("row_sparse"),
+        "csr_rows": lambda: t.csr_rows(0, 3),
+        "sum(axis=0)": lambda: t.sum(axis=0),
+        "sum(axis=1)": lambda: t.sum(axis=1),
+        "add": lambda: t + other,
+        "multiply dense": lambda: t * ts.asarray(CSR_DENSE),
+        "dot": lambda: ts.sparse.dot(t, v),
+        "dot transpose_a": lambda: ts.sparse.dot(t, b, transpose_a=True),
+        "exp (fallback)": lambda: ts.ops.exp(t),
+    }
+
+
+def test_csr_kernels_on_intact_parts_match_scipy():
+    m = sp.csr_matrix(CSR_DENSE)
+    t = ts.sparse.from_scipy(m)
+    for name, f in _csr_kernels(t).items():
+        out = f()
+        if name == "to_scipy":
+            out = out.toarray()
+        elif name in ("dot", "dot transpose_a", "sum(axis=0)", "sum(axis=1)"):
+            continue  # compared in test_scipy_round_trip_and_ops_match_scipy
+        np.testing.assert_allclose(
+            np.asarray(out), {"add": 2 * CSR_DENSE, "multiply dense": CSR_DENSE**2,
+                              "exp (fallback)": np.exp(CSR_DENSE)}.get(name, CSR_DENSE),
+            err_msg=name)
+
+
+@pytest.mark.parametrize("what,part,pos,value", CSR_WRITES)
+def test_csr_parts_written_through_numpy_raise_value_error(what, part, pos, value):
+    t = ts.sparse.from_scipy(sp.csr_matrix(CSR_DENSE))
+    data, indices, indptr = t.sparse_parts()
+    view = np.asarray({"indices": indices, "indptr": indptr}[part])
+    view[pos] = value  # zero-copy: writes the tensor's shared part
+    assert int(np.asarray(t.sparse_parts()[1 if part == "indices" else 2])[pos]) == value
+    for name, f in _csr_kernels(t).items():
+        if what == "columns unsorted" and name == "dot":
+            continue  # SpMV checks bounds in its loop, not the column order
+        with pytest.raises(ValueError, match="no longer valid"):
+            f()
+            pytest.fail(f"{name} on {what} did not raise")
+    assert "no longer valid" in str(t) and "no longer valid" in repr(t)
+
+
+@pytest.mark.parametrize("ids", [[0, 4], [-1, 2], [2, 0], [2, 2]])
+def test_row_sparse_ids_written_through_numpy_raise_value_error(ids):
+    a = np.array([[1.0, 2.0], [0.0, 0.0], [3.0, 4.0], [0.0, 0.0]])
+    r = ts.asarray(a).tostype("row_sparse")
+    np.asarray(r.sparse_parts()[1])[:] = ids
+    kernels = {
+        "todense": r.todense,
+        "tostype(csr)": lambda: r.tostype("csr"),
+        "retain": lambda: r.retain([0, 2]),
+        "sum(axis=1)": lambda: r.sum(axis=1),
+        "add": lambda: r + ts.asarray(a).tostype("row_sparse"),
+        "multiply dense": lambda: r * ts.asarray(a),
+    }
+    for name, f in kernels.items():
+        with pytest.raises(ValueError, match="no longer valid"):
+            f()
+            pytest.fail(f"{name} on row ids {ids} did not raise")

@@ -66,5 +66,5 @@ pub fn csr_from_triplets<T: Element + Arith>(
     for r in 0..shape[0] {
         indptr[r + 1] += indptr[r];
     }
-    CsrMatrix::from_trusted(shape, indptr, idx, values(data)?)
+    CsrMatrix::from_trusted(shape, indptr, idx, values(data)?, true)
 }

@@ -1,7 +1,7 @@
 //! CSR matrices: the parts, the checked and unchecked constructors (DESIGN O4), densify,
 //! row slicing and `eliminate_zeros`. Index parts are `int32` or `int64` (see `index.rs`).
 
-use super::index::{index_dtype_for, index_part, index_tensor, index_vec, with_index, CsrIndex};
+use super::index::{index_dtype_for, index_part, index_tensor, with_index, CsrIndex};
 use super::{with_slice, SparseError};
 use crate::dtype::{DType, Element};
 use crate::error::{Result, TesseraError};
@@ -24,6 +24,9 @@ pub struct CsrMatrix {
     indptr: Tensor,
     indices: Tensor,
     data: Tensor,
+    /// Whether the columns were sorted and unique per row at construction; kernels
+    /// re-check that too when it held (see [`CsrMatrix::validate`]).
+    canonical: bool,
 }
 
 impl CsrMatrix {
@@ -36,7 +39,7 @@ impl CsrMatrix {
         data: Tensor,
     ) -> Result<CsrMatrix> {
         check_csr(shape, &indptr, &indices, &data, true)?;
-        Self::store(shape, indptr, indices, data)
+        Self::store(shape, indptr, indices, data, true)
     }
 
     /// Checked constructor from index tensors (SciPy's parts: `int32` or `int64`, any other
@@ -78,32 +81,44 @@ impl CsrMatrix {
             indptr: indptr.astype_if(dt)?,
             indices: indices.astype_if(dt)?,
             data: data.contiguous()?,
+            canonical: true,
         })
     }
 
     /// Constructor for parts already in canonical order: the structure is still checked in
     /// one linear pass (lengths, `indptr` from 0 non-decreasing to nnz, every column in
     /// range), so kernels never index out of bounds; sorted, unique columns per row are not
-    /// (kernels relying on them give unspecified results when they do not hold).
+    /// (kernels relying on them give unspecified results when they do not hold; see
+    /// [`has_canonical_format`](Self::has_canonical_format)).
     pub fn new_unchecked(
         shape: [usize; 2],
         indptr: Vec<i64>,
         indices: Vec<i64>,
         data: Tensor,
     ) -> Result<CsrMatrix> {
-        check_csr(shape, &indptr, &indices, &data, false)?;
-        Self::store(shape, indptr, indices, data)
+        let canonical = match check_csr(shape, &indptr, &indices, &data, true) {
+            Ok(()) => true,
+            Err(SparseError::UnsortedColumns { .. } | SparseError::DuplicateColumn { .. }) => {
+                check_csr(shape, &indptr, &indices, &data, false)?;
+                false
+            }
+            Err(e) => return Err(e.into()),
+        };
+        Self::store(shape, indptr, indices, data, canonical)
     }
 
-    /// Parts built by a kernel that keeps every O4 invariant (checked in debug builds).
+    /// Parts built by a kernel that keeps every O4 invariant, sorted unique columns
+    /// included when `canonical` (the kernel's inputs were canonical); checked in debug
+    /// builds.
     pub(crate) fn from_trusted(
         shape: [usize; 2],
         indptr: Vec<i64>,
         indices: Vec<i64>,
         data: Tensor,
+        canonical: bool,
     ) -> Result<CsrMatrix> {
-        debug_assert!(check_csr(shape, &indptr, &indices, &data, true).is_ok());
-        Self::store(shape, indptr, indices, data)
+        debug_assert!(check_csr(shape, &indptr, &indices, &data, canonical).is_ok());
+        Self::store(shape, indptr, indices, data, canonical)
     }
 
     /// Checked parts, with the index parts in the matrix's index dtype.
@@ -112,6 +127,7 @@ impl CsrMatrix {
         indptr: Vec<i64>,
         indices: Vec<i64>,
         data: Tensor,
+        canonical: bool,
     ) -> Result<CsrMatrix> {
         let dt = index_dtype_for(indices.len(), shape[1]);
         Ok(CsrMatrix {
@@ -119,22 +135,17 @@ impl CsrMatrix {
             indptr: index_tensor(indptr, dt)?,
             indices: index_tensor(indices, dt)?,
             data: data.contiguous()?,
+            canonical,
         })
     }
 
-    /// Parts already held as tensors (kernels keeping a pattern share its index tensors).
-    pub(crate) fn from_parts(
-        shape: [usize; 2],
-        indptr: Tensor,
-        indices: Tensor,
-        data: Tensor,
-    ) -> CsrMatrix {
-        debug_assert_eq!(indices.numel(), data.numel());
+    /// The same pattern (index tensors shared) with other values, `data.numel() == nnz`
+    /// (kernels keeping a pattern).
+    pub(crate) fn with_data(&self, data: Tensor) -> CsrMatrix {
+        debug_assert_eq!(self.indices.numel(), data.numel());
         CsrMatrix {
-            shape,
-            indptr,
-            indices,
             data,
+            ..self.clone()
         }
     }
 
@@ -171,11 +182,53 @@ impl CsrMatrix {
         self.data.numel()
     }
 
+    /// Whether the columns of every row were sorted and unique when the matrix was built
+    /// (always, except from [`new_unchecked`](Self::new_unchecked) with unordered parts).
+    pub fn has_canonical_format(&self) -> bool {
+        self.canonical
+    }
+
+    /// Re-checks the O4 invariants on the current contents of the parts (sorted unique
+    /// columns only when [`has_canonical_format`](Self::has_canonical_format)). The index parts
+    /// are shared tensors that must never be written; every kernel that reads them runs
+    /// this check (or, for SpMV, bounds checks in its loop), so parts written anyway give
+    /// [`SparseError::Modified`] naming the broken invariant, never a panic or a wrong result.
+    ///
+    /// ```
+    /// use tessera::{CsrMatrix, Tensor};
+    /// let data = Tensor::from_vec(vec![1.0f64], &[1]).unwrap();
+    /// let m = CsrMatrix::try_new([1, 2], vec![0, 1], vec![1], data).unwrap();
+    /// assert!(m.validate().is_ok());
+    /// m.indices().fill_(5).unwrap(); // breaks the contract: column 5 of 2
+    /// assert!(m.validate().is_err());
+    /// assert!(m.to_dense().is_err());
+    /// ```
+    pub fn validate(&self) -> Result<()> {
+        with_index!(self.index_dtype(), I => {
+            with_slice::<I, _>(&self.indptr, |p| with_slice::<I, _>(&self.indices, |i| {
+                check_csr(self.shape, p, i, &self.data, self.canonical).map_err(SparseError::modified)
+            }))???
+        });
+        Ok(())
+    }
+
+    /// `indptr` and `indices` widened to `i64`, after [`validate`](Self::validate)'s checks
+    /// on the same contents (both read guards are held through the check and the copy).
+    pub(crate) fn checked_index_vecs(&self) -> Result<(Vec<i64>, Vec<i64>)> {
+        with_index!(self.index_dtype(), I => {
+            with_slice::<I, _>(&self.indptr, |p| with_slice::<I, _>(&self.indices, |i| {
+                check_csr(self.shape, p, i, &self.data, self.canonical)
+                    .map_err(SparseError::modified)?;
+                let widen = |s: &[I]| s.iter().map(|v| v.to_i64()).collect::<Vec<i64>>();
+                Ok::<_, TesseraError>((widen(p), widen(i)))
+            }))??
+        })
+    }
+
     /// A dense copy.
     pub fn to_dense(&self) -> Result<Tensor> {
         let [rows, cols] = self.shape;
-        let indptr = index_vec(&self.indptr)?;
-        let indices = index_vec(&self.indices)?;
+        let (indptr, indices) = self.checked_index_vecs()?;
         with_dtype!(self.data.dtype(), T => {
             let mut dense = vec![T::default(); rows * cols];
             with_slice::<T, _>(&self.data, |vals| {
@@ -189,7 +242,8 @@ impl CsrMatrix {
         })
     }
 
-    /// Rows `start..end` (SciPy `m[start:end]`); the values are copied.
+    /// Rows `start..end` (SciPy `m[start:end]`); the values are copied. Only the selected
+    /// rows' pointers and columns are re-checked (see [`validate`](Self::validate)).
     pub fn rows_slice(&self, start: usize, end: usize) -> Result<CsrMatrix> {
         if start > end || end > self.shape[0] {
             return Err(TesseraError::Index(format!(
@@ -197,22 +251,31 @@ impl CsrMatrix {
                 self.shape[0]
             )));
         }
-        let indptr = index_vec(&self.indptr)?;
-        let (lo, hi) = (indptr[start] as usize, indptr[end] as usize);
-        let new_ptr: Vec<i64> = indptr[start..=end].iter().map(|p| p - lo as i64).collect();
-        let idx = with_index!(self.index_dtype(), I => {
-            with_slice::<I, _>(&self.indices, |s| s[lo..hi].iter().map(|c| c.to_i64()).collect())?
+        let cols = self.shape[1];
+        let (new_ptr, idx, lo, hi) = with_index!(self.index_dtype(), I => {
+            with_slice::<I, _>(&self.indptr, |p| with_slice::<I, _>(&self.indices, |i| {
+                let window = p.get(start..=end).ok_or_else(|| {
+                    SparseError::IndptrLength { expected: self.shape[0] + 1, got: p.len() }
+                        .modified()
+                })?;
+                check_rows(start, window, i, cols, self.canonical).map_err(SparseError::modified)?;
+                // Checked: the window's pointers are non-decreasing and within `i`.
+                let (lo, hi) = (window[0].to_usize(), window[end - start].to_usize());
+                let ptr: Vec<i64> = window.iter().map(|v| (v.to_usize() - lo) as i64).collect();
+                let idx: Vec<i64> = i[lo..hi].iter().map(|c| c.to_i64()).collect();
+                Ok::<_, TesseraError>((ptr, idx, lo, hi))
+            }))???
         });
         let data = with_dtype!(self.data.dtype(), T => {
-            values(with_slice::<T, _>(&self.data, |s| s[lo..hi].to_vec())?)?
+            let v = with_slice::<T, _>(&self.data, |s| s.get(lo..hi).map(<[T]>::to_vec))?;
+            values(v.ok_or_else(|| SparseError::DataLength { indices: hi, data: self.nnz() }.modified())?)?
         });
-        Self::from_trusted([end - start, self.shape[1]], new_ptr, idx, data)
+        Self::from_trusted([end - start, cols], new_ptr, idx, data, self.canonical)
     }
 
     /// A copy without the explicitly stored zeros.
     pub fn eliminate_zeros(&self) -> Result<CsrMatrix> {
-        let indptr = index_vec(&self.indptr)?;
-        let indices = index_vec(&self.indices)?;
+        let (indptr, indices) = self.checked_index_vecs()?;
         with_dtype!(self.data.dtype(), T => {
             let vals = with_slice::<T, _>(&self.data, |s| s.to_vec())?;
             let (mut p, mut i, mut d) = (vec![0i64], Vec::new(), Vec::new());
@@ -225,7 +288,7 @@ impl CsrMatrix {
                 }
                 p.push(i.len() as i64);
             }
-            Self::from_trusted(self.shape, p, i, values(d)?)
+            Self::from_trusted(self.shape, p, i, values(d)?, self.canonical)
         })
     }
 }
@@ -239,24 +302,22 @@ fn check_csr<I: CsrIndex>(
     indices: &[I],
     data: &Tensor,
     canonical: bool,
-) -> Result<()> {
+) -> std::result::Result<(), SparseError> {
     let [rows, cols] = shape;
     if data.rank() != 1 {
         return Err(SparseError::Part(format!(
             "csr data must be 1-D, got shape {:?}",
             data.shape()
-        ))
-        .into());
+        )));
     }
     if indptr.len() != rows + 1 {
         return Err(SparseError::IndptrLength {
             expected: rows + 1,
             got: indptr.len(),
-        }
-        .into());
+        });
     }
     if indptr[0] != I::default() {
-        return Err(SparseError::IndptrStart(indptr[0].to_i64()).into());
+        return Err(SparseError::IndptrStart(indptr[0].to_i64()));
     }
     for (row, w) in indptr.windows(2).enumerate() {
         if w[1] < w[0] {
@@ -264,8 +325,7 @@ fn check_csr<I: CsrIndex>(
                 row,
                 from: w[0].to_i64(),
                 to: w[1].to_i64(),
-            }
-            .into());
+            });
         }
     }
     let nnz = indices.len();
@@ -273,38 +333,72 @@ fn check_csr<I: CsrIndex>(
         return Err(SparseError::IndptrEnd {
             end: indptr[rows].to_i64(),
             nnz,
-        }
-        .into());
+        });
     }
     if data.numel() != nnz {
         return Err(SparseError::DataLength {
             indices: nnz,
             data: data.numel(),
-        }
-        .into());
+        });
     }
-    for row in 0..rows {
-        let cols_of_row = &indices[indptr[row].to_usize()..indptr[row + 1].to_usize()];
-        for (k, &c) in cols_of_row.iter().enumerate() {
+    check_rows(0, indptr, indices, cols, canonical)
+}
+
+/// Checks the rows `first..first + ptr.len() - 1` whose pointers are `ptr` (a window of
+/// `indptr`) against `idx` (all of `indices`): pointers within `[0, nnz]` and non-decreasing,
+/// columns in `[0, cols)`, and sorted and unique per row when `canonical`. One pass over the
+/// window's pointers and stored columns; on success every `idx[ptr[k]..ptr[k + 1]]` is valid.
+fn check_rows<I: CsrIndex>(
+    first: usize,
+    ptr: &[I],
+    idx: &[I],
+    cols: usize,
+    canonical: bool,
+) -> std::result::Result<(), SparseError> {
+    let nnz = idx.len();
+    let in_range = |at: usize, p: I| match usize::try_from(p.to_i64()) {
+        Ok(v) if v <= nnz => Ok(v),
+        _ => Err(SparseError::IndptrOutOfRange {
+            row: at,
+            ptr: p.to_i64(),
+            nnz,
+        }),
+    };
+    let Some((&p0, rest)) = ptr.split_first() else {
+        return Ok(());
+    };
+    let mut s = in_range(first, p0)?;
+    for (k, &p) in rest.iter().enumerate() {
+        let row = first + k;
+        if p.to_i64() < s as i64 {
+            return Err(SparseError::IndptrDecreasing {
+                row,
+                from: s as i64,
+                to: p.to_i64(),
+            });
+        }
+        let e = in_range(row + 1, p)?;
+        let cols_of_row = &idx[s..e];
+        for (j, &c) in cols_of_row.iter().enumerate() {
             let col = c.to_i64();
             if col < 0 || col as usize >= cols {
-                return Err(SparseError::ColumnOutOfRange { row, col, cols }.into());
+                return Err(SparseError::ColumnOutOfRange { row, col, cols });
             }
-            if canonical && k > 0 {
-                let prev = cols_of_row[k - 1].to_i64();
+            if canonical && j > 0 {
+                let prev = cols_of_row[j - 1].to_i64();
                 if prev == col {
-                    return Err(SparseError::DuplicateColumn { row, col }.into());
+                    return Err(SparseError::DuplicateColumn { row, col });
                 }
                 if prev > col {
                     return Err(SparseError::UnsortedColumns {
                         row,
                         prev,
                         next: col,
-                    }
-                    .into());
+                    });
                 }
             }
         }
+        s = e;
     }
     Ok(())
 }

@@ -25,6 +25,16 @@ pub enum SparseError {
         /// `indptr[row + 1]`.
         to: i64,
     },
+    /// A CSR row pointer outside `[0, nnz]` (found in parts written after construction).
+    #[error("csr indptr[{row}] = {ptr} is outside [0, nnz = {nnz}]")]
+    IndptrOutOfRange {
+        /// Position in `indptr`.
+        row: usize,
+        /// The bad pointer.
+        ptr: i64,
+        /// Number of stored elements.
+        nnz: usize,
+    },
     /// CSR `indptr[rows]` must equal the number of stored elements.
     #[error("csr indptr ends at {end}, expected nnz = {nnz}")]
     IndptrEnd {
@@ -99,6 +109,23 @@ pub enum SparseError {
         /// Given shape.
         got: Vec<usize>,
     },
+    /// Parts that passed construction but no longer describe a valid array: a shared index
+    /// tensor was written afterwards (with `fill_`, through a NumPy view, ...). Carries the
+    /// violated invariant when the kernel identified it (SpMV only knows that an index or
+    /// pointer was out of range).
+    #[error(
+        "sparse parts are no longer valid (the shared index tensors were written after \
+         construction){}",
+        .0.as_ref().map(|c| format!(": {c}")).unwrap_or_default()
+    )]
+    Modified(Option<Box<SparseError>>),
+}
+
+impl SparseError {
+    /// This violation, found in parts that were valid when constructed.
+    pub(crate) fn modified(self) -> SparseError {
+        SparseError::Modified(Some(Box::new(self)))
+    }
 }
 
 impl From<SparseError> for crate::TesseraError {

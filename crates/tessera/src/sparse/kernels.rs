@@ -3,7 +3,7 @@
 //! gathers, products) is done here, generic over the element type.
 
 use super::csr::values;
-use super::{index_vec, with_slice, CsrMatrix, RowSparseArray, SparseParts};
+use super::{with_slice, CsrMatrix, RowSparseArray, SparseParts};
 use crate::dtype::DType;
 use crate::error::{Result, TesseraError};
 use crate::kernels::scalar_math::Arith;
@@ -16,13 +16,9 @@ use crate::with_dtype;
 pub(crate) fn map_values(x: &Tensor, f: impl FnOnce(&Tensor) -> Result<Tensor>) -> Result<Tensor> {
     let parts = match x.sparse_parts() {
         Some(SparseParts::Csr(m)) => {
-            let data = f(m.data())?;
-            SparseParts::Csr(CsrMatrix::from_parts(
-                [m.shape()[0], m.shape()[1]],
-                m.indptr().clone(),
-                m.indices().clone(),
-                data,
-            ))
+            // Only values are read, so the index parts are not re-checked: parts written
+            // after construction stay as they are and the next kernel reading them reports it.
+            SparseParts::Csr(m.with_data(f(m.data())?))
         }
         Some(SparseParts::RowSparse(r)) => {
             let data = f(r.data())?;
@@ -68,8 +64,8 @@ pub(crate) fn add_sub_same(a: &Tensor, b: &Tensor, op: BinaryOp) -> Result<Tenso
     }
     match (a.sparse_parts(), b.sparse_parts()) {
         (Some(SparseParts::Csr(x)), Some(SparseParts::Csr(y))) => {
-            let (px, ix) = (index_vec(x.indptr())?, index_vec(x.indices())?);
-            let (py, iy) = (index_vec(y.indptr())?, index_vec(y.indices())?);
+            let (px, ix) = x.checked_index_vecs()?;
+            let (py, iy) = y.checked_index_vecs()?;
             let (mut ptr, mut idx) = (vec![0i64], Vec::new());
             let (mut pos_x, mut pos_y) = (Vec::new(), Vec::new());
             for r in 0..x.shape()[0] {
@@ -96,12 +92,13 @@ pub(crate) fn add_sub_same(a: &Tensor, b: &Tensor, op: BinaryOp) -> Result<Tenso
             let vy = scatter_values(y.data(), &pos_y, n, 1)?;
             let data = vx.binary(&vy, op)?;
             let shape = [x.shape()[0], x.shape()[1]];
+            let canonical = x.has_canonical_format() && y.has_canonical_format();
             Tensor::from_sparse(SparseParts::Csr(CsrMatrix::from_trusted(
-                shape, ptr, idx, data,
+                shape, ptr, idx, data, canonical,
             )?))
         }
         (Some(SparseParts::RowSparse(x)), Some(SparseParts::RowSparse(y))) => {
-            let (rx, ry) = (index_vec(x.indices())?, index_vec(y.indices())?);
+            let (rx, ry) = (x.checked_rows()?, y.checked_rows()?);
             let mut rows: Vec<i64> = rx.iter().chain(&ry).copied().collect();
             rows.sort_unstable();
             rows.dedup();
@@ -155,7 +152,7 @@ pub(crate) fn mul_masked(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         with_slice::<T, _>(&d, |dv| -> Result<Tensor> {
             match s.sparse_parts() {
                 Some(SparseParts::Csr(m)) => {
-                    let (p, idx) = (index_vec(m.indptr())?, index_vec(m.indices())?);
+                    let (p, idx) = m.checked_index_vecs()?;
                     let cols = shape[1];
                     let mut g = Vec::with_capacity(idx.len());
                     for r in 0..shape[0] {
@@ -166,7 +163,7 @@ pub(crate) fn mul_masked(a: &Tensor, b: &Tensor) -> Result<Tensor> {
                     values(g)
                 }
                 Some(SparseParts::RowSparse(rs)) => {
-                    let rows = index_vec(rs.indices())?;
+                    let rows = rs.checked_rows()?;
                     let w = rs.row_len();
                     let g: Vec<T> = rows
                         .iter()
@@ -245,8 +242,7 @@ pub(crate) fn dot_shape(a: &[usize], b: &[usize]) -> Vec<usize> {
 pub(crate) fn csr_t_dot(m: &CsrMatrix, b: &Tensor, dt: DType) -> Result<Tensor> {
     let [rows, cols] = [m.shape()[0], m.shape()[1]];
     let n = if b.rank() == 2 { b.shape()[1] } else { 1 };
-    let ptr = index_vec(m.indptr())?;
-    let idx = index_vec(m.indices())?;
+    let (ptr, idx) = m.checked_index_vecs()?;
     let mut present: Vec<i64> = idx.clone();
     present.sort_unstable();
     present.dedup();
@@ -298,7 +294,7 @@ pub(crate) fn sparse_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> 
                 return m.to_dense()?.astype_if(dt);
             }
             let data = m.data().astype_if(dt)?;
-            let (ptr, idx) = (index_vec(m.indptr())?, index_vec(m.indices())?);
+            let (ptr, idx) = m.checked_index_vecs()?;
             let [rows, cols] = [m.shape()[0], m.shape()[1]];
             with_dtype!(dt, T => {
                 let v = with_slice::<T, _>(&data, |vals| {
@@ -326,7 +322,7 @@ pub(crate) fn sparse_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> 
             if ax.contains(&0) {
                 block.reshape_to(&out_shape)
             } else {
-                let rows = index_vec(r.indices())?;
+                let rows = r.checked_rows()?;
                 RowSparseArray::new_unchecked(&out_shape, rows, block)?.to_dense()
             }
         }

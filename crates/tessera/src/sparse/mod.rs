@@ -5,7 +5,13 @@
 //! `indptr`/`indices` in one index dtype per matrix, `int32` when it fits and else `int64`;
 //! row-sparse row ids `int64`) and `data` (the element dtype). The parts are shared between tensors
 //! (a sparse kernel that keeps the pattern, such as `quadratic` with `c = 0`, shares the
-//! index arrays with its input); they must never be written.
+//! index arrays with its input); they must never be written. They still can be (`fill_` on
+//! a part, a NumPy view of it), so every kernel that reads the index parts re-checks them
+//! first ([`CsrMatrix::validate`], [`RowSparseArray::validate`]; SpMV bounds-checks inside its
+//! loop instead) and parts written anyway give [`SparseError::Modified`], never a panic, an
+//! out-of-bounds read or a wrong result. Kernels that only read or map the values (`quadratic`,
+//! scalar ops, `astype`, `sum` over all axes) do not look at the indices and do not check
+//! them; their output shares the written parts and the next kernel reading those reports it.
 
 mod builder;
 pub(crate) mod cast;

@@ -37,24 +37,7 @@ impl RowSparseArray {
             }
             .into());
         }
-        for (k, &row) in indices.iter().enumerate() {
-            if row < 0 || row as usize >= shape[0] {
-                return Err(SparseError::RowOutOfRange {
-                    row,
-                    rows: shape[0],
-                }
-                .into());
-            }
-            if k > 0 {
-                let prev = indices[k - 1];
-                if prev == row {
-                    return Err(SparseError::DuplicateRow(row).into());
-                }
-                if prev > row {
-                    return Err(SparseError::UnsortedRows { prev, next: row }.into());
-                }
-            }
-        }
+        check_rows(&indices, shape[0])?;
         Self::new_unchecked(shape, indices, data)
     }
 
@@ -100,9 +83,45 @@ impl RowSparseArray {
         self.shape[1..].iter().product()
     }
 
+    /// Re-checks the O4 invariants on the current row ids: sorted, unique, in range. The
+    /// ids are a shared tensor that must never be written; every kernel that reads them runs
+    /// this check, so ids written anyway give [`SparseError::Modified`] naming the broken
+    /// invariant, never a panic or a wrong result.
+    ///
+    /// ```
+    /// use tessera::{RowSparseArray, Tensor};
+    /// let block = Tensor::from_vec(vec![1.0f32, 2.0], &[1, 2]).unwrap();
+    /// let r = RowSparseArray::try_new(&[3, 2], vec![1], block).unwrap();
+    /// assert!(r.validate().is_ok());
+    /// r.indices().fill_(3).unwrap(); // breaks the contract: row 3 of 3
+    /// assert!(r.validate().is_err());
+    /// assert!(r.to_dense().is_err());
+    /// ```
+    pub fn validate(&self) -> Result<()> {
+        self.checked_rows().map(|_| ())
+    }
+
+    /// The row ids, after [`validate`](Self::validate)'s checks on them.
+    pub(crate) fn checked_rows(&self) -> Result<Vec<i64>> {
+        let rows = index_vec(&self.indices)?;
+        if self.data.shape().first() != Some(&rows.len()) {
+            return Err(SparseError::BlockShape {
+                expected: [rows.len()]
+                    .into_iter()
+                    .chain(self.shape[1..].iter().copied())
+                    .collect(),
+                got: self.data.shape().to_vec(),
+            }
+            .modified()
+            .into());
+        }
+        check_rows(&rows, self.shape[0]).map_err(SparseError::modified)?;
+        Ok(rows)
+    }
+
     /// A dense copy.
     pub fn to_dense(&self) -> Result<Tensor> {
-        let rows = index_vec(&self.indices)?;
+        let rows = self.checked_rows()?;
         let w = self.row_len();
         with_dtype!(self.data.dtype(), T => {
             let mut dense = vec![T::default(); self.shape[0] * w];
@@ -118,7 +137,7 @@ impl RowSparseArray {
 
     /// Keeps the stored rows whose ids are in `keep` (any order, duplicates ignored).
     pub fn retain(&self, keep: &[i64]) -> Result<RowSparseArray> {
-        let rows = index_vec(&self.indices)?;
+        let rows = self.checked_rows()?;
         let mut keep = keep.to_vec();
         keep.sort_unstable();
         let sel: Vec<usize> = (0..rows.len())
@@ -129,7 +148,7 @@ impl RowSparseArray {
 
     /// A copy without stored rows that are entirely zero.
     pub fn eliminate_zeros(&self) -> Result<RowSparseArray> {
-        let rows = index_vec(&self.indices)?;
+        let rows = self.checked_rows()?;
         let w = self.row_len();
         let sel: Vec<usize> = with_dtype!(self.data.dtype(), T => {
             with_slice::<T, _>(&self.data, |b| {
@@ -154,4 +173,24 @@ impl RowSparseArray {
         });
         Self::new_unchecked(&self.shape, sel.iter().map(|&k| rows[k]).collect(), data)
     }
+}
+
+/// Checks row ids against O4: each in `[0, rows)`, strictly increasing (so sorted and
+/// unique); reports the first violation.
+fn check_rows(ids: &[i64], rows: usize) -> std::result::Result<(), SparseError> {
+    for (k, &row) in ids.iter().enumerate() {
+        if row < 0 || row as usize >= rows {
+            return Err(SparseError::RowOutOfRange { row, rows });
+        }
+        if k > 0 {
+            let prev = ids[k - 1];
+            if prev == row {
+                return Err(SparseError::DuplicateRow(row));
+            }
+            if prev > row {
+                return Err(SparseError::UnsortedRows { prev, next: row });
+            }
+        }
+    }
+    Ok(())
 }

@@ -96,14 +96,10 @@ fn spmm<T: Arith, I: CsrIndex>(
     }
 }
 
-/// The error for parts that no longer describe a valid matrix (written after construction).
+/// The error for parts that no longer describe a valid matrix (written after construction):
+/// the loops only know that an index or pointer was out of range, not which invariant broke.
 fn modified() -> TesseraError {
-    SparseError::Part(
-        "csr parts are no longer valid (the shared index tensors were written after \
-         construction)"
-            .into(),
-    )
-    .into()
+    SparseError::Modified(None).into()
 }
 
 /// SpMV over the rows whose pointers are `ptr` (`out.len() + 1` of them, offsets into the
@@ -205,7 +201,8 @@ fn spmm_rows<T: Arith, I: CsrIndex>(
         o.fill(T::default());
         for (&v, &c) in v.iter().zip(c) {
             let start = c.to_usize().checked_mul(n).ok_or_else(modified)?;
-            let src = x.get(start..start + n).ok_or_else(modified)?;
+            let end = start.checked_add(n).ok_or_else(modified)?;
+            let src = x.get(start..end).ok_or_else(modified)?;
             for (dst, &xv) in o.iter_mut().zip(src) {
                 *dst = Arith::add(*dst, Arith::mul(v, xv));
             }
@@ -361,5 +358,8 @@ mod tests {
         assert!(run(&[0i64, 3], &[0], &[1.0], &x, 1, None).is_err());
         assert!(run(&[0i64, 1, 0], &[0], &[1.0], &x, 1, None).is_err());
         assert!(run(&[0i32, 1, 0], &[0], &[1.0], &x, 1, Some(1)).is_err());
+        // A column whose row offset in the rhs is just below usize::MAX (start + n wraps).
+        assert!(run(&[0i64, 1], &[i64::MAX], &[1.0], &x, 2, None).is_err());
+        assert!(run(&[0i64, 1], &[-1], &[1.0], &[1.0; 4], 2, None).is_err());
     }
 }

@@ -199,10 +199,20 @@ fn python_tuple(dims: &[usize]) -> String {
     }
 }
 
+/// What a tensor that cannot be densified prints as (a sparse tensor whose shared index parts
+/// were written after construction): the error, since formatting must not fail (`to_string`
+/// and `format!` panic on a formatting error).
+fn unprintable(f: &mut fmt::Formatter<'_>, t: &Tensor, e: crate::TesseraError) -> fmt::Result {
+    write!(f, "<{} tensor of shape {:?}: {e}>", t.stype(), t.shape())
+}
+
 impl fmt::Display for Tensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Sparse tensors print as their dense equivalent (NumPy-style, like `to_vec`).
-        let t = self.densified().map_err(|_| fmt::Error)?;
+        let t = match self.densified() {
+            Ok(t) => t,
+            Err(e) => return unprintable(f, self, e),
+        };
         let s = with_dtype!(t.dtype(), T => str_of::<T>(&t)).map_err(|_| fmt::Error)?;
         f.write_str(&s)
     }
@@ -210,7 +220,10 @@ impl fmt::Display for Tensor {
 
 impl fmt::Debug for Tensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let t = self.densified().map_err(|_| fmt::Error)?;
+        let t = match self.densified() {
+            Ok(t) => t,
+            Err(e) => return unprintable(f, self, e),
+        };
         let s = with_dtype!(t.dtype(), T => repr_of::<T>(&t)).map_err(|_| fmt::Error)?;
         match self.stype() {
             crate::StorageType::Default => f.write_str(&s),
