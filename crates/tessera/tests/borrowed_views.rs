@@ -211,6 +211,42 @@ proptest! {
             (o, b) => prop_assert!(false, "owned ok {} borrowed ok {}", o.is_ok(), b.is_ok()),
         }
     }
+
+    /// `index` remembers the last (geometry, specs) of each thread: repeating them (a hit), on
+    /// a tensor of the same geometry at another storage offset (a hit with another offset), or
+    /// after an erroring index (never remembered) gives the view computed afresh.
+    #[test]
+    fn repeated_owned_views_equal_fresh_ones(
+        shape in prop::collection::vec(1usize..4, 0..8),
+        specs in prop::collection::vec(spec_strategy(), 0..10),
+        shift in 1usize..4,
+    ) {
+        let n: usize = shape.iter().product();
+        let dims: Vec<isize> = shape.iter().map(|&d| d as isize).collect();
+        let shifted = Tensor::arange(0, (n + shift) as i64, 1, DType::I64)
+            .unwrap()
+            .index(&[IndexSpec::Interval { start: Some(shift as isize), end: None, step: 1, inclusive: false }])
+            .unwrap()
+            .view(&dims)
+            .unwrap();
+        prop_assert_eq!(shifted.layout().offset(), shift);
+        let base = arange(&shape);
+        for t in [&base, &base, &shifted, &shifted, &base] {
+            match (t.index(&specs), t.index_ref(&specs)) {
+                (Ok(o), Ok(b)) => {
+                    prop_assert_eq!(o.shape(), b.shape());
+                    prop_assert_eq!(o.strides(), b.strides());
+                    prop_assert_eq!(o.layout().offset(), b.offset());
+                    let fresh = b.to_tensor().unwrap();
+                    prop_assert!(o.layout() == fresh.layout(), "same descriptor and offset");
+                }
+                (Err(e1), Err(e2)) => prop_assert_eq!(e1.to_string(), e2.to_string()),
+                (o, b) => prop_assert!(false, "owned ok {} borrowed ok {}", o.is_ok(), b.is_ok()),
+            }
+            // An erroring index in between is not remembered.
+            prop_assert!(t.index(&[IndexSpec::Ellipsis, IndexSpec::Ellipsis]).is_err());
+        }
+    }
 }
 
 /// V7: writes through a borrowed view reach the base; a stride-0 borrowed view refuses them.

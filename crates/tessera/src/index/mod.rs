@@ -3,6 +3,7 @@
 
 mod convert;
 mod encoding;
+mod memo;
 mod resolve;
 
 pub use convert::{Ellipsis, IntoIndex, IntoInterval, NewAxis};

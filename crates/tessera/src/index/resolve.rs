@@ -1,10 +1,11 @@
 //! From index specs to a view's geometry (V1–V3): [`resolve`] computes dims, strides and offset
 //! without touching the shape cache; [`apply`] interns the result as a [`Layout`].
 
+use super::memo;
 use super::IndexSpec;
 use crate::error::{Result, TesseraError};
 use crate::layout::Layout;
-use crate::shape::{DimVec, Shape, DIM_INLINE};
+use crate::shape::{hash_key, DimVec, Shape, DIM_INLINE};
 
 /// The geometry of a view before it is interned: dims, strides (in elements) and the element
 /// offset of its first element. Produced by [`resolve`]; [`apply`] turns it into a [`Layout`].
@@ -253,7 +254,9 @@ fn walk_specs(
     Ok(offset as usize)
 }
 
-/// Applies index specs to a layout (V1–V3): [`resolve`], then the interned layout.
+/// Applies index specs to a layout (V1–V3): [`resolve`], then the interned layout. The last
+/// successful (geometry, specs) of each thread is remembered by value, so repeating it skips
+/// the walk and goes straight to the shape cache.
 ///
 /// ```
 /// use tessera::{idx, Layout};
@@ -265,21 +268,37 @@ fn walk_specs(
 /// assert_eq!(v.offset(), 30 + 5);
 /// ```
 pub fn apply(layout: &Layout, specs: &[IndexSpec]) -> Result<Layout> {
-    let (dims, strides) = (layout.dims(), layout.strides());
+    let (dims, strides, base) = (layout.dims(), layout.strides(), layout.offset());
+    // The same geometry indexed with the same specs as last time on this thread: the
+    // remembered view, interned without walking the specs or hashing again.
+    let hit = memo::lookup(dims, strides, specs, |v| {
+        Ok(Layout::new(
+            Shape::new_hashed(v.hash, v.dims, v.strides)?,
+            (base as isize + v.delta) as usize,
+        ))
+    });
+    if let Some(layout) = hit {
+        return layout;
+    }
     let Counts {
         out_rank,
         ellipsis_len,
     } = count(dims.len(), specs)?;
     let (mut d, mut s) = (zeroed(out_rank), zeroed(out_rank));
-    let offset = walk_specs(
+    let offset = walk_specs(dims, strides, base, specs, ellipsis_len, &mut d, &mut s)?;
+    // Interned straight from the buffers the walk wrote: no intermediate geometry to copy.
+    let hash = hash_key(&d, &s);
+    let shape = Shape::new_hashed(hash, &d, &s)?;
+    memo::store(
         dims,
         strides,
-        layout.offset(),
         specs,
-        ellipsis_len,
-        &mut d,
-        &mut s,
-    )?;
-    // Interned straight from the buffers the walk wrote: no intermediate geometry to copy.
-    Ok(Layout::new(Shape::new(&d, &s)?, offset))
+        memo::Hit {
+            dims: &d,
+            strides: &s,
+            delta: offset as isize - base as isize,
+            hash,
+        },
+    );
+    Ok(Layout::new(shape, offset))
 }

@@ -224,7 +224,19 @@ impl ShapeCache {
     /// reachable offsets overflow `isize`.
     #[inline]
     pub fn intern(&self, dims: &[usize], strides: &[isize]) -> Result<Shape> {
-        let hash = hash_key(dims, strides);
+        self.intern_hashed(hash_key(dims, strides), dims, strides)
+    }
+
+    /// [`ShapeCache::intern`] with the key hash already computed: `hash` must be
+    /// `hash_key(dims, strides)` (callers that remember a geometry remember its hash too).
+    #[inline]
+    pub(crate) fn intern_hashed(
+        &self,
+        hash: u64,
+        dims: &[usize],
+        strides: &[isize],
+    ) -> Result<Shape> {
+        debug_assert_eq!(hash, hash_key(dims, strides));
         if dims.len() == strides.len() {
             if let Some(hit) = self.front_lookup(hash, dims, strides) {
                 return Ok(hit);

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 pub use cache::{ShapeCache, DEFAULT_RETAIN_PER_STRIPE, FRONT_SLOTS, NUM_STRIPES};
 pub(crate) use geometry::{
-    checked_byte_size, checked_numel, contiguous_strides, DimVec, DIM_INLINE,
+    checked_byte_size, checked_numel, contiguous_strides, hash_key, DimVec, DIM_INLINE,
 };
 
 use crate::error::Result;
@@ -39,6 +39,12 @@ impl Shape {
     #[inline]
     pub fn new(dims: &[usize], strides: &[isize]) -> Result<Shape> {
         ShapeCache::global().intern(dims, strides)
+    }
+
+    /// [`Shape::new`] with the key hash already computed (`hash_key(dims, strides)`).
+    #[inline]
+    pub(crate) fn new_hashed(hash: u64, dims: &[usize], strides: &[isize]) -> Result<Shape> {
+        ShapeCache::global().intern_hashed(hash, dims, strides)
     }
 
     /// The C-contiguous descriptor for `dims` from the global cache.
