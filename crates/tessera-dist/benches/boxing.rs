@@ -174,8 +174,14 @@ fn main() {
         ("64MiB", 4096, 4096, 12),
     ];
     let mut ratios = Vec::new();
+    // Collective (the probe runs on first use), so every rank asks.
+    let cma = universe.cross_memory_attach();
     if me == 0 {
-        println!("boxing on {} MPI ranks, f32 [rows, cols]", comm.size());
+        let cma = if cma { "on" } else { "off" };
+        println!(
+            "boxing on {} MPI ranks, f32 [rows, cols]; cross-memory attach {cma}",
+            comm.size()
+        );
         println!(
             "{:<10} {:>6} {:>12} {:>12} {:>8}",
             "conversion", "size", "to_sbp ms", "raw MPI ms", "ratio"
