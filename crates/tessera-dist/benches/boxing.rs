@@ -3,7 +3,9 @@
 //! `mpirun -np 2 target/release/deps/boxing-* --bench` (rank 0 prints the table and
 //! `ratio boxing_overhead_<conversion>_<size> X` lines), then the thread-backend times.
 //! Both sides move the same data (distinct values), and every rank checks once that
-//! `to_sbp` gives what the raw collective gives.
+//! `to_sbp` gives what the raw collective gives. `TESSERA_BOXING_ONLY=S0_to_S1` (a
+//! conversion's name; pass it to every rank with `mpirun -x`) runs that conversion alone, so a
+//! profile shows only it.
 
 use std::time::Instant;
 
@@ -22,6 +24,15 @@ const CONVERSIONS: [(&str, Sbp, Sbp); 4] = [
     ("P_to_S0", Sbp::Partial(PartialOp::Sum), Sbp::Split(0)),
     ("S0_to_S1", Sbp::Split(0), Sbp::Split(1)),
 ];
+
+/// The conversions to time: all, or the one `TESSERA_BOXING_ONLY` names.
+fn selected() -> Vec<(&'static str, Sbp, Sbp)> {
+    let only = std::env::var("TESSERA_BOXING_ONLY").ok();
+    CONVERSIONS
+        .into_iter()
+        .filter(|c| only.as_deref().is_none_or(|o| o == c.0))
+        .collect()
+}
 
 /// Seconds of one run of `f` between barriers.
 fn once(comm: &Comm, f: &mut dyn FnMut()) -> f64 {
@@ -193,7 +204,7 @@ fn main() {
             .and_then(|t| t.reshape(&[rows as isize, cols as isize]))
             .unwrap();
         let values = full.to_vec::<f32>().unwrap();
-        for (name, src, dst) in CONVERSIONS {
+        for (name, src, dst) in selected() {
             let x = GlobalTensor::from_logical(&full, &[src], &mesh).unwrap();
             let mut raw = Raw::new(&world, name, &values, cols);
             let (ours, base) = {
@@ -236,7 +247,7 @@ fn main() {
         println!("thread backend (2 in-process ranks, same conversions)");
         println!("{:<10} {:>6} {:>12}", "conversion", "size", "to_sbp ms");
         for (size, rows, cols, iters) in sizes {
-            for (name, src, dst) in CONVERSIONS {
+            for (name, src, dst) in selected() {
                 let t = run_ranks(2, |c| {
                     let mesh = Mesh::line(c.clone());
                     let full = Tensor::ones(&[rows, cols], DType::F32).unwrap();
