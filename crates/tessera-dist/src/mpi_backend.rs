@@ -65,8 +65,9 @@ macro_rules! with_mpi_dtype {
 /// The MPI environment of this process: keep it alive until MPI is no longer used
 /// (dropping it finalises MPI).
 pub struct MpiUniverse {
-    _universe: Universe,
+    // Fields drop in order: the world communicator is freed before `MPI_Finalize`.
     world: Arc<MpiComm>,
+    _universe: Universe,
 }
 
 impl MpiUniverse {
@@ -364,13 +365,18 @@ impl Communicator for MpiComm {
         let Some(dtype) = check_views(send, recv, p)? else {
             return Ok(());
         };
-        if send[me].shape() != recv[me].shape() {
-            return Err(DistError::Mismatch(format!(
-                "all_to_all_views: rank {me} sends shape {:?} to itself, expects {:?}",
-                send[me].shape(),
-                recv[me].shape()
-            )));
-        }
+        // The own block is checked and copied after the collectives (which skip it), so a
+        // failure here is this rank's error, never a peer left waiting in a collective.
+        let own_block = || -> Result<()> {
+            if send[me].shape() != recv[me].shape() {
+                return Err(DistError::Mismatch(format!(
+                    "all_to_all_views: rank {me} sends shape {:?} to itself, expects {:?}",
+                    send[me].shape(),
+                    recv[me].shape()
+                )));
+            }
+            Ok(recv[me].assign(&send[me])?)
+        };
         #[cfg(target_os = "linux")]
         if let Some(peers) = self.cma_peers() {
             // Split the blocks by size: `small` views for MPI, `big` ones for CMA, the
@@ -379,10 +385,9 @@ impl Communicator for MpiComm {
             let big = |t: &Tensor| t.numel() * dtype.itemsize() >= peers.min_bytes;
             // With CMA blocks, the own block is copied while the peers write (a local choice).
             let any_big = (0..p).any(|r| r != me && (big(&send[r]) || big(&recv[r])));
-            let own = any_big && crate::cma::copies_own(&send[me], &recv[me]);
-            if !own {
-                recv[me].assign(&send[me])?;
-            }
+            let own = any_big
+                && send[me].shape() == recv[me].shape()
+                && crate::cma::copies_own(&send[me], &recv[me]);
             // (The own block, `me`, stays in both: MPI_Alltoallw skips it, CMA may copy it.)
             let part = |views: &[Tensor], want_big: bool| -> Vec<Tensor> {
                 let keep = |r: usize, t: &Tensor| r == me || big(t) == want_big;
@@ -396,11 +401,11 @@ impl Communicator for MpiComm {
                 views.iter().enumerate().map(pick).collect()
             };
             mpi_views::alltoallw(&self.comm, &part(send, false), &part(recv, false))?;
-            let (send, recv) = (part(send, true), part(recv, true));
-            return crate::cma::exchange(&self.comm, peers, &send, &recv, own);
+            crate::cma::exchange(&self.comm, peers, &part(send, true), &part(recv, true), own)?;
+            return if own { Ok(()) } else { own_block() };
         }
-        recv[me].assign(&send[me])?;
-        mpi_views::alltoallw(&self.comm, send, recv)
+        mpi_views::alltoallw(&self.comm, send, recv)?;
+        own_block()
     }
 
     fn split(&self, color: usize, key: usize) -> Result<Comm> {

@@ -11,10 +11,9 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use tessera::index::IndexSpec;
 use tessera::{DType, Tensor};
 
-use crate::comm::{check_views, combine_op, Comm, Communicator};
+use crate::comm::{check_views, combine_op, range_1d, Comm, Communicator};
 use crate::error::{DistError, Result};
 use crate::sbp::PartialOp;
 
@@ -178,10 +177,6 @@ fn mismatch(what: &str, slots: &[Slot], f: impl Fn(&Slot) -> String) -> DistErro
 }
 
 /// Elements `start..start + len` of a 1-D tensor, as a view.
-fn range(t: &Tensor, start: usize, len: usize) -> Result<Tensor> {
-    Ok(t.index(&[IndexSpec::interval(start as isize, (start + len) as isize)])?)
-}
-
 fn offsets(counts: &[usize]) -> Vec<usize> {
     counts
         .iter()
@@ -199,7 +194,7 @@ fn concat(pieces: &[Tensor], dtype: DType) -> Result<Tensor> {
     let out = Tensor::empty(&[total], dtype)?;
     let mut at = 0;
     for p in pieces {
-        range(&out, at, p.numel())?.assign(p)?;
+        range_1d(&out, at, p.numel())?.assign(p)?;
         at += p.numel();
     }
     Ok(out)
@@ -376,7 +371,7 @@ impl Communicator for ThreadComm {
             for s in slots {
                 let d = s.data.as_ref().expect("data");
                 check_len("reduce_scatter_v", d, total)?;
-                pieces.push(range(d, at, counts[me])?);
+                pieces.push(range_1d(d, at, counts[me])?);
             }
             reduce(&pieces, op)
         })
@@ -411,7 +406,7 @@ impl Communicator for ThreadComm {
             }
             let pieces = slots
                 .iter()
-                .map(|s| range(s.data.as_ref().expect("data"), offsets(&s.counts)[me], s.counts[me]))
+                .map(|s| range_1d(s.data.as_ref().expect("data"), offsets(&s.counts)[me], s.counts[me]))
                 .collect::<Result<Vec<_>>>()?;
             concat(&pieces, send.dtype())
         })
@@ -496,11 +491,11 @@ impl Communicator for ThreadComm {
 fn check_view_slots(slots: &[Slot]) -> Result<()> {
     let p = slots.len();
     for (r, s) in slots.iter().enumerate() {
-        if s.views.len() != 2 * p {
+        if s.arg != p || s.views.len() != 2 * p {
             return Err(mismatch(
                 "all_to_all_views: view counts differ from the group size",
                 slots,
-                |s| format!("{} views", s.views.len()),
+                |s| format!("{} send, {} recv views", s.arg, s.views.len() - s.arg),
             ));
         }
         check_views(&s.views[..p], &s.views[p..], p)

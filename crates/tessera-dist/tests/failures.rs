@@ -171,6 +171,15 @@ fn d8_bad_all_to_all_views_error_on_every_rank() {
         c.all_to_all_views(&views, &recv)
     });
     assert!(out.into_iter().all(|r| r.unwrap().is_err()));
+    // Every rank passes 3 send views and 1 recv view (4 = 2p views in all): an error, not a
+    // split of the list at the wrong place.
+    let out = run_ranks(2, |c| {
+        let send: Vec<Tensor> = (0..3).map(|_| ones(2)).collect();
+        c.all_to_all_views(&send, &[ones(2)])
+    });
+    for r in out {
+        assert!(matches!(r.unwrap(), Err(DistError::Mismatch(_))));
+    }
     // Rank 0 receives into the tensor rank 1 sends from (shared between the threads).
     let shared = ones(4);
     let out = run_ranks(2, |c| {

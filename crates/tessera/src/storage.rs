@@ -75,6 +75,20 @@ pub const CACHED_HEAP_BUFFERS: usize = 4;
 /// Smallest heap buffer the cache keeps, in bytes.
 pub const HEAP_REUSE_MIN: usize = 64 << 10;
 
+/// Puts a freed buffer into `cache` (most recently freed last) when `keep`, and returns what
+/// the caller must free now: the buffer itself when not kept, or the least recently freed one
+/// when the cache already holds `cap`. Both buffer caches (heap blocks, mapped regions) use
+/// this, so a size freed and allocated again in a loop always finds its buffer.
+fn keep_freed<T>(cache: &parking_lot::Mutex<Vec<T>>, cap: usize, buf: T, keep: bool) -> Option<T> {
+    if !keep {
+        return Some(buf);
+    }
+    let mut cache = cache.lock();
+    let evicted = (cache.len() == cap).then(|| cache.remove(0));
+    cache.push(buf);
+    evicted
+}
+
 /// One freed global-allocator buffer.
 struct HeapBlock {
     ptr: NonNull<u8>,
@@ -103,15 +117,8 @@ impl HeapBlock {
     /// Keeps the buffer for reuse (evicting the least recently freed one when full), or
     /// frees it when it is not a cacheable size.
     fn release(self) {
-        let evicted = if Self::cacheable(self.layout) {
-            let mut cache = HEAP_CACHE.lock();
-            let old = (cache.len() == CACHED_HEAP_BUFFERS).then(|| cache.remove(0));
-            cache.push(self);
-            old
-        } else {
-            Some(self)
-        };
-        if let Some(b) = evicted {
+        let keep = Self::cacheable(self.layout);
+        if let Some(b) = keep_freed(&HEAP_CACHE, CACHED_HEAP_BUFFERS, self, keep) {
             // SAFETY: `ptr` was returned by the global allocator with exactly `layout`, and
             // nothing refers to it any more (it left the cache or its buffer is dropped).
             unsafe { alloc::dealloc(b.ptr.as_ptr(), b.layout) };
@@ -188,15 +195,8 @@ impl Region {
     /// Keeps the region for reuse (unmapping the least recently freed one when the cache is
     /// full), or unmaps it when it is too large to keep.
     fn release(self) {
-        let evicted = if self.cap <= CACHED_REGION_MAX {
-            let mut cache = REGION_CACHE.lock();
-            let old = (cache.len() == CACHED_REGIONS).then(|| cache.remove(0));
-            cache.push(self);
-            old
-        } else {
-            Some(self)
-        };
-        if let Some(r) = evicted {
+        let keep = self.cap <= CACHED_REGION_MAX;
+        if let Some(r) = keep_freed(&REGION_CACHE, CACHED_REGIONS, self, keep) {
             // SAFETY: `base`/`len` are exactly the mapping `mmap` returned, and nothing
             // refers to it any more (it left the cache, or its buffer is being dropped).
             unsafe { libc::munmap(r.base, r.len) };

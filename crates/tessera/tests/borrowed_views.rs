@@ -18,6 +18,33 @@ fn arange(shape: &[usize]) -> Tensor {
         .unwrap()
 }
 
+/// The owned and the borrowed view of the same specs agree: both fail with the same message,
+/// or both succeed with the same geometry, and the borrowed one interns to the owned one's
+/// layout (same descriptor, same offset).
+fn same_view(
+    owned: tessera::Result<Tensor>,
+    borrowed: tessera::Result<tessera::TensorRef<'_>>,
+) -> Result<Option<(Tensor, tessera::TensorRef<'_>)>, TestCaseError> {
+    match (owned, borrowed) {
+        (Ok(o), Ok(b)) => {
+            prop_assert_eq!(o.shape(), b.shape());
+            prop_assert_eq!(o.strides(), b.strides());
+            prop_assert_eq!(o.layout().offset(), b.offset());
+            let fresh = b.to_tensor().unwrap();
+            prop_assert!(o.layout() == fresh.layout(), "same descriptor and offset");
+            Ok(Some((o, b)))
+        }
+        (Err(e1), Err(e2)) => {
+            prop_assert_eq!(e1.to_string(), e2.to_string());
+            Ok(None)
+        }
+        (o, b) => {
+            prop_assert!(false, "owned ok {} borrowed ok {}", o.is_ok(), b.is_ok());
+            Ok(None)
+        }
+    }
+}
+
 /// Every fixture chain made only of index ops, replayed through borrowed views.
 #[test]
 fn v1_to_v3_borrowed_index_chains_match_numpy() {
@@ -187,28 +214,10 @@ proptest! {
         more in prop::collection::vec(spec_strategy(), 0..3),
     ) {
         let base = arange(&shape);
-        let (owned, borrowed) = (base.index(&specs), base.index_ref(&specs));
-        match (owned, borrowed) {
-            (Ok(o), Ok(b)) => {
-                prop_assert_eq!(o.shape(), b.shape());
-                prop_assert_eq!(o.strides(), b.strides());
-                prop_assert_eq!(o.layout().offset(), b.offset());
-                let t = b.to_tensor().unwrap();
-                prop_assert!(t.layout() == o.layout(), "same interned descriptor and offset");
-                prop_assert!(t.shares_storage(&base));
-                // A view of the borrowed view is the view of the owned one.
-                match (o.index(&more), b.index(&more)) {
-                    (Ok(o2), Ok(b2)) => {
-                        prop_assert_eq!(o2.shape(), b2.shape());
-                        prop_assert_eq!(o2.strides(), b2.strides());
-                        prop_assert_eq!(o2.layout().offset(), b2.offset());
-                    }
-                    (Err(e1), Err(e2)) => prop_assert_eq!(e1.to_string(), e2.to_string()),
-                    (o2, b2) => prop_assert!(false, "{:?} vs {:?}", o2.is_ok(), b2.is_ok()),
-                }
-            }
-            (Err(e1), Err(e2)) => prop_assert_eq!(e1.to_string(), e2.to_string()),
-            (o, b) => prop_assert!(false, "owned ok {} borrowed ok {}", o.is_ok(), b.is_ok()),
+        if let Some((o, b)) = same_view(base.index(&specs), base.index_ref(&specs))? {
+            prop_assert!(b.to_tensor().unwrap().shares_storage(&base));
+            // A view of the borrowed view is the view of the owned one.
+            same_view(o.index(&more), b.index(&more))?;
         }
     }
 
@@ -232,17 +241,7 @@ proptest! {
         prop_assert_eq!(shifted.layout().offset(), shift);
         let base = arange(&shape);
         for t in [&base, &base, &shifted, &shifted, &base] {
-            match (t.index(&specs), t.index_ref(&specs)) {
-                (Ok(o), Ok(b)) => {
-                    prop_assert_eq!(o.shape(), b.shape());
-                    prop_assert_eq!(o.strides(), b.strides());
-                    prop_assert_eq!(o.layout().offset(), b.offset());
-                    let fresh = b.to_tensor().unwrap();
-                    prop_assert!(o.layout() == fresh.layout(), "same descriptor and offset");
-                }
-                (Err(e1), Err(e2)) => prop_assert_eq!(e1.to_string(), e2.to_string()),
-                (o, b) => prop_assert!(false, "owned ok {} borrowed ok {}", o.is_ok(), b.is_ok()),
-            }
+            same_view(t.index(&specs), t.index_ref(&specs))?;
             // An erroring index in between is not remembered.
             prop_assert!(t.index(&[IndexSpec::Ellipsis, IndexSpec::Ellipsis]).is_err());
         }

@@ -67,8 +67,8 @@ impl CsrMatrix {
             index_part("indices", indices)?,
         );
         if indptr.dtype() != indices.dtype() {
-            indptr = indptr.astype(DType::I64)?;
-            indices = indices.astype(DType::I64)?;
+            indptr = indptr.astype_if(DType::I64)?;
+            indices = indices.astype_if(DType::I64)?;
         }
         with_index!(indptr.dtype(), I => {
             with_slice::<I, _>(&indptr, |p| {
@@ -319,15 +319,9 @@ fn check_csr<I: CsrIndex>(
     if indptr[0] != I::default() {
         return Err(SparseError::IndptrStart(indptr[0].to_i64()));
     }
-    for (row, w) in indptr.windows(2).enumerate() {
-        if w[1] < w[0] {
-            return Err(SparseError::IndptrDecreasing {
-                row,
-                from: w[0].to_i64(),
-                to: w[1].to_i64(),
-            });
-        }
-    }
+    // Decreasing and out-of-range pointers (and the columns) are checked by `check_rows`, in
+    // one pass over `indptr`; then its end and the data length.
+    check_rows(0, indptr, indices, cols, canonical)?;
     let nnz = indices.len();
     if indptr[rows].to_i64() != nnz as i64 {
         return Err(SparseError::IndptrEnd {
@@ -341,7 +335,7 @@ fn check_csr<I: CsrIndex>(
             data: data.numel(),
         });
     }
-    check_rows(0, indptr, indices, cols, canonical)
+    Ok(())
 }
 
 /// Checks the rows `first..first + ptr.len() - 1` whose pointers are `ptr` (a window of

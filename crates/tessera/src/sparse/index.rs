@@ -2,6 +2,7 @@
 //! `get_index_dtype` chooses), else `int64`. Half the index bytes is most of the memory traffic
 //! SpMV saves on banded matrices.
 
+use super::csr::values;
 use super::with_slice;
 use crate::dtype::{DType, Element};
 use crate::error::{Result, TesseraError};
@@ -60,12 +61,10 @@ pub(crate) fn index_dtype_for(nnz: usize, cols: usize) -> DType {
 /// A 1-D index tensor of dtype `dt` (`I32` or `I64`) holding `v`; the values must fit
 /// (they are validated parts whose dtype came from [`index_dtype_for`]).
 pub(crate) fn index_tensor(v: Vec<i64>, dt: DType) -> Result<Tensor> {
-    let n = v.len();
     if dt == DType::I32 {
-        let narrow: Vec<i32> = v.iter().map(|&x| x as i32).collect();
-        Tensor::from_vec(narrow, &[n])
+        values(v.iter().map(|&x| x as i32).collect())
     } else {
-        Tensor::from_vec(v, &[n])
+        values(v)
     }
 }
 

@@ -149,9 +149,3 @@ pub(crate) fn with_slice<T: Element, R>(t: &Tensor, f: impl FnOnce(&[T]) -> R) -
     let off = t.layout().offset();
     Ok(f(&g[off..off + t.numel()]))
 }
-
-/// A 1-D `int64` tensor.
-pub(crate) fn i64_tensor(v: Vec<i64>) -> Result<Tensor> {
-    let n = v.len();
-    Tensor::from_vec(v, &[n])
-}

@@ -1,6 +1,7 @@
 //! Row-sparse arrays: sorted unique row ids plus a dense block of those rows (DESIGN O4).
 
-use super::{i64_tensor, index_vec, with_slice, SparseError};
+use super::csr::values;
+use super::{index_vec, with_slice, SparseError};
 use crate::error::Result;
 use crate::tensor::Tensor;
 use crate::with_dtype;
@@ -49,7 +50,7 @@ impl RowSparseArray {
     ) -> Result<RowSparseArray> {
         Ok(RowSparseArray {
             shape: shape.to_vec(),
-            indices: i64_tensor(indices)?,
+            indices: values(indices)?,
             data: data.contiguous()?,
         })
     }
