@@ -25,12 +25,15 @@ const CONVERSIONS: [(&str, Sbp, Sbp); 4] = [
     ("S0_to_S1", Sbp::Split(0), Sbp::Split(1)),
 ];
 
-/// The conversions to time: all, or the one `TESSERA_BOXING_ONLY` names.
+/// The conversions to time: all, or those `TESSERA_BOXING_ONLY` names (comma-separated).
 fn selected() -> Vec<(&'static str, Sbp, Sbp)> {
     let only = std::env::var("TESSERA_BOXING_ONLY").ok();
     CONVERSIONS
         .into_iter()
-        .filter(|c| only.as_deref().is_none_or(|o| o == c.0))
+        .filter(|c| {
+            only.as_deref()
+                .is_none_or(|o| o.split(',').any(|o| o == c.0))
+        })
         .collect()
 }
 

@@ -8,6 +8,9 @@
 //! - `expand_materialise_bw_fraction`: fill time / `contiguous()` of 1×4096 expanded to
 //!   4096×4096 f32 (stride 0). Goal >= 0.8.
 //! - `tile_bw_fraction`: fill time / 512×512 f32 tiled (8, 8). Goal >= 0.8.
+//! - `column_block_bw_fraction`: memcpy time of 32 MiB / `assign` of the middle half of the
+//!   columns of a 4096² f32 (8 KiB runs every 16 KiB) into a preallocated 4096×2048. Not a
+//!   goal; it shows the streaming copy of large runs (`kernels::stream`).
 //!
 //! `contiguous()`/`tile()` allocate their output (fresh pages fault in on first write). The
 //! `*_prealloc_*` lines time the same kernel through `assign` into an existing tensor, which
@@ -126,6 +129,25 @@ fn main() {
     });
     row("tessera contiguous(a[::-1, ::-1])", bytes, flip);
 
+    // A column block: the middle half of every row (8 KiB runs), against a memcpy of its
+    // 32 MiB.
+    let block = a.as_strided(&[N, N / 2], &[N as isize, 1], N / 4).unwrap();
+    let block_out = Tensor::zeros(&[N, N / 2], DType::F32).unwrap();
+    let half = n2 / 2;
+    let memcpy_half = best(|| {
+        dst_data[..half].copy_from_slice(black_box(&src_data[..half]));
+        black_box(&mut dst_data);
+    });
+    row("memcpy 32 MiB (copy_from_slice)", bytes / 2, memcpy_half);
+    let column_block = best(|| block_out.assign(black_box(&block)).unwrap());
+    row(
+        "tessera assign(a[:, 1024:3072]), prealloc",
+        bytes / 2,
+        column_block,
+    );
+    let got = block_out.to_vec::<f32>().unwrap();
+    assert_eq!((got[0], got[N / 2]), ((N / 4) as f32, (N + N / 4) as f32));
+
     // Tile 512x512 by (8, 8) -> 4096².
     let small = Tensor::from_slice(&src_data[..512 * 512], &[512, 512]).unwrap();
     let tile = best(|| {
@@ -153,6 +175,10 @@ fn main() {
         frac(fill, expand)
     );
     println!("ratio tile_bw_fraction {:.3}", frac(fill, tile));
+    println!(
+        "ratio column_block_bw_fraction {:.3}",
+        frac(memcpy_half, column_block)
+    );
     println!(
         "ratio transpose_prealloc_bw_fraction {:.3}",
         frac(memcpy, transpose_pre)

@@ -12,6 +12,12 @@
 //! Below [`CMA_MIN_BYTES`] per block the fragments win (pinning pages costs more than copying
 //! through cache-hot shared memory), so the backend sends those with MPI.
 //!
+//! The own block is copied locally with the core's run copier
+//! ([`tessera::kernels::stream::StreamCopy`]), which streams blocks larger than the cache: for
+//! S(0)->S(1) of 64 MiB on 2 ranks that copy (16 MiB in 8 KiB runs every 16 KiB) took
+//! 0.70-0.95 ms as one `memcpy` per run and 0.40-0.52 ms streamed, beside 1.2-1.3 ms for the
+//! 16 MiB `process_vm_writev` to the peer (C microbenchmarks on the development machine).
+//!
 //! The protocol, between each sender and receiver of a block (no collective): the receiver
 //! sends the sender where the block goes (address and strides) and posts a receive for a
 //! done flag; the sender writes the block and sends the flag (1 on failure). The receiver

@@ -1,7 +1,8 @@
 //! Blocks as lists of contiguous pieces, and moving them: `process_vm_writev` /
 //! `process_vm_readv` between processes, slice copies within one.
 
-use tessera::Tensor;
+use tessera::kernels::stream::{should_stream, StreamCopy};
+use tessera::{Element, Tensor};
 
 use crate::error::{DistError, Result};
 use crate::mpi_views::runs;
@@ -248,10 +249,13 @@ pub(super) fn transfer_block(
 }
 
 /// Copies the `from` pieces (addresses inside `src`) into the `to` pieces (inside `dst`),
-/// pairing them up like [`transfer_block`], with safe slice copies.
-pub(super) fn copy_pieces<T: Copy>(from: &Pieces, src: &[T], to: &Pieces, dst: &mut [T]) {
+/// pairing them up like [`transfer_block`], with the core's run copier (which streams
+/// blocks larger than the cache).
+pub(super) fn copy_pieces<T: Element>(from: &Pieces, src: &[T], to: &Pieces, dst: &mut [T]) {
     let item = std::mem::size_of::<T>();
     let (src_at, dst_at) = (src.as_ptr() as usize, dst.as_ptr() as usize);
+    let stream = should_stream(from.bytes(), from.inner.min(to.inner));
+    let mut copy = StreamCopy::new(dst, src, stream);
     let (mut l, mut r) = (Cursor::new(from), Cursor::new(to));
     let (mut a, mut b) = (Vec::with_capacity(1), Vec::with_capacity(1));
     while !l.done() && !r.done() {
@@ -260,9 +264,9 @@ pub(super) fn copy_pieces<T: Copy>(from: &Pieces, src: &[T], to: &Pieces, dst: &
         b.clear();
         l.take(n, &mut a);
         r.take(n, &mut b);
-        let (i, j, m) = ((a[0].0 - src_at) / item, (b[0].0 - dst_at) / item, n / item);
-        dst[j..j + m].copy_from_slice(&src[i..i + m]);
+        copy.run((b[0].0 - dst_at) / item, (a[0].0 - src_at) / item, n / item);
     }
+    copy.finish();
 }
 
 #[cfg(test)]
@@ -350,6 +354,37 @@ mod tests {
             outer: vec![],
         };
         assert!(transfer_block(me, &to, &bad, false).is_err());
+    }
+
+    #[test]
+    fn own_copies_of_large_blocks_stream_and_match() {
+        // The middle half of the columns of a [2048, 2048] f32 (8 MiB in 4 KiB pieces, so
+        // the core's run copier streams it) into a contiguous [2048, 1024], and a 256 KiB
+        // block of it (plain copies), against element loops.
+        let n = 2048usize;
+        let src = Tensor::arange(0, (n * n) as i64, 1, DType::F32)
+            .and_then(|t| t.reshape(&[n as isize, n as isize]))
+            .unwrap();
+        let values = src.to_vec::<f32>().unwrap();
+        for rows in [n, 64] {
+            let block = src
+                .index(&[
+                    IndexSpec::interval(0, rows as isize),
+                    IndexSpec::interval(512, 1536),
+                ])
+                .unwrap();
+            let out = Tensor::zeros(&[rows, 1024], DType::F32).unwrap();
+            let (s, o) = (src.storage().unwrap(), out.storage().unwrap());
+            let (sg, mut og) = (s.read::<f32>().unwrap(), o.write::<f32>().unwrap());
+            let from = Pieces::of(sg.as_ptr() as usize, &block, 4);
+            let to = Pieces::of(og.as_ptr() as usize, &out, 4);
+            assert_eq!(should_stream(from.bytes(), from.inner), rows == n);
+            copy_pieces(&from, &sg, &to, &mut og);
+            let want: Vec<f32> = (0..rows * 1024)
+                .map(|k| values[k / 1024 * n + 512 + k % 1024])
+                .collect();
+            assert!(og[..] == want[..], "{rows} rows");
+        }
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! The caller plans the copy with [`Plan<2>`] (operand 0 = destination, operand 1 = source);
 //! this module picks the inner loop from the simplified plan:
 //!
-//! - both inner strides 1: `copy_from_slice` (memcpy);
+//! - both inner strides 1: `copy_from_slice` (memcpy), or for copies larger than the cache a
+//!   streaming copy (non-temporal stores, source prefetched across runs; see [`super::stream`]);
 //! - source inner stride 0: `fill` (broadcast fill);
 //! - destination inner stride 1, source inner stride -1: a reversed copy (flip);
 //! - destination inner stride 1, source stride 1 on the next-outer dim: a cache-blocked
@@ -16,6 +17,7 @@
 //! split with `split_at_mut` and no `unsafe` is needed.
 
 use super::plan::Plan;
+use super::stream::{should_stream, StreamCopy};
 use super::transpose::{is_transpose, transpose_slabs, TILE};
 use crate::dtype::Element;
 use crate::error::Result;
@@ -49,19 +51,22 @@ pub(crate) fn copy_strided<T: Element>(plan: &Plan<2>, dst: &mut [T], src: &[T])
     if plan.numel == 0 {
         return;
     }
+    let item = std::mem::size_of::<T>();
+    let stream = (plan.inner_stride(0), plan.inner_stride(1)) == (1, 1)
+        && should_stream(plan.numel * item, plan.inner_len() * item);
     if plan.numel >= PAR_THRESHOLD && rayon::current_num_threads() > 1 {
-        copy_par(plan.clone(), dst, src);
+        copy_par(plan.clone(), dst, src, stream);
     } else {
-        copy_seq(plan, dst, src);
+        copy_seq(plan, dst, src, stream);
     }
 }
 
 /// Recursively halves the plan along its outermost dim and copies the halves with
 /// `rayon::join`; `plan.offsets[0]` is relative to `dst`.
-fn copy_par<T: Element>(plan: Plan<2>, dst: &mut [T], src: &[T]) {
+fn copy_par<T: Element>(plan: Plan<2>, dst: &mut [T], src: &[T], stream: bool) {
     let mid = match split_point(&plan) {
         Some(mid) if plan.numel > GRAIN => mid,
-        _ => return copy_seq(&plan, dst, src),
+        _ => return copy_seq(&plan, dst, src, stream),
     };
     let n0 = plan.dims[0];
     let (ds0, ss0) = (plan.strides[0][0], plan.strides[1][0]);
@@ -77,7 +82,10 @@ fn copy_par<T: Element>(plan: Plan<2>, dst: &mut [T], src: &[T]) {
     // Every destination offset of `lo` is < `at` and every one of `hi` is >= `at`
     // (`split_point` checked the outer stride exceeds the span of the inner dims).
     let (a, b) = dst.split_at_mut(at);
-    rayon::join(|| copy_par(lo, a, src), || copy_par(hi, b, src));
+    rayon::join(
+        || copy_par(lo, a, src, stream),
+        || copy_par(hi, b, src, stream),
+    );
 }
 
 /// Where to halve the outermost dim, if the destination parts of the halves are disjoint,
@@ -103,8 +111,9 @@ fn split_point(plan: &Plan<2>) -> Option<usize> {
     (mid > 0).then_some(mid)
 }
 
-/// Single-threaded copy: the blocked transpose, or one inner loop per run.
-fn copy_seq<T: Element>(plan: &Plan<2>, dst: &mut [T], src: &[T]) {
+/// Single-threaded copy: the blocked transpose, a streaming copy of contiguous runs (when
+/// `stream`, decided on the whole copy), or one inner loop per run.
+fn copy_seq<T: Element>(plan: &Plan<2>, dst: &mut [T], src: &[T], stream: bool) {
     if plan.numel == 0 {
         return;
     }
@@ -113,6 +122,11 @@ fn copy_seq<T: Element>(plan: &Plan<2>, dst: &mut [T], src: &[T]) {
     }
     let n = plan.inner_len();
     let (ds, ss) = (plan.inner_stride(0) as usize, plan.inner_stride(1));
+    if stream && (ds, ss) == (1, 1) {
+        let mut copy = StreamCopy::new(dst, src, true);
+        plan.for_each_run(0..plan.runs(), |[d, s]| copy.run(d as usize, s as usize, n));
+        return copy.finish();
+    }
     plan.for_each_run(0..plan.runs(), |[d, s]| {
         copy_run(dst, d as usize, ds, src, s as usize, ss, n)
     });
@@ -196,9 +210,11 @@ mod tests {
         copy_strided(&plan, &mut got, &src);
         assert_eq!(got, want, "{dims:?} {s:?} {o:?}");
         // The sequential path gives the same result.
-        let mut seq = vec![-1i64; dst_len];
-        copy_seq(&plan, &mut seq, &src);
-        assert_eq!(seq, want);
+        for stream in [false, true] {
+            let mut seq = vec![-1i64; dst_len];
+            copy_seq(&plan, &mut seq, &src, stream);
+            assert_eq!(seq, want);
+        }
     }
 
     #[test]
@@ -214,6 +230,26 @@ mod tests {
         check(&[40, 70], [&[70, 1], &[1, 40]], [0, 0], 2800); // transpose
         check(&[40, 70], [&[70, 1], &[1, -40]], [0, 2760], 2800); // transpose, flipped
         check(&[3, 33, 35], [&[1155, 35, 1], &[1, 105, 3]], [0, 0], 3465); // batched
+    }
+
+    #[test]
+    fn a_copy_larger_than_the_cache_streams_and_matches() {
+        // The right half of a [1024, 2048] i64 matrix: 8 MiB in 8 KiB runs, so it streams.
+        let (r, c) = (1024usize, 2048usize);
+        assert!(should_stream(r * c / 2 * 8, c / 2 * 8));
+        let src: Vec<i64> = (0..(r * c) as i64).collect();
+        let plan = Plan::new(
+            &[r, c / 2],
+            [&[c as isize / 2, 1], &[c as isize, 1]],
+            [0, c / 2],
+        );
+        let mut got = vec![-1i64; r * c / 2];
+        copy_strided(&plan, &mut got, &src);
+        let want: Vec<i64> = src
+            .chunks(c)
+            .flat_map(|row| row[c / 2..].to_vec())
+            .collect();
+        assert!(got == want);
     }
 
     #[test]
