@@ -400,8 +400,22 @@ impl Communicator for MpiComm {
                 };
                 views.iter().enumerate().map(pick).collect()
             };
-            mpi_views::alltoallw(&self.comm, &part(send, false), &part(recv, false))?;
-            crate::cma::exchange(&self.comm, peers, &part(send, true), &part(recv, true), own)?;
+            let small_here = (0..p).any(|r| {
+                r != me
+                    && [&send[r], &recv[r]]
+                        .iter()
+                        .any(|t| t.numel() > 0 && !big(t))
+            });
+            let (small_send, small_recv) = (part(send, false), part(recv, false));
+            crate::cma::exchange(
+                &self.comm,
+                peers,
+                &part(send, true),
+                &part(recv, true),
+                own,
+                small_here,
+                || mpi_views::alltoallw(&self.comm, &small_send, &small_recv),
+            )?;
             return if own { Ok(()) } else { own_block() };
         }
         mpi_views::alltoallw(&self.comm, send, recv)?;

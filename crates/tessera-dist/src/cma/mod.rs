@@ -148,19 +148,49 @@ pub(crate) fn copies_own(from: &Tensor, to: &Tensor) -> bool {
 /// `send[me]` into `recv[me]` (see [`copies_own`]) after telling the writers where to write,
 /// so a late rank's own copy overlaps its peers' writes; otherwise the own block is left
 /// alone. Both sides of a block must agree it is non-empty (the caller empties the blocks
-/// that go through MPI). Collective over `comm`: a failure on any rank (staging a block,
-/// writing one) is an error on every rank (D7), agreed by two one-byte all-reduces, which
-/// cost little beside blocks of [`CmaPeers::min_bytes`] or more.
+/// that go through MPI). `small_here` says whether this rank has blocks for MPI; when any
+/// rank has, `small` (the collective that moves them) runs on every rank.
+///
+/// Collective over `comm`: a failure on any rank (staging a block, writing one) is an error
+/// on every rank (D7). One all-reduce of flag bits opens the call (staging failed anywhere;
+/// MPI blocks anywhere; CMA blocks anywhere), so no rank waits for a descriptor that will
+/// never come and the parts nobody needs are skipped; when CMA blocks moved, a one-byte
+/// all-reduce closes it. Both cost little beside blocks of [`CmaPeers::min_bytes`] or more.
 pub(crate) fn exchange(
     comm: &SimpleCommunicator,
     peers: &CmaPeers,
     send: &[Tensor],
     recv: &[Tensor],
     own: bool,
+    small_here: bool,
+    small: impl FnOnce() -> Result<()>,
 ) -> Result<()> {
-    // Every rank learns whether staging failed anywhere before any rank starts the protocol,
-    // so no rank waits for a descriptor that will never come.
-    let Some(blocks) = agree(comm, prepare(comm.rank() as usize, send, recv, own))? else {
+    const FAILED: u8 = 1;
+    const SMALL: u8 = 2;
+    const BIG: u8 = 4;
+    let staged = prepare(comm.rank() as usize, send, recv, own);
+    let staging = match &staged {
+        Err(_) => FAILED,
+        Ok(blocks) => u8::from(blocks.is_some()) * BIG,
+    };
+    let mine = staging | (u8::from(small_here) * SMALL);
+    let mut all = 0u8;
+    comm.all_reduce_into(
+        &mine,
+        &mut all,
+        mpi::collective::SystemOperation::bitwise_or(),
+    );
+    let staged = staged?;
+    if all & FAILED != 0 {
+        return Err(another_rank_failed());
+    }
+    if all & SMALL != 0 {
+        small()?;
+    }
+    if all & BIG == 0 {
+        return Ok(());
+    }
+    let Some(blocks) = staged else {
         return agree(comm, Ok(()));
     };
     let moved = tessera::with_dtype!(blocks.dtype, T => move_blocks::<T>(comm, peers, &blocks))
@@ -185,6 +215,10 @@ pub(crate) fn exchange(
     Ok(())
 }
 
+fn another_rank_failed() -> DistError {
+    DistError::Comm("all_to_all_views: another rank failed to move its blocks".into())
+}
+
 /// Collective: `mine`, or an error when another rank's result is one (this rank's own error
 /// comes first).
 fn agree<T>(comm: &SimpleCommunicator, mine: Result<T>) -> Result<T> {
@@ -195,9 +229,7 @@ fn agree<T>(comm: &SimpleCommunicator, mine: Result<T>) -> Result<T> {
         mpi::collective::SystemOperation::max(),
     );
     match mine {
-        Ok(_) if any != 0 => Err(DistError::Comm(
-            "all_to_all_views: another rank failed to move its blocks".into(),
-        )),
+        Ok(_) if any != 0 => Err(another_rank_failed()),
         r => r,
     }
 }
