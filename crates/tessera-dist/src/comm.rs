@@ -43,6 +43,13 @@ pub trait Communicator: Send + Sync {
         send_counts: &[usize],
         recv_counts: &[usize],
     ) -> Result<Tensor>;
+    /// Whether an all-to-all output of at least [`SHARED_OUTPUT_MIN_BYTES`] should be
+    /// allocated with [`Tensor::empty_shared`], because peers on this host write into such
+    /// outputs directly. Collective: every rank calls it at the same point (a backend may
+    /// probe its peers on first use) and gets the same answer.
+    fn prefers_shared_outputs(&self) -> bool {
+        false
+    }
     /// All-to-all between views: rank r sends the elements of `send[s]` (row-major order) to
     /// each rank s and writes what it receives from rank s into `recv[s]`. The views may be
     /// strided (a column block of a row-major shard, rows of an output), so a backend can
@@ -88,6 +95,10 @@ pub(crate) fn check_views(send: &[Tensor], recv: &[Tensor], p: usize) -> Result<
     }
     Ok(dtype)
 }
+
+/// All-to-all outputs of at least this many bytes go into shared memory when the backend
+/// prefers it ([`Communicator::prefers_shared_outputs`]).
+pub const SHARED_OUTPUT_MIN_BYTES: usize = 4 << 20;
 
 /// Elements `start..start + len` of a 1-D tensor, as a view.
 pub(crate) fn range_1d(t: &Tensor, start: usize, len: usize) -> Result<Tensor> {

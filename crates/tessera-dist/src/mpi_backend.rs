@@ -355,6 +355,13 @@ impl Communicator for MpiComm {
         })
     }
 
+    fn prefers_shared_outputs(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        return self.cma_peers().is_some_and(|p| p.shared_outputs);
+        #[cfg(not(target_os = "linux"))]
+        false
+    }
+
     /// Blocks of at least 1 MiB between ranks on one Linux host are written straight into
     /// the receiver's output with `process_vm_writev` (module `cma`; the own block is copied
     /// meanwhile); the others go through one `MPI_Alltoallw` with a derived datatype per

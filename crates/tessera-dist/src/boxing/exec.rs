@@ -84,6 +84,20 @@ fn pack(t: &Tensor, axis: usize, counts: &[usize]) -> Result<Tensor> {
     Ok(out)
 }
 
+/// An all-to-all output: in shared memory when it is large and the backend's peers write
+/// into it directly. (Every rank asks the backend, whatever its own size: the first ask may be
+/// collective.)
+fn output(comm: &Comm, shape: &[usize], dtype: tessera::DType) -> Result<Tensor> {
+    let shared = comm.prefers_shared_outputs();
+    let bytes = shape.iter().product::<usize>() * dtype.itemsize();
+    #[cfg(target_os = "linux")]
+    if shared && bytes >= crate::comm::SHARED_OUTPUT_MIN_BYTES {
+        return Ok(Tensor::empty_shared(shape, dtype)?);
+    }
+    let _ = (shared, bytes);
+    Ok(Tensor::empty(shape, dtype)?)
+}
+
 fn run_step(step: &Step, local: &Tensor, logical: &[usize], mesh: &Mesh) -> Result<Tensor> {
     let axis = step.mesh_axis;
     let comm: &Comm = mesh.axis_comm(axis);
@@ -114,7 +128,7 @@ fn run_step(step: &Step, local: &Tensor, logical: &[usize], mesh: &Mesh) -> Resu
             // r lands in the output's `from` range of r. Views on both sides: no packing.
             let mut mine = g.clone();
             mine[to] = balanced_range(g[to], p, me).len();
-            let out = Tensor::empty(&mine, dtype)?;
+            let out = output(comm, &mine, dtype)?;
             let send = (0..p)
                 .map(|s| narrow(local, to, balanced_range(g[to], p, s)))
                 .collect::<Result<Vec<_>>>()?;

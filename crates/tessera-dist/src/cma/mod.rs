@@ -12,6 +12,12 @@
 //! Below [`CMA_MIN_BYTES`] per block the fragments win (pinning pages costs more than copying
 //! through cache-hot shared memory), so the backend sends those with MPI.
 //!
+//! A recv block whose storage is a shared memory file (boxing allocates large all-to-all
+//! outputs that way, see [`crate::Communicator::prefers_shared_outputs`]) is written through a
+//! mapping of that file instead (module `peer_maps`): the descriptor carries the file's
+//! descriptor number, inode and offset, and the writer falls back to `process_vm_writev` when
+//! it cannot map the file.
+//!
 //! The own block is copied locally with the core's run copier
 //! ([`tessera::kernels::stream::StreamCopy`]), which streams blocks larger than the cache: for
 //! S(0)->S(1) of 64 MiB on 2 ranks that copy (16 MiB in 8 KiB runs every 16 KiB) took
@@ -25,6 +31,7 @@
 //! ranks may use CMA is probed once per communicator ([`CmaPeers`]); the environment
 //! variable `TESSERA_DIST_CMA=0` turns it off.
 
+mod peer_maps;
 mod pieces;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -40,6 +47,10 @@ use pieces::{copy_pieces, transfer, transfer_block, Pieces, DESC};
 /// Blocks of at least this many bytes move by CMA, smaller ones through MPI (the default of
 /// [`CmaPeers::min_bytes`]; the environment variable `TESSERA_DIST_CMA_MIN_BYTES` sets it).
 pub(crate) const CMA_MIN_BYTES: usize = 1 << 20;
+/// u64 words of a block's descriptor message: the pieces ([`DESC`]), then when the recv
+/// block lives in a shared memory file: its inode (0 otherwise), descriptor number and the
+/// file offset of the pieces' address.
+const MSG: usize = DESC + 3;
 /// Message tags of the protocol (on the backend's own duplicate of the communicator).
 const TAG_DESC: i32 = 0x7e5a;
 const TAG_DONE: i32 = 0x7e5b;
@@ -53,6 +64,10 @@ pub(crate) struct CmaPeers {
     pids: Vec<libc::pid_t>,
     /// Blocks of at least this many bytes move by CMA (the same on every rank).
     pub min_bytes: usize,
+    /// Whether boxing allocates its all-to-all outputs in shared memory files, so peers write
+    /// into them with ordinary stores (module `peer_maps`); `TESSERA_DIST_SHM=0` on any rank
+    /// turns it off for all.
+    pub shared_outputs: bool,
 }
 
 impl CmaPeers {
@@ -103,9 +118,13 @@ impl CmaPeers {
             &mut min_bytes,
             mpi::collective::SystemOperation::max(),
         );
+        let shm = u8::from(std::env::var("TESSERA_DIST_SHM").map_or(true, |v| v != "0"));
+        let mut shared = 0u8;
+        comm.all_reduce_into(&shm, &mut shared, mpi::collective::SystemOperation::min());
         (ok == 1).then_some(CmaPeers {
             pids,
             min_bytes: usize::try_from(min_bytes).unwrap_or(usize::MAX),
+            shared_outputs: shared == 1,
         })
     }
 }
@@ -217,6 +236,45 @@ pub(crate) fn exchange(
 
 fn another_rank_failed() -> DistError {
     DistError::Comm("all_to_all_views: another rank failed to move its blocks".into())
+}
+
+/// Writes the `local` pieces (inside `src`) into the `remote` pieces of process `pid`, whose
+/// address `file.2` is an offset into its shared memory file (descriptor `file.0`, inode
+/// `file.1`), through this process's mapping of that file. Fails, having written nothing,
+/// when the file cannot be mapped or the pieces do not lie inside it.
+fn write_shared<T: Element>(
+    pid: libc::pid_t,
+    file: (u64, u64, usize),
+    local: &Pieces,
+    remote: &Pieces,
+    src: &[T],
+) -> Result<()> {
+    let (fd, ino, off) = file;
+    let map = peer_maps::get(pid, fd, ino)?;
+    let item = std::mem::size_of::<T>();
+    let base = map.ptr.as_ptr() as usize;
+    let to = Pieces {
+        addr: base.checked_add(off).ok_or_else(outside)?,
+        ..remote.clone()
+    };
+    match to.extent() {
+        Some((lo, hi)) if lo >= base && hi <= base + map.len && (lo - base) % item == 0 => {}
+        _ => return Err(outside()),
+    }
+    // SAFETY: `map` maps the receiver's shared file, `map.len` bytes, and stays mapped while
+    // `map` lives (to the end of this function). The receiver published the pieces for this
+    // write and keeps its storage write-locked and untouched until our done flag arrives, and
+    // nothing else in this process accesses the mapping meanwhile (one writer per block), so
+    // this is the only reference to that memory. `T` is a plain numeric type (or bool, written
+    // only with bytes of valid bools from `src`), and the page-aligned base suits its alignment.
+    let dst =
+        unsafe { std::slice::from_raw_parts_mut(map.ptr.as_ptr().cast::<T>(), map.len / item) };
+    copy_pieces(local, src, &to, dst);
+    Ok(())
+}
+
+fn outside() -> DistError {
+    DistError::Mismatch("all_to_all_views: a recv block outside its shared file".into())
 }
 
 /// Collective: `mine`, or an error when another rank's result is one (this rank's own error
@@ -335,7 +393,18 @@ fn move_blocks<T: Element>(
     let descs = b
         .writers
         .iter()
-        .map(|&r| Ok(pieces(&b.recv_into[r], &b.recv_st, &rb)?.encode()))
+        .map(|&r| {
+            let v = &b.recv_into[r];
+            let p = pieces(v, &b.recv_st, &rb)?;
+            let mut w = [0u64; MSG];
+            w[..DESC].copy_from_slice(&p.encode());
+            if let Some(f) = v.storage()?.shared_file() {
+                // The storage starts at byte 0 of its file.
+                let off = p.addr - base_of(v, &b.recv_st, &rb)?;
+                w[DESC..].copy_from_slice(&[f.ino, f.fd as u64, off as u64]);
+            }
+            Ok(w)
+        })
         .collect::<Result<Vec<_>>>()?;
     let locals = b
         .targets
@@ -372,17 +441,26 @@ fn move_blocks<T: Element>(
             })();
             failed = copied.err();
         }
-        let mut dest = [0u64; DESC];
+        let mut dest = [0u64; MSG];
         for (&s, local) in b.targets.iter().zip(&locals) {
             let peer = comm.process_at_rank(s as i32);
             peer.receive_into_with_tag(&mut dest[..], TAG_DESC);
-            let moved = Pieces::decode(&dest).and_then(|(bytes, remote)| {
+            let moved = Pieces::decode(&dest[..DESC]).and_then(|(bytes, remote)| {
                 if bytes != local.bytes() || remote.bytes() != bytes {
                     return Err(DistError::Mismatch(format!(
                         "all_to_all_views: rank {me} sends {} bytes to rank {s}, which \
                          expects {bytes}",
                         local.bytes()
                     )));
+                }
+                let src = &sg[index_of(&b.send_from[s], &b.send_st)?][..];
+                // Into the receiver's shared memory file when it has one and it maps (the
+                // mapping is checked before anything is written), otherwise by CMA.
+                if let [ino, fd, off] = dest[DESC..] {
+                    let (pid, off) = (peers.pids[s], off as usize);
+                    if ino != 0 && write_shared(pid, (fd, ino, off), local, &remote, src).is_ok() {
+                        return Ok(());
+                    }
                 }
                 transfer_block(peers.pids[s], local, &remote, true)
             });

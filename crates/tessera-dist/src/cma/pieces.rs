@@ -48,6 +48,20 @@ impl Pieces {
         }
     }
 
+    /// The lowest address of the pieces and one past the highest (`None` on overflow).
+    pub fn extent(&self) -> Option<(usize, usize)> {
+        let (mut lo, mut hi) = (self.addr, self.addr.checked_add(self.inner)?);
+        for &(n, stride) in &self.outer {
+            let reach = stride.checked_mul(n.checked_sub(1)? as isize)?;
+            if reach < 0 {
+                lo = lo.checked_sub(reach.unsigned_abs())?;
+            } else {
+                hi = hi.checked_add(reach as usize)?;
+            }
+        }
+        Some((lo, hi))
+    }
+
     /// Number of pieces.
     pub fn count(&self) -> usize {
         self.outer.iter().map(|d| d.0).product()

@@ -463,11 +463,12 @@ fn all_to_all_layouts(comm: Comm) -> Result<()> {
         DType::I64,
         DType::U8,
     ];
-    // Plus blocks of 1 MiB on 2 ranks (the MPI backend's size for cross-memory attach).
+    // Plus blocks of 1 MiB on 2 ranks (the MPI backend's size for cross-memory attach), and
+    // outputs of over 4 MiB on 2 ranks (which the MPI backend puts in shared memory files).
     let cases = dtypes
         .iter()
         .flat_map(|&d| shapes.iter().map(move |&s| (d, s)))
-        .chain([(DType::F32, (1024, 1030))]);
+        .chain([(DType::F32, (1024, 1030)), (DType::F32, (2048, 1030))]);
     for (dtype, (rows, cols)) in cases {
         let full = values_of(&mut rng, rows, cols, dtype)?;
         // The same values seen through a transposed (non-contiguous) view.

@@ -10,8 +10,8 @@
 //!
 //! [`StreamCopy`] takes the runs one by one and copies each with non-temporal stores (no read
 //! for ownership of the destination, no cache pollution) while prefetching the source
-//! [`AHEAD`] bytes further along the sequence of runs, across run boundaries. It keeps the
-//! runs of the last [`AHEAD`] bytes queued to know where to prefetch.
+//! 8 KiB further along the sequence of runs, across run boundaries. It keeps the
+//! runs of the last 8 KiB queued to know where to prefetch.
 
 use crate::dtype::Element;
 

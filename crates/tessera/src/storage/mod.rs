@@ -5,6 +5,8 @@
 //! global allocator, zeroed, and a few freed ones of at least [`HEAP_REUSE_MIN`] bytes are kept
 //! for reuse too. Bytes are always initialised: every element is a valid value of its dtype
 //! (kernels that overwrite everything may skip clearing a reused buffer, except for `bool`).
+//! On Linux a storage may also live in a shared memory file that other processes can map
+//! ([`Storage::shared_for_overwrite`], module `shared`).
 //!
 //! Access goes through a reader-writer lock, so no safe API can race: many readers, or one
 //! writer, at a time. Kernels that read and write the same storage must copy the source first
@@ -19,6 +21,11 @@ use parking_lot::{
 
 use crate::dtype::{DType, Element};
 use crate::error::{Result, TesseraError};
+
+#[cfg(target_os = "linux")]
+mod shared;
+#[cfg(target_os = "linux")]
+pub use shared::{SharedFile, CACHED_SHARED_REGIONS};
 
 /// Alignment of every storage buffer, in bytes (a cache line; enough for any SIMD load).
 pub const STORAGE_ALIGN: usize = 64;
@@ -42,6 +49,9 @@ enum Origin {
     /// A large anonymous mapping (returned to the region cache or unmapped on drop).
     #[cfg(target_os = "linux")]
     Mapped(Region),
+    /// A shared memory file (returned to its cache or unmapped on drop).
+    #[cfg(target_os = "linux")]
+    Shared(shared::SharedRegion),
     /// Moved out during drop.
     Taken,
 }
@@ -262,6 +272,8 @@ impl Drop for AlignedBuf {
             .release(),
             #[cfg(target_os = "linux")]
             Origin::Mapped(region) => region.release(),
+            #[cfg(target_os = "linux")]
+            Origin::Shared(region) => region.release(),
             Origin::Taken => {}
         }
     }
@@ -272,6 +284,9 @@ pub struct Storage {
     dtype: DType,
     len: usize,
     buf: RwLock<AlignedBuf>,
+    /// The shared memory file behind `buf`, if any (readable without the lock).
+    #[cfg(target_os = "linux")]
+    shared: Option<SharedFile>,
 }
 
 impl Storage {
@@ -287,19 +302,53 @@ impl Storage {
         Storage::alloc(dtype, len, dtype == DType::Bool)
     }
 
-    fn alloc(dtype: DType, len: usize, zero: bool) -> Result<Storage> {
-        let bytes = len
-            .checked_mul(dtype.itemsize())
+    /// `len` elements of `dtype` with unspecified values (zeroed for `bool`) in a shared memory
+    /// file that another process may map ([`Storage::shared_file`]; Linux only): see the
+    /// `shared` module. Unlike other storage it stays shared with a child after `fork`.
+    #[cfg(target_os = "linux")]
+    pub fn shared_for_overwrite(dtype: DType, len: usize) -> Result<Storage> {
+        let bytes = Storage::bytes(dtype, len)?;
+        let region = shared::SharedRegion::get(bytes)?;
+        if dtype == DType::Bool {
+            // SAFETY: the region holds `file.len >= bytes` writable bytes we own.
+            unsafe { std::ptr::write_bytes(region.ptr.as_ptr(), 0, bytes) };
+        }
+        Ok(Storage {
+            dtype,
+            len,
+            shared: Some(region.file),
+            buf: RwLock::new(AlignedBuf {
+                ptr: region.ptr,
+                origin: Origin::Shared(region),
+            }),
+        })
+    }
+
+    /// The shared memory file holding this storage's elements (from byte 0), if it is one.
+    /// (Takes no lock: callable while the storage is locked.)
+    #[cfg(target_os = "linux")]
+    pub fn shared_file(&self) -> Option<SharedFile> {
+        self.shared
+    }
+
+    fn bytes(dtype: DType, len: usize) -> Result<usize> {
+        len.checked_mul(dtype.itemsize())
             .filter(|&b| b <= isize::MAX as usize)
             .ok_or_else(|| {
                 TesseraError::ShapeOverflow(format!(
                     "{len} elements of {dtype} exceed isize::MAX bytes"
                 ))
-            })?;
+            })
+    }
+
+    fn alloc(dtype: DType, len: usize, zero: bool) -> Result<Storage> {
+        let bytes = Storage::bytes(dtype, len)?;
         Ok(Storage {
             dtype,
             len,
             buf: RwLock::new(AlignedBuf::new(bytes, zero)?),
+            #[cfg(target_os = "linux")]
+            shared: None,
         })
     }
 
