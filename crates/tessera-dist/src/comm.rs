@@ -98,7 +98,7 @@ pub(crate) fn check_views(send: &[Tensor], recv: &[Tensor], p: usize) -> Result<
 
 /// All-to-all outputs of at least this many bytes go into shared memory when the backend
 /// prefers it ([`Communicator::prefers_shared_outputs`]).
-pub const SHARED_OUTPUT_MIN_BYTES: usize = 4 << 20;
+pub const SHARED_OUTPUT_MIN_BYTES: usize = 256 << 10;
 
 /// Elements `start..start + len` of a 1-D tensor, as a view.
 pub(crate) fn range_1d(t: &Tensor, start: usize, len: usize) -> Result<Tensor> {

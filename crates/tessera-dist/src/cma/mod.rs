@@ -9,8 +9,12 @@
 //! in a single copy (CMA), but a non-contiguous derived datatype goes through 32 KiB
 //! shared-memory fragments (pack, copy, unpack), measured 2-6x slower than a contiguous
 //! all-to-all here for blocks of 4-16 MiB; packing first costs an extra pass over the data.
-//! Below [`CMA_MIN_BYTES`] per block the fragments win (pinning pages costs more than copying
-//! through cache-hot shared memory), so the backend sends those with MPI.
+//! Below [`CMA_MIN_BYTES`] per block the backend sends blocks with MPI. The threshold was
+//! 1 MiB while every block went by `process_vm_writev` (for smaller blocks, pinning pages
+//! cost more than MPI's fragments when those ran well); with boxing outputs in shared memory
+//! (below) a 256 KiB block moves in well under the raw contiguous all-to-all's time (S(0) ->
+//! S(1) of 1 MiB on 2 ranks: 0.63-0.75 of it, against 0.93-2.6 through the fragments, which
+//! slow down whenever the host's vCPUs are placed far apart), so it is 128 KiB now.
 //!
 //! A recv block whose storage is a shared memory file (boxing allocates large all-to-all
 //! outputs that way, see [`crate::Communicator::prefers_shared_outputs`]) is written through a
@@ -46,7 +50,7 @@ use pieces::{copy_pieces, transfer, transfer_block, Pieces, DESC};
 
 /// Blocks of at least this many bytes move by CMA, smaller ones through MPI (the default of
 /// [`CmaPeers::min_bytes`]; the environment variable `TESSERA_DIST_CMA_MIN_BYTES` sets it).
-pub(crate) const CMA_MIN_BYTES: usize = 1 << 20;
+pub(crate) const CMA_MIN_BYTES: usize = 128 << 10;
 /// u64 words of a block's descriptor message: the pieces ([`DESC`]), then when the recv
 /// block lives in a shared memory file: its inode (0 otherwise), descriptor number and the
 /// file offset of the pieces' address.

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use crate::error::{DistError, Result};
 
 /// Peer mappings kept for reuse.
-pub(crate) const CACHED_MAPS: usize = 8;
+pub(crate) const CACHED_MAPS: usize = 16;
 
 static MAPS: Mutex<Vec<Arc<PeerMap>>> = Mutex::new(Vec::new());
 

@@ -463,8 +463,8 @@ fn all_to_all_layouts(comm: Comm) -> Result<()> {
         DType::I64,
         DType::U8,
     ];
-    // Plus blocks of 1 MiB on 2 ranks (the MPI backend's size for cross-memory attach), and
-    // outputs of over 4 MiB on 2 ranks (which the MPI backend puts in shared memory files).
+    // Plus blocks of 1 MiB and 4 MiB on 2 ranks (over the MPI backend's threshold for writing
+    // blocks directly, into outputs it puts in shared memory files).
     let cases = dtypes
         .iter()
         .flat_map(|&d| shapes.iter().map(move |&s| (d, s)))

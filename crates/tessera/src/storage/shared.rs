@@ -5,8 +5,9 @@
 //!
 //! Such a storage is a `MAP_SHARED` mapping: unlike every other storage it stays shared with a
 //! child after `fork` (writes in either show in both). Freed regions are cached for reuse like
-//! anonymous ones (at most [`CACHED_SHARED_REGIONS`]), so a peer that mapped a region once finds
-//! it mapped again the next time.
+//! anonymous ones (at most [`CACHED_SHARED_REGIONS`], each at most
+//! [`CACHED_REGION_MAX`](super::CACHED_REGION_MAX) bytes), so a peer that mapped a region once
+//! finds it mapped again the next time.
 
 use std::ptr::NonNull;
 
@@ -14,7 +15,7 @@ use super::keep_freed;
 use crate::error::{Result, TesseraError};
 
 /// Shared regions the cache keeps.
-pub const CACHED_SHARED_REGIONS: usize = 4;
+pub const CACHED_SHARED_REGIONS: usize = 8;
 
 static SHARED_CACHE: parking_lot::Mutex<Vec<SharedRegion>> = parking_lot::Mutex::new(Vec::new());
 
@@ -109,9 +110,10 @@ impl SharedRegion {
     }
 
     /// Keeps the region for reuse (unmapping the least recently freed one when the cache is
-    /// full).
+    /// full), or unmaps it when it is larger than anonymous regions the storage cache keeps.
     pub fn release(self) {
-        if let Some(r) = keep_freed(&SHARED_CACHE, CACHED_SHARED_REGIONS, self, true) {
+        let keep = self.file.len <= super::CACHED_REGION_MAX;
+        if let Some(r) = keep_freed(&SHARED_CACHE, CACHED_SHARED_REGIONS, self, keep) {
             // SAFETY: `ptr`/`len` are exactly our mapping and `fd` our descriptor; nothing in
             // this process refers to either any more (it left the cache).
             unsafe {
