@@ -364,9 +364,10 @@ impl Communicator for MpiComm {
 
     /// Blocks of at least 128 KiB between ranks on one Linux host are written straight into
     /// the receiver's output, through a mapping of its shared memory file or with
-    /// `process_vm_writev` (module `cma`; the own block is copied meanwhile); the others go through one `MPI_Alltoallw` with a derived datatype per
-    /// block (module `mpi_views`), so MPI reads and writes the strided blocks in place. Both
-    /// sides of a block know its size, so they agree on the path without talking.
+    /// `process_vm_writev` (module `cma`; the own block is copied meanwhile); the others go
+    /// through one `MPI_Alltoallw` with a derived datatype per block (module `mpi_views`), so
+    /// MPI reads and writes the strided blocks in place. Both sides of a block know its size,
+    /// so they agree on the path without talking.
     fn all_to_all_views(&self, send: &[Tensor], recv: &[Tensor]) -> Result<()> {
         let (p, me) = (self.size(), self.rank());
         let Some(dtype) = check_views(send, recv, p)? else {
@@ -407,13 +408,9 @@ impl Communicator for MpiComm {
                 };
                 views.iter().enumerate().map(pick).collect()
             };
-            let small_here = (0..p).any(|r| {
-                r != me
-                    && [&send[r], &recv[r]]
-                        .iter()
-                        .any(|t| t.numel() > 0 && !big(t))
-            });
             let (small_send, small_recv) = (part(send, false), part(recv, false));
+            let live = |views: &[Tensor]| (0..p).any(|r| r != me && views[r].numel() > 0);
+            let small_here = live(&small_send) || live(&small_recv);
             crate::cma::exchange(
                 &self.comm,
                 peers,

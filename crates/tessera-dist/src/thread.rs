@@ -176,7 +176,6 @@ fn mismatch(what: &str, slots: &[Slot], f: impl Fn(&Slot) -> String) -> DistErro
     DistError::Mismatch(format!("{what}: {}", seen.join("; ")))
 }
 
-/// Elements `start..start + len` of a 1-D tensor, as a view.
 fn offsets(counts: &[usize]) -> Vec<usize> {
     counts
         .iter()

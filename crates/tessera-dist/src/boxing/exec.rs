@@ -85,20 +85,16 @@ fn pack(t: &Tensor, axis: usize, counts: &[usize]) -> Result<Tensor> {
 }
 
 /// An all-to-all output: in shared memory when it is large and the backend's peers write
-/// into it directly (falling back to ordinary memory). (Every rank asks the backend, whatever its own size: the first ask may be
-/// collective.)
+/// into it directly, else (or when no shared file can be made) in ordinary memory. Every rank
+/// asks the backend whatever its own size, since the first ask may be collective.
 fn output(comm: &Comm, shape: &[usize], dtype: tessera::DType) -> Result<Tensor> {
-    let shared = comm.prefers_shared_outputs();
     let bytes = shape.iter().product::<usize>() * dtype.itemsize();
-    #[cfg(target_os = "linux")]
-    if shared && bytes >= crate::comm::SHARED_OUTPUT_MIN_BYTES {
-        // Without a shared file (no memfd here, say) the ordinary output works too: the
-        // backend then writes it with `process_vm_writev`.
+    if comm.prefers_shared_outputs() && bytes >= crate::comm::SHARED_OUTPUT_MIN_BYTES {
+        #[cfg(target_os = "linux")]
         if let Ok(t) = Tensor::empty_shared(shape, dtype) {
             return Ok(t);
         }
     }
-    let _ = (shared, bytes);
     Ok(Tensor::empty(shape, dtype)?)
 }
 

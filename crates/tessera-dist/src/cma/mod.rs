@@ -256,23 +256,22 @@ fn write_shared<T: Element>(
     let (fd, ino, off) = file;
     let map = peer_maps::get(pid, fd, ino)?;
     let item = std::mem::size_of::<T>();
-    let base = map.ptr.as_ptr() as usize;
+    let (base, len) = (map.ptr().as_ptr() as usize, map.len());
     let to = Pieces {
         addr: base.checked_add(off).ok_or_else(outside)?,
         ..remote.clone()
     };
     match to.extent() {
-        Some((lo, hi)) if lo >= base && hi <= base + map.len && (lo - base) % item == 0 => {}
+        Some((lo, hi)) if lo >= base && hi <= base + len && (lo - base) % item == 0 => {}
         _ => return Err(outside()),
     }
-    // SAFETY: `map` maps the receiver's shared file, `map.len` bytes, and stays mapped while
+    // SAFETY: `map` maps the receiver's shared file, `len` bytes, and stays mapped while
     // `map` lives (to the end of this function). The receiver published the pieces for this
     // write and keeps its storage write-locked and untouched until our done flag arrives, and
     // nothing else in this process accesses the mapping meanwhile (one writer per block), so
     // this is the only reference to that memory. `T` is a plain numeric type (or bool, written
     // only with bytes of valid bools from `src`), and the page-aligned base suits its alignment.
-    let dst =
-        unsafe { std::slice::from_raw_parts_mut(map.ptr.as_ptr().cast::<T>(), map.len / item) };
+    let dst = unsafe { std::slice::from_raw_parts_mut(map.ptr().as_ptr().cast::<T>(), len / item) };
     copy_pieces(local, src, &to, dst);
     Ok(())
 }

@@ -8,112 +8,66 @@
 //! (its storage cache does) is written without mapping or faulting anything again. A mapping
 //! is identified by (pid, inode): while this process maps a file, no other file has its inode,
 //! so a match is the very file the receiver named. An evicted mapping is unmapped when the
-//! last copy into it ends (mappings are reference counted).
+//! last copy into it ends (mappings are reference counted). The mapping itself is the core's
+//! [`SharedMapping`], the type behind shared storages too.
 
-use std::ptr::NonNull;
 use std::sync::{Arc, Mutex, MutexGuard};
+
+use tessera::storage::SharedMapping;
 
 use crate::error::{DistError, Result};
 
 /// Peer mappings kept for reuse.
 pub(crate) const CACHED_MAPS: usize = 16;
 
-static MAPS: Mutex<Vec<Arc<PeerMap>>> = Mutex::new(Vec::new());
+/// (pid, mapping of one of its files), least recently used first.
+type Maps = Vec<(libc::pid_t, Arc<SharedMapping>)>;
 
-/// A peer's shared memory file mapped into this process.
-pub(super) struct PeerMap {
-    pid: libc::pid_t,
-    ino: u64,
-    pub ptr: NonNull<u8>,
-    pub len: usize,
-}
+static MAPS: Mutex<Maps> = Mutex::new(Vec::new());
 
-// SAFETY: the mapping is owned by this value (unmapped once, on drop); the memory is only
-// written under the exchange protocol (module `cma`), never through shared references.
-unsafe impl Send for PeerMap {}
-// SAFETY: as above.
-unsafe impl Sync for PeerMap {}
-
-impl Drop for PeerMap {
-    fn drop(&mut self) {
-        // SAFETY: `ptr`/`len` are exactly the mapping made in `map`, and no copy uses it any
-        // more (every user holds an `Arc`).
-        unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
-    }
+/// The cache (a poisoned lock still holds a valid list: every update is one push or remove).
+fn lock() -> MutexGuard<'static, Maps> {
+    MAPS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The mapping of file descriptor `fd` (inode `ino`) of process `pid`, from the cache or new.
-pub(super) fn get(pid: libc::pid_t, fd: u64, ino: u64) -> Result<Arc<PeerMap>> {
+pub(super) fn get(pid: libc::pid_t, fd: u64, ino: u64) -> Result<Arc<SharedMapping>> {
     let mut maps = lock();
-    if let Some(i) = maps.iter().position(|m| m.pid == pid && m.ino == ino) {
-        let m = maps.remove(i);
-        maps.push(m.clone());
-        return Ok(m);
+    if let Some(i) = maps.iter().position(|(p, m)| *p == pid && m.ino() == ino) {
+        let entry = maps.remove(i);
+        maps.push(entry.clone());
+        return Ok(entry.1);
     }
     drop(maps);
     let m = Arc::new(map(pid, fd, ino)?);
     let mut maps = lock();
-    maps.push(m.clone());
+    maps.push((pid, m.clone()));
     if maps.len() > CACHED_MAPS {
         maps.remove(0);
     }
     Ok(m)
 }
 
-/// The cache (a poisoned lock still holds a valid list: every update is one push or remove).
-fn lock() -> MutexGuard<'static, Vec<Arc<PeerMap>>> {
-    MAPS.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn map(pid: libc::pid_t, fd: u64, ino: u64) -> Result<PeerMap> {
-    let fail = |what: &str| {
-        DistError::Comm(format!(
-            "mapping fd {fd} of pid {pid}: {what}: {}",
-            std::io::Error::last_os_error()
-        ))
-    };
+fn map(pid: libc::pid_t, fd: u64, ino: u64) -> Result<SharedMapping> {
+    let what = format!("fd {fd} of pid {pid}");
     let path = std::ffi::CString::new(format!("/proc/{pid}/fd/{fd}"))
-        .map_err(|_| DistError::Comm("bad path".into()))?;
+        .map_err(|_| DistError::Comm(format!("no path for {what}")))?;
     // SAFETY: a NUL-terminated path; the call has no other preconditions.
     let file = unsafe { libc::open(path.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) };
     if file < 0 {
-        return Err(fail("open"));
+        let e = std::io::Error::last_os_error();
+        return Err(DistError::Comm(format!("opening {what}: {e}")));
     }
-    // SAFETY: `fstat` writes `st`; `file` is our open descriptor.
-    let st = unsafe {
-        let mut st: libc::stat = std::mem::zeroed();
-        (libc::fstat(file, &mut st) == 0).then_some(st)
-    };
-    let mapped = match st {
-        Some(st) if st.st_ino == ino && st.st_size > 0 => {
-            let len = st.st_size as usize;
-            // SAFETY: a shared mapping of the whole file, `len` bytes long.
-            let p = unsafe {
-                libc::mmap(
-                    std::ptr::null_mut(),
-                    len,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_SHARED,
-                    file,
-                    0,
-                )
-            };
-            if p == libc::MAP_FAILED {
-                Err(fail("mmap"))
-            } else {
-                NonNull::new(p.cast::<u8>())
-                    .map(|ptr| PeerMap { pid, ino, ptr, len })
-                    .ok_or_else(|| fail("mmap"))
-            }
-        }
-        Some(_) => Err(DistError::Comm(format!(
-            "fd {fd} of pid {pid} is not the shared file {ino}"
-        ))),
-        None => Err(fail("fstat")),
-    };
+    let mapped = SharedMapping::of_fd(file);
     // SAFETY: `file` is our descriptor, closed once (a mapping stays valid without it).
     unsafe { libc::close(file) };
-    mapped
+    match mapped {
+        Ok(m) if m.ino() == ino => Ok(m),
+        Ok(_) => Err(DistError::Comm(format!(
+            "{what} is not the shared file {ino}"
+        ))),
+        Err(e) => Err(DistError::Comm(format!("mapping {what}: {e}"))),
+    }
 }
 
 #[cfg(test)]
@@ -128,9 +82,9 @@ mod tests {
         let f = s.shared_file().unwrap();
         let me = std::process::id() as libc::pid_t;
         let m = get(me, f.fd as u64, f.ino).unwrap();
-        assert!(m.len >= 8000);
+        assert!(m.len() >= 8000);
         // SAFETY: test only: the storage is not accessed while this slice lives.
-        let seen = unsafe { std::slice::from_raw_parts(m.ptr.as_ptr().cast::<i64>(), 1000) };
+        let seen = unsafe { std::slice::from_raw_parts(m.ptr().as_ptr().cast::<i64>(), 1000) };
         assert!(seen.iter().all(|&x| x == 42));
         assert!(
             Arc::ptr_eq(&m, &get(me, f.fd as u64, f.ino).unwrap()),

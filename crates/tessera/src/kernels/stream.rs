@@ -135,19 +135,24 @@ impl Queue {
             off -= self.runs[k % RING].len;
             k += 1;
         }
-        let queued = k < self.pushed;
-        let run = if queued {
-            self.runs[k % RING]
-        } else {
-            (off = 0, Run::default()).1
-        };
+        if k == self.pushed {
+            // Past the queue: wait at the start of the next run to be queued.
+            *pf = Prefetch {
+                run: k,
+                off: 0,
+                src: 0,
+                len: 0,
+            };
+            return None;
+        }
+        let run = self.runs[k % RING];
         *pf = Prefetch {
             run: k,
             off,
             src: run.src,
             len: run.len,
         };
-        queued.then_some(run.src + off)
+        Some(run.src + off)
     }
 }
 

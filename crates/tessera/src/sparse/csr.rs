@@ -204,12 +204,7 @@ impl CsrMatrix {
     /// assert!(m.to_dense().is_err());
     /// ```
     pub fn validate(&self) -> Result<()> {
-        with_index!(self.index_dtype(), I => {
-            with_slice::<I, _>(&self.indptr, |p| with_slice::<I, _>(&self.indices, |i| {
-                check_csr(self.shape, p, i, &self.data, self.canonical).map_err(SparseError::modified)
-            }))???
-        });
-        Ok(())
+        self.checked_index_vecs().map(|_| ())
     }
 
     /// `indptr` and `indices` widened to `i64`, after [`validate`](Self::validate)'s checks

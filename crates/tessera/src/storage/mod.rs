@@ -25,7 +25,7 @@ use crate::error::{Result, TesseraError};
 #[cfg(target_os = "linux")]
 mod shared;
 #[cfg(target_os = "linux")]
-pub use shared::{SharedFile, CACHED_SHARED_REGIONS};
+pub use shared::{SharedFile, SharedMapping, CACHED_SHARED_REGIONS};
 
 /// Alignment of every storage buffer, in bytes (a cache line; enough for any SIMD load).
 pub const STORAGE_ALIGN: usize = 64;
@@ -97,6 +97,23 @@ fn keep_freed<T>(cache: &parking_lot::Mutex<Vec<T>>, cap: usize, buf: T, keep: b
     let evicted = (cache.len() == cap).then(|| cache.remove(0));
     cache.push(buf);
     evicted
+}
+
+/// Takes from `cache` the smallest buffer of at least `bytes` bytes (by `size`) that does not
+/// waste more than half of itself, if any. Both mapped caches (anonymous and shared regions)
+/// use this.
+#[cfg(target_os = "linux")]
+fn take_fitting<T>(
+    cache: &parking_lot::Mutex<Vec<T>>,
+    bytes: usize,
+    size: impl Fn(&T) -> usize,
+) -> Option<T> {
+    let mut cache = cache.lock();
+    let best = (0..cache.len())
+        .filter(|&i| size(&cache[i]) >= bytes && size(&cache[i]) / 2 <= bytes)
+        .min_by_key(|&i| size(&cache[i]))?;
+    // `remove`, not `swap_remove`: the order is the release order.
+    Some(cache.remove(best))
 }
 
 /// One freed global-allocator buffer.
@@ -194,12 +211,7 @@ impl Region {
 
     /// A cached region that fits `bytes` without wasting more than half of it, if any.
     fn from_cache(bytes: usize) -> Option<Region> {
-        let mut cache = REGION_CACHE.lock();
-        let best = (0..cache.len())
-            .filter(|&i| cache[i].cap >= bytes && cache[i].cap / 2 <= bytes)
-            .min_by_key(|&i| cache[i].cap)?;
-        // `remove`, not `swap_remove`: the order is the release order.
-        Some(cache.remove(best))
+        take_fitting(&REGION_CACHE, bytes, |r| r.cap)
     }
 
     /// Keeps the region for reuse (unmapping the least recently freed one when the cache is
@@ -311,14 +323,14 @@ impl Storage {
         let region = shared::SharedRegion::get(bytes)?;
         if dtype == DType::Bool {
             // SAFETY: the region holds `file.len >= bytes` writable bytes we own.
-            unsafe { std::ptr::write_bytes(region.ptr.as_ptr(), 0, bytes) };
+            unsafe { std::ptr::write_bytes(region.ptr().as_ptr(), 0, bytes) };
         }
         Ok(Storage {
             dtype,
             len,
-            shared: Some(region.file),
+            shared: Some(region.file()),
             buf: RwLock::new(AlignedBuf {
-                ptr: region.ptr,
+                ptr: region.ptr(),
                 origin: Origin::Shared(region),
             }),
         })

@@ -11,7 +11,7 @@
 
 use std::ptr::NonNull;
 
-use super::keep_freed;
+use super::{keep_freed, take_fitting};
 use crate::error::{Result, TesseraError};
 
 /// Shared regions the cache keeps.
@@ -30,62 +30,36 @@ pub struct SharedFile {
     pub len: usize,
 }
 
-/// One mapped shared memory file, owned.
-pub(super) struct SharedRegion {
-    pub file: SharedFile,
-    pub ptr: NonNull<u8>,
+/// A whole file mapped shared and read-write into this process, unmapped when dropped: a
+/// storage's own shared memory file, or another process's (opened through
+/// `/proc/<pid>/fd/<fd>`, as `tessera-dist` does to write into a peer's output).
+pub struct SharedMapping {
+    ptr: NonNull<u8>,
+    len: usize,
+    ino: u64,
 }
 
-// SAFETY: a `SharedRegion` exclusively owns its mapping and descriptor in this process, moved
-// between the cache and one buffer.
-unsafe impl Send for SharedRegion {}
+// SAFETY: the mapping is owned by this value and unmapped once, on drop; the value hands out
+// only its address, and accesses through it are the caller's to synchronise.
+unsafe impl Send for SharedMapping {}
+// SAFETY: as above.
+unsafe impl Sync for SharedMapping {}
 
-impl SharedRegion {
-    /// A cached region of at least `bytes` (wasting at most half of it), or a new one (zero
-    /// filled).
-    pub fn get(bytes: usize) -> Result<SharedRegion> {
-        let mut cache = SHARED_CACHE.lock();
-        let best = (0..cache.len())
-            .filter(|&i| cache[i].file.len >= bytes && cache[i].file.len / 2 <= bytes)
-            .min_by_key(|&i| cache[i].file.len);
-        match best {
-            Some(i) => Ok(cache.remove(i)),
-            None => {
-                drop(cache);
-                SharedRegion::create(bytes)
-            }
-        }
-    }
-
-    fn create(bytes: usize) -> Result<SharedRegion> {
-        let fail = |_| TesseraError::Allocation(bytes);
-        let len = bytes
-            .max(1)
-            .checked_next_multiple_of(4096)
-            .ok_or(TesseraError::Allocation(bytes))?;
-        // SAFETY: a NUL-terminated name and valid flags; the call has no other preconditions.
-        let fd = unsafe { libc::memfd_create(c"tessera".as_ptr(), libc::MFD_CLOEXEC) };
-        if fd < 0 {
-            return Err(TesseraError::Allocation(bytes));
-        }
-        let close = |e| {
-            // SAFETY: `fd` is our open descriptor, closed once on this failure path.
-            unsafe { libc::close(fd) };
-            e
-        };
-        let size = libc::off_t::try_from(len).map_err(fail).map_err(close)?;
-        // SAFETY: plain system calls on our own descriptor; `st` is written by `fstat`.
-        let (ok, st) = unsafe {
+impl SharedMapping {
+    /// Maps all of the file open as `fd` (the descriptor may be closed afterwards).
+    pub fn of_fd(fd: i32) -> std::io::Result<SharedMapping> {
+        // SAFETY: `fstat` writes `st`; an invalid `fd` is an error, not undefined behaviour.
+        let st = unsafe {
             let mut st: libc::stat = std::mem::zeroed();
-            (
-                libc::ftruncate(fd, size) == 0 && libc::fstat(fd, &mut st) == 0,
-                st,
-            )
+            if libc::fstat(fd, &mut st) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            st
         };
-        if !ok {
-            return Err(close(TesseraError::Allocation(bytes)));
-        }
-        // SAFETY: a shared mapping of `len` bytes of our own file, which is `len` long.
+        let len = usize::try_from(st.st_size)
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidData))?;
+        // SAFETY: a shared mapping of the whole file, `len` bytes long, at an address the
+        // kernel picks; a bad descriptor or length is an error.
         let ptr = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),
@@ -96,36 +70,119 @@ impl SharedRegion {
                 0,
             )
         };
-        if ptr == libc::MAP_FAILED {
-            return Err(close(TesseraError::Allocation(bytes)));
-        }
-        Ok(SharedRegion {
-            file: SharedFile {
-                fd,
-                ino: st.st_ino,
+        match NonNull::new(ptr.cast::<u8>()) {
+            Some(ptr) if ptr.as_ptr() != libc::MAP_FAILED.cast() => Ok(SharedMapping {
+                ptr,
                 len,
-            },
-            ptr: NonNull::new(ptr.cast()).ok_or(TesseraError::Allocation(bytes))?,
-        })
+                ino: st.st_ino,
+            }),
+            _ => Err(std::io::Error::last_os_error()),
+        }
+    }
+
+    /// The first byte of the mapping.
+    pub fn ptr(&self) -> NonNull<u8> {
+        self.ptr
+    }
+
+    /// The mapping's (and the file's) length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the file is empty (never, for a file `of_fd` could map).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The file's inode number.
+    pub fn ino(&self) -> u64 {
+        self.ino
+    }
+}
+
+impl Drop for SharedMapping {
+    fn drop(&mut self) {
+        // SAFETY: `ptr`/`len` are exactly the mapping `of_fd` made, unmapped only here; the
+        // owner no longer uses it.
+        unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
+    }
+}
+
+/// One shared memory file of this process, open and mapped, owned.
+pub(super) struct SharedRegion {
+    fd: i32,
+    map: SharedMapping,
+}
+
+impl SharedRegion {
+    /// A cached region of at least `bytes` (wasting at most half of it), or a new one (zero
+    /// filled).
+    pub fn get(bytes: usize) -> Result<SharedRegion> {
+        match take_fitting(&SHARED_CACHE, bytes, |r| r.map.len) {
+            Some(r) => Ok(r),
+            None => SharedRegion::create(bytes),
+        }
+    }
+
+    fn create(bytes: usize) -> Result<SharedRegion> {
+        let fail = TesseraError::Allocation(bytes);
+        let len = bytes
+            .max(1)
+            .checked_next_multiple_of(4096)
+            .ok_or(fail.clone())?;
+        let size = libc::off_t::try_from(len).map_err(|_| fail.clone())?;
+        // SAFETY: a NUL-terminated name and valid flags; the call has no other preconditions.
+        let fd = unsafe { libc::memfd_create(c"tessera".as_ptr(), libc::MFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(fail);
+        }
+        // SAFETY: sizing our own new file.
+        let map = if unsafe { libc::ftruncate(fd, size) } == 0 {
+            SharedMapping::of_fd(fd).ok()
+        } else {
+            None
+        };
+        match map {
+            Some(map) => Ok(SharedRegion { fd, map }),
+            None => {
+                // SAFETY: `fd` is our open descriptor, closed once on this failure path.
+                unsafe { libc::close(fd) };
+                Err(fail)
+            }
+        }
+    }
+
+    /// The first byte of the region.
+    pub fn ptr(&self) -> NonNull<u8> {
+        self.map.ptr()
+    }
+
+    /// The file, for other processes to map.
+    pub fn file(&self) -> SharedFile {
+        SharedFile {
+            fd: self.fd,
+            ino: self.map.ino(),
+            len: self.map.len(),
+        }
     }
 
     /// Keeps the region for reuse (unmapping the least recently freed one when the cache is
     /// full), or unmaps it when it is larger than anonymous regions the storage cache keeps.
     pub fn release(self) {
-        let keep = self.file.len <= super::CACHED_REGION_MAX;
+        let keep = self.map.len() <= super::CACHED_REGION_MAX;
         if let Some(r) = keep_freed(&SHARED_CACHE, CACHED_SHARED_REGIONS, self, keep) {
-            // SAFETY: `ptr`/`len` are exactly our mapping and `fd` our descriptor; nothing in
-            // this process refers to either any more (it left the cache).
-            unsafe {
-                libc::munmap(r.ptr.as_ptr().cast(), r.file.len);
-                libc::close(r.file.fd);
-            }
+            drop(r.map);
+            // SAFETY: `fd` is our descriptor, closed once: nothing in this process refers to
+            // the region any more (it left the cache).
+            unsafe { libc::close(r.fd) };
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::SharedMapping;
     use crate::{DType, Storage};
 
     #[test]
@@ -140,24 +197,16 @@ mod tests {
         assert!(f.len >= 12_000);
         // Map the file again through /proc, as a peer process does.
         let path = format!("/proc/self/fd/{}\0", f.fd);
-        // SAFETY: test-only system calls on a file we own; the mapping is read only.
-        let seen = unsafe {
-            let fd = libc::open(path.as_ptr().cast(), libc::O_RDONLY);
-            assert!(fd >= 0);
-            let p = libc::mmap(
-                std::ptr::null_mut(),
-                f.len,
-                libc::PROT_READ,
-                libc::MAP_SHARED,
-                fd,
-                0,
-            );
-            libc::close(fd);
-            assert_ne!(p, libc::MAP_FAILED);
-            let v = std::slice::from_raw_parts(p.cast::<f32>(), 3000).to_vec();
-            libc::munmap(p, f.len);
-            v
-        };
+        // SAFETY: test only: opening and closing a descriptor of our own file.
+        let fd = unsafe { libc::open(path.as_ptr().cast(), libc::O_RDWR) };
+        assert!(fd >= 0);
+        let m = SharedMapping::of_fd(fd).unwrap();
+        // SAFETY: as above.
+        unsafe { libc::close(fd) };
+        assert_eq!((m.len(), m.ino()), (f.len, f.ino));
+        // SAFETY: test only: the storage is not written while this copy is made.
+        let seen =
+            unsafe { std::slice::from_raw_parts(m.ptr().as_ptr().cast::<f32>(), 3000) }.to_vec();
         assert!(seen.iter().enumerate().all(|(i, &x)| x == i as f32));
         drop(s);
         let again = Storage::shared_for_overwrite(DType::F32, 2900).unwrap();
