@@ -5,7 +5,8 @@
 //! Both sides move the same data (distinct values), and every rank checks once that
 //! `to_sbp` gives what the raw collective gives. `TESSERA_BOXING_ONLY=S0_to_S1` (a
 //! conversion's name; pass it to every rank with `mpirun -x`) runs that conversion alone, so a
-//! profile shows only it.
+//! profile shows only it; `TESSERA_BOXING_ITERS=N` times N runs of each instead of the
+//! default count, so the timed loop dominates such a profile.
 
 use std::time::Instant;
 
@@ -201,7 +202,11 @@ fn main() {
             "conversion", "size", "to_sbp ms", "raw MPI ms", "ratio"
         );
     }
+    let iters_env = std::env::var("TESSERA_BOXING_ITERS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok());
     for (size, rows, cols, iters) in sizes {
+        let iters = iters_env.unwrap_or(iters);
         // Distinct values, exact in f32 (at most 2^24 elements).
         let full = Tensor::arange(0, (rows * cols) as i64, 1, DType::F32)
             .and_then(|t| t.reshape(&[rows as isize, cols as isize]))
