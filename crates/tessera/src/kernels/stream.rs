@@ -302,7 +302,11 @@ fn as_bytes_mut<T: Element>(dst: &mut [T]) -> &mut [u8] {
 #[cfg(target_arch = "x86_64")]
 #[inline]
 fn stream_lines(dst: &mut [u8], src: &[u8], ahead: &[u8], wide: bool) {
-    assert!(dst.len() == src.len() && dst.len() % LINE == 0 && dst.as_ptr() as usize % LINE == 0);
+    assert!(
+        dst.len() == src.len()
+            && dst.len().is_multiple_of(LINE)
+            && (dst.as_ptr() as usize).is_multiple_of(LINE)
+    );
     let (d, s, lines) = (dst.as_mut_ptr(), src.as_ptr(), dst.len() / LINE);
     let prefetched = ahead.len().div_ceil(LINE).min(lines);
     // SAFETY: `d` and `s` hold `lines` whole lines (asserted above) and `d` is line-aligned;

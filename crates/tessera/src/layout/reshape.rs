@@ -41,7 +41,7 @@ pub fn infer_shape(requested: &[isize], numel: usize) -> Result<Vec<usize>> {
     let mut dims: Vec<usize> = requested.iter().map(|&s| s.max(0) as usize).collect();
     match infer {
         Some(i) => {
-            if known == 0 || numel % known != 0 {
+            if known == 0 || !numel.is_multiple_of(known) {
                 return Err(mismatch());
             }
             dims[i] = numel / known;
