@@ -22,19 +22,23 @@
 //! descriptor number, inode and offset, and the writer falls back to `process_vm_writev` when
 //! it cannot map the file.
 //!
-//! The own block is copied locally with the core's run copier
-//! ([`tessera::kernels::stream::StreamCopy`]), which streams blocks larger than the cache: for
-//! S(0)->S(1) of 64 MiB on 2 ranks that copy (16 MiB in 8 KiB runs every 16 KiB) took
-//! 0.70-0.95 ms as one `memcpy` per run and 0.40-0.52 ms streamed, beside 1.2-1.3 ms for the
-//! 16 MiB `process_vm_writev` to the peer (C microbenchmarks on the development machine).
+//! The own block is copied locally, in one sweep with the blocks written through mappings
+//! (module `moves`): the core's run copier ([`tessera::kernels::stream::StreamCopy`]) streams
+//! them when together they are larger than the cache, and the sweep goes piece by piece in
+//! order of source address, so column blocks of one source (S(0)->S(1)) are read along its
+//! rows once. On 2 ranks at 64 MiB (16 MiB per block in 8 KiB runs every 16 KiB), one
+//! thread streams one block in 0.45-0.49 ms alone; with both ranks copying at once, the whole
+//! exchange took 0.91-1.06 of the raw contiguous all-to-all's time in alternated runs.
 //!
 //! The protocol, between each sender and receiver of a block (no collective): the receiver
-//! sends the sender where the block goes (address and strides) and posts a receive for a
-//! done flag; the sender writes the block and sends the flag (1 on failure). The receiver
-//! keeps its output write-locked and untouched until every flag has arrived. Whether the
-//! ranks may use CMA is probed once per communicator ([`CmaPeers`]); the environment
-//! variable `TESSERA_DIST_CMA=0` turns it off.
+//! sends the sender where the block goes (address and strides, and its shared file if any)
+//! and posts a receive for a done flag; the sender, once it knows where all its blocks go,
+//! writes them and sends each receiver its flag (1 on failure). The receiver keeps its output
+//! write-locked and untouched until every flag has arrived. Whether the ranks may use CMA is
+//! probed once per communicator ([`CmaPeers`]); the environment variable
+//! `TESSERA_DIST_CMA=0` turns it off.
 
+mod moves;
 mod peer_maps;
 mod pieces;
 
@@ -42,11 +46,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use mpi::topology::SimpleCommunicator;
-use mpi::traits::{Communicator as _, CommunicatorCollectives, Destination, Source};
-use tessera::{Element, Storage, Tensor};
+use mpi::traits::{Communicator as _, CommunicatorCollectives};
+use tessera::{Storage, Tensor};
 
 use crate::error::{DistError, Result};
-use pieces::{copy_pieces, transfer, transfer_block, Pieces, DESC};
+use moves::move_blocks;
+use pieces::{transfer, Pieces, DESC};
 
 /// Blocks of at least this many bytes move by CMA, smaller ones through MPI (the default of
 /// [`CmaPeers::min_bytes`]; the environment variable `TESSERA_DIST_CMA_MIN_BYTES` sets it).
@@ -160,7 +165,7 @@ fn base_of(v: &Tensor, storages: &[Arc<Storage>], bases: &[usize]) -> Result<usi
 }
 
 /// Whether [`exchange`] can copy the own block (`from` into `to`) itself, piece by piece
-/// while the peers write: both have pieces long enough for `memcpy`.
+/// with the blocks it sends: both have pieces long enough for `memcpy`.
 pub(crate) fn copies_own(from: &Tensor, to: &Tensor) -> bool {
     let item = from.dtype().itemsize();
     from.numel() > 0 && [from, to].iter().all(|v| Pieces::of(0, v, item).local_ok())
@@ -168,10 +173,9 @@ pub(crate) fn copies_own(from: &Tensor, to: &Tensor) -> bool {
 
 /// Moves the non-empty blocks between different ranks by CMA: `send[s]` into rank s's
 /// `recv[me]`, and every non-empty `recv[r]` from rank r. With `own`, also copies
-/// `send[me]` into `recv[me]` (see [`copies_own`]) after telling the writers where to write,
-/// so a late rank's own copy overlaps its peers' writes; otherwise the own block is left
-/// alone. Both sides of a block must agree it is non-empty (the caller empties the blocks
-/// that go through MPI). `small_here` says whether this rank has blocks for MPI; when any
+/// `send[me]` into `recv[me]` (see [`copies_own`]), in one sweep with the blocks this rank
+/// writes through mappings; otherwise the own block is left alone. Both sides of a block must
+/// agree it is non-empty (the caller empties the blocks that go through MPI). `small_here` says whether this rank has blocks for MPI; when any
 /// rank has, `small` (the collective that moves them) runs on every rank.
 ///
 /// Collective over `comm`: a failure on any rank (staging a block, writing one) is an error
@@ -240,44 +244,6 @@ pub(crate) fn exchange(
 
 fn another_rank_failed() -> DistError {
     DistError::Comm("all_to_all_views: another rank failed to move its blocks".into())
-}
-
-/// Writes the `local` pieces (inside `src`) into the `remote` pieces of process `pid`, whose
-/// address `file.2` is an offset into its shared memory file (descriptor `file.0`, inode
-/// `file.1`), through this process's mapping of that file. Fails, having written nothing,
-/// when the file cannot be mapped or the pieces do not lie inside it.
-fn write_shared<T: Element>(
-    pid: libc::pid_t,
-    file: (u64, u64, usize),
-    local: &Pieces,
-    remote: &Pieces,
-    src: &[T],
-) -> Result<()> {
-    let (fd, ino, off) = file;
-    let map = peer_maps::get(pid, fd, ino)?;
-    let item = std::mem::size_of::<T>();
-    let (base, len) = (map.ptr().as_ptr() as usize, map.len());
-    let to = Pieces {
-        addr: base.checked_add(off).ok_or_else(outside)?,
-        ..remote.clone()
-    };
-    match to.extent() {
-        Some((lo, hi)) if lo >= base && hi <= base + len && (lo - base) % item == 0 => {}
-        _ => return Err(outside()),
-    }
-    // SAFETY: `map` maps the receiver's shared file, `len` bytes, and stays mapped while
-    // `map` lives (to the end of this function). The receiver published the pieces for this
-    // write and keeps its storage write-locked and untouched until our done flag arrives, and
-    // nothing else in this process accesses the mapping meanwhile (one writer per block), so
-    // this is the only reference to that memory. `T` is a plain numeric type (or bool, written
-    // only with bytes of valid bools from `src`), and the page-aligned base suits its alignment.
-    let dst = unsafe { std::slice::from_raw_parts_mut(map.ptr().as_ptr().cast::<T>(), len / item) };
-    copy_pieces(local, src, &to, dst);
-    Ok(())
-}
-
-fn outside() -> DistError {
-    DistError::Mismatch("all_to_all_views: a recv block outside its shared file".into())
 }
 
 /// Collective: `mine`, or an error when another rank's result is one (this rank's own error
@@ -366,119 +332,4 @@ struct Blocks {
     /// The distinct storages of the targets' send views and of the writers' recv views.
     send_st: Vec<Arc<Storage>>,
     recv_st: Vec<Arc<Storage>>,
-}
-
-/// The protocol on locked storages: returns this rank's first failure and the done flags
-/// received from the writers (non-zero: that writer failed).
-fn move_blocks<T: Element>(
-    comm: &SimpleCommunicator,
-    peers: &CmaPeers,
-    b: &Blocks,
-) -> Result<(Option<DistError>, Vec<u8>)> {
-    let (me, item) = (b.me, b.item);
-    // The `?`s before the exchange below cannot fire after `prepare`: every storage holds
-    // `b.dtype` (checked by `check_views`) and every view's storage is in its list.
-    let sg = b
-        .send_st
-        .iter()
-        .map(|s| s.read::<T>())
-        .collect::<std::result::Result<Vec<_>, _>>()?;
-    let mut rg = b
-        .recv_st
-        .iter()
-        .map(|s| s.write::<T>())
-        .collect::<std::result::Result<Vec<_>, _>>()?;
-    let sb: Vec<usize> = sg.iter().map(|g| g.as_ptr() as usize).collect();
-    let rb: Vec<usize> = rg.iter_mut().map(|g| g.as_mut_ptr() as usize).collect();
-    let pieces = |v: &Tensor, st: &[Arc<Storage>], bases: &[usize]| -> Result<Pieces> {
-        Ok(Pieces::of(base_of(v, st, bases)?, v, item))
-    };
-    let descs = b
-        .writers
-        .iter()
-        .map(|&r| {
-            let v = &b.recv_into[r];
-            let p = pieces(v, &b.recv_st, &rb)?;
-            let mut w = [0u64; MSG];
-            w[..DESC].copy_from_slice(&p.encode());
-            if let Some(f) = v.storage()?.shared_file() {
-                // The storage starts at byte 0 of its file.
-                let off = p.addr - base_of(v, &b.recv_st, &rb)?;
-                w[DESC..].copy_from_slice(&[f.ino, f.fd as u64, off as u64]);
-            }
-            Ok(w)
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let locals = b
-        .targets
-        .iter()
-        .map(|&s| pieces(&b.send_from[s], &b.send_st, &sb))
-        .collect::<Result<Vec<_>>>()?;
-    let mut failed: Option<DistError> = None;
-    let mut flags = vec![0u8; b.writers.len()];
-    mpi::request::scope(|scope| {
-        // Post everything this rank waits for before blocking, so no send can wait on a
-        // receive that is not posted yet.
-        let mut pending = Vec::with_capacity(b.writers.len());
-        for (&r, d) in b.writers.iter().zip(&descs) {
-            let to = comm.process_at_rank(r as i32);
-            pending.push(to.immediate_send_with_tag(scope, &d[..], TAG_DESC));
-        }
-        let mut done = Vec::with_capacity(b.writers.len());
-        for (&r, f) in b.writers.iter().zip(flags.iter_mut()) {
-            let from = comm.process_at_rank(r as i32);
-            done.push(from.immediate_receive_into_with_tag(scope, f, TAG_DONE));
-        }
-        if b.own {
-            let (from, to) = (&b.send_from[me], &b.recv_into[me]);
-            let copied = (|| {
-                let (i, j) = (index_of(from, &b.send_st)?, index_of(to, &b.recv_st)?);
-                let (src, dst) = (&sg[i][..], &mut rg[j][..]);
-                copy_pieces(
-                    &pieces(from, &b.send_st, &sb)?,
-                    src,
-                    &pieces(to, &b.recv_st, &rb)?,
-                    dst,
-                );
-                Ok(())
-            })();
-            failed = copied.err();
-        }
-        let mut dest = [0u64; MSG];
-        for (&s, local) in b.targets.iter().zip(&locals) {
-            let peer = comm.process_at_rank(s as i32);
-            peer.receive_into_with_tag(&mut dest[..], TAG_DESC);
-            let moved = Pieces::decode(&dest[..DESC]).and_then(|(bytes, remote)| {
-                if bytes != local.bytes() || remote.bytes() != bytes {
-                    return Err(DistError::Mismatch(format!(
-                        "all_to_all_views: rank {me} sends {} bytes to rank {s}, which \
-                         expects {bytes}",
-                        local.bytes()
-                    )));
-                }
-                let src = &sg[index_of(&b.send_from[s], &b.send_st)?][..];
-                // Into the receiver's shared memory file when it has one and it maps (the
-                // mapping is checked before anything is written), otherwise by CMA.
-                if let [ino, fd, off] = dest[DESC..] {
-                    let (pid, off) = (peers.pids[s], off as usize);
-                    if ino != 0 && write_shared(pid, (fd, ino, off), local, &remote, src).is_ok() {
-                        return Ok(());
-                    }
-                }
-                transfer_block(peers.pids[s], local, &remote, true)
-            });
-            peer.send_with_tag(&u8::from(moved.is_err()), TAG_DONE);
-            failed = failed.take().or(moved.err());
-        }
-        for r in pending {
-            r.wait();
-        }
-        for r in done {
-            r.wait();
-        }
-    });
-    // The output stays write-locked until every writer is done.
-    drop(sg);
-    drop(rg);
-    Ok((failed, flags))
 }
