@@ -98,6 +98,26 @@ fn output(comm: &Comm, shape: &[usize], dtype: tessera::DType) -> Result<Tensor>
     Ok(Tensor::empty(shape, dtype)?)
 }
 
+/// The all-gather of the shards `local` along `axis` into a `g`-shaped output, as an
+/// all-to-all that sends `local` to every rank, when the backend has peers write into shared
+/// outputs and the output is large enough for one (the same answer on every rank): each rank
+/// then writes its shard straight into every peer's output, with no gather buffer to unpack
+/// (on 2 MPI ranks at 1 MiB this took ~0.7 of the raw `MPI_Allgatherv`'s time, against ~1.03
+/// through it). `None` otherwise.
+fn gather_direct(comm: &Comm, local: &Tensor, g: &[usize], axis: usize) -> Result<Option<Tensor>> {
+    let bytes = g.iter().product::<usize>() * local.dtype().itemsize();
+    if !comm.prefers_shared_outputs() || bytes < crate::comm::SHARED_OUTPUT_MIN_BYTES {
+        return Ok(None);
+    }
+    let p = comm.size();
+    let out = output(comm, g, local.dtype())?;
+    let recv = (0..p)
+        .map(|r| narrow(&out, axis, balanced_range(g[axis], p, r)))
+        .collect::<Result<Vec<_>>>()?;
+    comm.all_to_all_views(&vec![local.clone(); p], &recv)?;
+    Ok(Some(out))
+}
+
 fn run_step(step: &Step, local: &Tensor, logical: &[usize], mesh: &Mesh) -> Result<Tensor> {
     let axis = step.mesh_axis;
     let comm: &Comm = mesh.axis_comm(axis);
@@ -109,6 +129,9 @@ fn run_step(step: &Step, local: &Tensor, logical: &[usize], mesh: &Mesh) -> Resu
     let dtype = local.dtype();
     Ok(match step.kind {
         StepKind::AllGather { axis: a } => {
+            if let Some(out) = gather_direct(comm, local, &g, a)? {
+                return Ok(out);
+            }
             let parts = balanced_counts(g[a], p);
             let counts: Vec<usize> = parts.iter().map(|&c| numel_with(&g, a, c)).collect();
             let buf = comm.all_gather_v(&flat(local)?, &counts)?;

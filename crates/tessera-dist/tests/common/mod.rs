@@ -447,9 +447,11 @@ fn interval(r: std::ops::Range<usize>) -> IndexSpec {
     IndexSpec::interval(r.start as isize, r.end as isize)
 }
 
-/// D6 S(0) <-> S(1) (all-to-all) with uneven splits, blocks wide enough to move piece by
-/// piece and narrow ones that are staged, strided (transposed) inputs and dtypes without MPI
-/// datatypes; plus `all_to_all_views` on views of several storages against the packed path.
+/// D6 S(0) <-> S(1) (all-to-all) and S -> B (all-gather, which the MPI backend runs as an
+/// all-to-all into shared outputs when they are large) with uneven splits, blocks wide enough
+/// to move piece by piece and narrow ones that are staged, strided (transposed) inputs and
+/// dtypes without MPI datatypes; plus `all_to_all_views` on views of several storages against
+/// the packed path.
 fn all_to_all_layouts(comm: Comm) -> Result<()> {
     let p = comm.size();
     let mesh = Mesh::line(comm.clone());
@@ -464,7 +466,8 @@ fn all_to_all_layouts(comm: Comm) -> Result<()> {
         DType::U8,
     ];
     // Plus blocks of 1 MiB and 4 MiB on 2 ranks (over the MPI backend's threshold for writing
-    // blocks directly, into outputs it puts in shared memory files).
+    // blocks directly, into outputs it puts in shared memory files; 4 and 8 MiB outputs of S ->
+    // B, so the all-gather goes that way too).
     let cases = dtypes
         .iter()
         .flat_map(|&d| shapes.iter().map(move |&s| (d, s)))
@@ -477,6 +480,8 @@ fn all_to_all_layouts(comm: Comm) -> Result<()> {
             for (a, b) in [
                 (Sbp::Split(0), Sbp::Split(1)),
                 (Sbp::Split(1), Sbp::Split(0)),
+                (Sbp::Split(0), Sbp::Broadcast),
+                (Sbp::Split(1), Sbp::Broadcast),
             ] {
                 check_boxing(&mesh, src, &[a], &[b])?;
             }
