@@ -4,6 +4,7 @@
 use tessera::index::IndexSpec;
 use tessera::Tensor;
 
+use crate::boxing::direct;
 use crate::boxing::plan::{Plan, Step, StepKind};
 use crate::comm::{identity_tensor, Comm};
 use crate::error::Result;
@@ -20,7 +21,7 @@ pub fn execute(plan: &Plan, local: &Tensor, logical: &[usize], mesh: &Mesh) -> R
 }
 
 /// A view of `t` restricted to `range` along `axis`.
-fn narrow(t: &Tensor, axis: usize, range: std::ops::Range<usize>) -> Result<Tensor> {
+pub(super) fn narrow(t: &Tensor, axis: usize, range: std::ops::Range<usize>) -> Result<Tensor> {
     let mut spec = vec![IndexSpec::All; t.rank()];
     spec[axis] = IndexSpec::interval(range.start as isize, range.end as isize);
     Ok(t.index(&spec)?)
@@ -84,40 +85,6 @@ fn pack(t: &Tensor, axis: usize, counts: &[usize]) -> Result<Tensor> {
     Ok(out)
 }
 
-/// An all-to-all output: in shared memory when it is large and the backend's peers write
-/// into it directly, else (or when no shared file can be made) in ordinary memory. Every rank
-/// asks the backend whatever its own size, since the first ask may be collective.
-fn output(comm: &Comm, shape: &[usize], dtype: tessera::DType) -> Result<Tensor> {
-    let bytes = shape.iter().product::<usize>() * dtype.itemsize();
-    if comm.prefers_shared_outputs() && bytes >= crate::comm::SHARED_OUTPUT_MIN_BYTES {
-        #[cfg(target_os = "linux")]
-        if let Ok(t) = Tensor::empty_shared(shape, dtype) {
-            return Ok(t);
-        }
-    }
-    Ok(Tensor::empty(shape, dtype)?)
-}
-
-/// The all-gather of the shards `local` along `axis` into a `g`-shaped output, as an
-/// all-to-all that sends `local` to every rank, when the backend has peers write into shared
-/// outputs and the output is large enough for one (the same answer on every rank): each rank
-/// then writes its shard straight into every peer's output, with no gather buffer to unpack
-/// (on 2 MPI ranks at 1 MiB this took ~0.7 of the raw `MPI_Allgatherv`'s time, against ~1.03
-/// through it). `None` otherwise.
-fn gather_direct(comm: &Comm, local: &Tensor, g: &[usize], axis: usize) -> Result<Option<Tensor>> {
-    let bytes = g.iter().product::<usize>() * local.dtype().itemsize();
-    if !comm.prefers_shared_outputs() || bytes < crate::comm::SHARED_OUTPUT_MIN_BYTES {
-        return Ok(None);
-    }
-    let p = comm.size();
-    let out = output(comm, g, local.dtype())?;
-    let recv = (0..p)
-        .map(|r| narrow(&out, axis, balanced_range(g[axis], p, r)))
-        .collect::<Result<Vec<_>>>()?;
-    comm.all_to_all_views(&vec![local.clone(); p], &recv)?;
-    Ok(Some(out))
-}
-
 fn run_step(step: &Step, local: &Tensor, logical: &[usize], mesh: &Mesh) -> Result<Tensor> {
     let axis = step.mesh_axis;
     let comm: &Comm = mesh.axis_comm(axis);
@@ -129,7 +96,7 @@ fn run_step(step: &Step, local: &Tensor, logical: &[usize], mesh: &Mesh) -> Resu
     let dtype = local.dtype();
     Ok(match step.kind {
         StepKind::AllGather { axis: a } => {
-            if let Some(out) = gather_direct(comm, local, &g, a)? {
+            if let Some(out) = direct::gather(comm, local, &g, a)? {
                 return Ok(out);
             }
             let parts = balanced_counts(g[a], p);
@@ -137,8 +104,14 @@ fn run_step(step: &Step, local: &Tensor, logical: &[usize], mesh: &Mesh) -> Resu
             let buf = comm.all_gather_v(&flat(local)?, &counts)?;
             unpack(&buf, &g, a, &parts)?
         }
-        StepKind::AllReduce(op) => comm.all_reduce(&flat(local)?, op)?.view(&as_isize(&g))?,
+        StepKind::AllReduce(op) => match direct::all_reduce(comm, local, &g, op)? {
+            Some(out) => out,
+            None => comm.all_reduce(&flat(local)?, op)?.view(&as_isize(&g))?,
+        },
         StepKind::ReduceScatter(op, a) => {
+            if let Some(out) = direct::reduce_scatter(comm, local, &g, a, op)? {
+                return Ok(out);
+            }
             let parts = balanced_counts(g[a], p);
             let counts: Vec<usize> = parts.iter().map(|&c| numel_with(&g, a, c)).collect();
             let buf = comm.reduce_scatter_v(&pack(local, a, &parts)?, &counts, op)?;
@@ -151,7 +124,7 @@ fn run_step(step: &Step, local: &Tensor, logical: &[usize], mesh: &Mesh) -> Resu
             // r lands in the output's `from` range of r. Views on both sides: no packing.
             let mut mine = g.clone();
             mine[to] = balanced_range(g[to], p, me).len();
-            let out = output(comm, &mine, dtype)?;
+            let out = direct::output(comm, &mine, dtype)?;
             let send = (0..p)
                 .map(|s| narrow(local, to, balanced_range(g[to], p, s)))
                 .collect::<Result<Vec<_>>>()?;

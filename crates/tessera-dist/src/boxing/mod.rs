@@ -2,6 +2,7 @@
 //! without communication ([`plan`]) and executed through a [`crate::Communicator`]
 //! ([`exec`]).
 
+mod direct;
 pub mod exec;
 pub mod plan;
 

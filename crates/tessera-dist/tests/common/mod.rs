@@ -447,8 +447,9 @@ fn interval(r: std::ops::Range<usize>) -> IndexSpec {
     IndexSpec::interval(r.start as isize, r.end as isize)
 }
 
-/// D6 S(0) <-> S(1) (all-to-all) and S -> B (all-gather, which the MPI backend runs as an
-/// all-to-all into shared outputs when they are large) with uneven splits, blocks wide enough
+/// D6 S(0) <-> S(1) (all-to-all), S -> B (all-gather) and, at large sizes, P -> B and P -> S
+/// (boxing runs those as all-to-alls into shared outputs under MPI when they are large) with
+/// uneven splits, blocks wide enough
 /// to move piece by piece and narrow ones that are staged, strided (transposed) inputs and
 /// dtypes without MPI datatypes; plus `all_to_all_views` on views of several storages against
 /// the packed path.
@@ -485,6 +486,21 @@ fn all_to_all_layouts(comm: Comm) -> Result<()> {
             ] {
                 check_boxing(&mesh, src, &[a], &[b])?;
             }
+        }
+    }
+    // P -> B and P -> S at 4 and 8 MiB: under MPI, reduce-scatter and all-reduce into shared
+    // outputs (each rank's part of a peer's shard is written into a staging slot there).
+    // (f64: the partial placement adds f64 noise.)
+    for (rows, cols) in [(512, 1030), (1024, 1030)] {
+        let full = values_of(&mut rng, rows, cols, DType::F64)?;
+        for (a, b) in [
+            (Sbp::Partial(PartialOp::Sum), Sbp::Broadcast),
+            (Sbp::Partial(PartialOp::Sum), Sbp::Split(0)),
+            (Sbp::Partial(PartialOp::Sum), Sbp::Split(1)),
+            (Sbp::Partial(PartialOp::Max), Sbp::Broadcast),
+            (Sbp::Partial(PartialOp::Min), Sbp::Split(1)),
+        ] {
+            check_boxing(&mesh, &full, &[a], &[b])?;
         }
     }
     // Send views from two tensors, recv views into two tensors.
