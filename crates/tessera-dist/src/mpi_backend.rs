@@ -370,7 +370,14 @@ impl Communicator for MpiComm {
     /// so they agree on the path without talking.
     fn all_to_all_views(&self, send: &[Tensor], recv: &[Tensor]) -> Result<()> {
         let (p, me) = (self.size(), self.rank());
-        let Some(dtype) = check_views(send, recv, p)? else {
+        let checked = check_views(send, recv, p);
+        // Under CMA every rank opens the exchange with one all-reduce; a rank whose own
+        // arguments are wrong still takes part, so its peers get an error instead of waiting.
+        #[cfg(target_os = "linux")]
+        if let (Err(_), Some(_)) = (&checked, self.cma_peers()) {
+            crate::cma::refuse(&self.comm);
+        }
+        let Some(dtype) = checked? else {
             return Ok(());
         };
         // The own block is checked and copied after the collectives (which skip it), so a

@@ -80,6 +80,41 @@ fn main() {
             println!("cma_mismatch_errors_on_every_rank: {verdict}");
         }
     }
+    // D7 under cross-memory attach: rank 0 alone passes a recv view that shares storage with
+    // its send views, which its local check refuses; the other ranks must get an error too
+    // instead of waiting for rank 0 (without CMA, that is an SPMD mismatch that may hang).
+    if universe.cross_memory_attach() && size >= 2 {
+        let m = || Tensor::zeros(&[2, 3], DType::F32).unwrap();
+        let shared = m();
+        let send: Vec<Tensor> = (0..size)
+            .map(|_| if me == 0 { shared.clone() } else { m() })
+            .collect();
+        let recv: Vec<Tensor> = (0..size)
+            .map(|r| {
+                if me == 0 && r == 1 {
+                    shared.clone()
+                } else {
+                    m()
+                }
+            })
+            .collect();
+        let got = world.all_to_all_views(&send, &recv);
+        let flag = Tensor::from_slice(&[u8::from(got.is_ok())], &[1]).unwrap();
+        let any_ok = world
+            .all_reduce(&flag, PartialOp::Max)
+            .and_then(|t| Ok(t.astype(DType::I64)?.item::<i64>()?))
+            .unwrap_or(1);
+        if any_ok == 0 {
+            passed += 1;
+        } else {
+            eprintln!("rank {me}: a refused all_to_all_views gave {got:?}");
+            failed += 1;
+        }
+        if me == 0 {
+            let verdict = if any_ok == 0 { "ok" } else { "FAILED" };
+            println!("cma_local_refusal_errors_on_every_rank: {verdict}");
+        }
+    }
     if me == 0 {
         println!("{passed} passed, {failed} failed");
     }

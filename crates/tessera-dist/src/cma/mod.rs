@@ -192,9 +192,6 @@ pub(crate) fn exchange(
     small_here: bool,
     small: impl FnOnce() -> Result<()>,
 ) -> Result<()> {
-    const FAILED: u8 = 1;
-    const SMALL: u8 = 2;
-    const BIG: u8 = 4;
     let staged = prepare(comm.rank() as usize, send, recv, own);
     let staging = match &staged {
         Err(_) => FAILED,
@@ -240,6 +237,24 @@ pub(crate) fn exchange(
         }
     }
     Ok(())
+}
+
+/// Flag bits of [`exchange`]'s opening all-reduce: staging failed (or the arguments were
+/// refused) somewhere; some rank has blocks for MPI; some rank has blocks for CMA.
+const FAILED: u8 = 1;
+const SMALL: u8 = 2;
+const BIG: u8 = 4;
+
+/// This rank's side of an [`exchange`] it cannot take part in because its own arguments are
+/// wrong: the opening all-reduce with the failure bit, so every peer returns an error instead
+/// of waiting for this rank (D7). Collective over `comm`, in place of [`exchange`].
+pub(crate) fn refuse(comm: &SimpleCommunicator) {
+    let mut all = 0u8;
+    comm.all_reduce_into(
+        &FAILED,
+        &mut all,
+        mpi::collective::SystemOperation::bitwise_or(),
+    );
 }
 
 fn another_rank_failed() -> DistError {
