@@ -30,8 +30,35 @@ fn lock() -> MutexGuard<'static, Maps> {
     MAPS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Processes whose files this process may not open (refused once for lack of permission), at
+/// most [`CACHED_MAPS`], so later blocks for them go by CMA without asking again.
+static REFUSED: Mutex<Vec<libc::pid_t>> = Mutex::new(Vec::new());
+
+fn refused() -> MutexGuard<'static, Vec<libc::pid_t>> {
+    REFUSED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Remembers `pid` when opening its file failed with `err` for lack of permission (the other
+/// failures, such as a descriptor that is not open, say nothing about the next file).
+fn note_refusal(pid: libc::pid_t, err: &std::io::Error) {
+    if matches!(err.raw_os_error(), Some(libc::EACCES | libc::EPERM)) {
+        let mut r = refused();
+        if !r.contains(&pid) {
+            r.push(pid);
+            if r.len() > CACHED_MAPS {
+                r.remove(0);
+            }
+        }
+    }
+}
+
 /// The mapping of file descriptor `fd` (inode `ino`) of process `pid`, from the cache or new.
 pub(super) fn get(pid: libc::pid_t, fd: u64, ino: u64) -> Result<Arc<SharedMapping>> {
+    if refused().contains(&pid) {
+        return Err(DistError::Comm(format!(
+            "the files of pid {pid} may not be opened"
+        )));
+    }
     let mut maps = lock();
     if let Some(i) = maps.iter().position(|(p, m)| *p == pid && m.ino() == ino) {
         let entry = maps.remove(i);
@@ -56,6 +83,7 @@ fn map(pid: libc::pid_t, fd: u64, ino: u64) -> Result<SharedMapping> {
     let file = unsafe { libc::open(path.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) };
     if file < 0 {
         let e = std::io::Error::last_os_error();
+        note_refusal(pid, &e);
         return Err(DistError::Comm(format!("opening {what}: {e}")));
     }
     let mapped = SharedMapping::of_fd(file);
@@ -90,8 +118,20 @@ mod tests {
             Arc::ptr_eq(&m, &get(me, f.fd as u64, f.ino).unwrap()),
             "cached"
         );
-        // A wrong inode or descriptor is an error, not a wrong mapping.
+        // A wrong inode or descriptor is an error, not a wrong mapping, and not a refusal.
         assert!(get(me, f.fd as u64, f.ino + 1).is_err());
         assert!(get(me, 1_000_000, f.ino + 2).is_err());
+        assert!(get(me, f.fd as u64, f.ino).is_ok());
+    }
+
+    #[test]
+    fn only_permission_failures_are_remembered() {
+        // Process ids no process has, so no other test maps them.
+        let (denied, gone) = (-7, -8);
+        note_refusal(denied, &std::io::Error::from_raw_os_error(libc::EACCES));
+        note_refusal(gone, &std::io::Error::from_raw_os_error(libc::ENOENT));
+        assert!(refused().contains(&denied) && !refused().contains(&gone));
+        let e = get(denied, 3, 1).err().map(|e| e.to_string());
+        assert!(e.is_some_and(|e| e.contains("may not be opened")));
     }
 }
