@@ -1,6 +1,6 @@
 //! The in-process backend (DESIGN D8): `p` ranks are `p` threads sharing one [`Group`].
 //!
-//! Each collective: every rank deposits a [`Slot`] (op tag, dtype, counts, send buffer) and
+//! Each collective: every rank deposits a slot (op tag, dtype, counts, send buffer) and
 //! waits for all (phase 1); every rank then checks all slots identically (so an SPMD mismatch
 //! is an error on every rank), reads its peers' buffers and writes only its own output,
 //! reducing in rank order 0..p-1 so every rank gets bit-identical results; a second

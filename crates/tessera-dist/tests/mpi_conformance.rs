@@ -64,21 +64,8 @@ fn main() {
             .map(|r| if me == 1 && r == 0 { m(2, 2) } else { m(2, 3) })
             .collect();
         let got = world.all_to_all_views(&send, &recv);
-        let flag = Tensor::from_slice(&[u8::from(got.is_ok())], &[1]).unwrap();
-        let any_ok = world
-            .all_reduce(&flag, PartialOp::Max)
-            .and_then(|t| Ok(t.astype(DType::I64)?.item::<i64>()?))
-            .unwrap_or(1);
-        if any_ok == 0 {
-            passed += 1;
-        } else {
-            eprintln!("rank {me}: CMA shape mismatch gave {got:?}");
-            failed += 1;
-        }
-        if me == 0 {
-            let verdict = if any_ok == 0 { "ok" } else { "FAILED" };
-            println!("cma_mismatch_errors_on_every_rank: {verdict}");
-        }
+        let name = "cma_mismatch_errors_on_every_rank";
+        tally(&world, name, got, &mut passed, &mut failed);
     }
     // D7 under cross-memory attach: rank 0 alone passes a recv view that shares storage with
     // its send views, which its local check refuses; the other ranks must get an error too
@@ -99,21 +86,8 @@ fn main() {
             })
             .collect();
         let got = world.all_to_all_views(&send, &recv);
-        let flag = Tensor::from_slice(&[u8::from(got.is_ok())], &[1]).unwrap();
-        let any_ok = world
-            .all_reduce(&flag, PartialOp::Max)
-            .and_then(|t| Ok(t.astype(DType::I64)?.item::<i64>()?))
-            .unwrap_or(1);
-        if any_ok == 0 {
-            passed += 1;
-        } else {
-            eprintln!("rank {me}: a refused all_to_all_views gave {got:?}");
-            failed += 1;
-        }
-        if me == 0 {
-            let verdict = if any_ok == 0 { "ok" } else { "FAILED" };
-            println!("cma_local_refusal_errors_on_every_rank: {verdict}");
-        }
+        let name = "cma_local_refusal_errors_on_every_rank";
+        tally(&world, name, got, &mut passed, &mut failed);
     }
     if me == 0 {
         println!("{passed} passed, {failed} failed");
@@ -121,5 +95,30 @@ fn main() {
     drop(universe);
     if failed > 0 {
         std::process::exit(1);
+    }
+}
+
+/// Counts a case that must give every rank an error (`got` is this rank's result): passed when
+/// no rank got `Ok`; rank 0 prints the verdict.
+fn tally(
+    world: &Comm,
+    name: &str,
+    got: tessera_dist::Result<()>,
+    passed: &mut usize,
+    failed: &mut usize,
+) {
+    let flag = Tensor::from_slice(&[u8::from(got.is_ok())], &[1]).unwrap();
+    let any_ok = world
+        .all_reduce(&flag, PartialOp::Max)
+        .and_then(|t| Ok(t.astype(DType::I64)?.item::<i64>()?))
+        .unwrap_or(1);
+    if any_ok == 0 {
+        *passed += 1;
+    } else {
+        eprintln!("rank {}: {name} gave {got:?}", world.rank());
+        *failed += 1;
+    }
+    if world.rank() == 0 {
+        println!("{name}: {}", if any_ok == 0 { "ok" } else { "FAILED" });
     }
 }

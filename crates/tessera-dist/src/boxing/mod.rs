@@ -1,5 +1,5 @@
 //! Boxing (DESIGN D6): converting a global tensor from one nd-SBP to another, planned
-//! without communication ([`plan`]) and executed through a [`crate::Communicator`]
+//! without communication ([`plan()`]) and executed through a [`crate::Communicator`]
 //! ([`exec`]).
 
 mod direct;
