@@ -96,15 +96,21 @@ pub(super) fn reduce_scatter(
         .map(|s| narrow(local, axis, if s == me { 0..0 } else { range(s) }))
         .collect::<Result<Vec<_>>>()?;
     let recv = (0..p)
-        .map(|r| match r == me {
-            true => narrow(&slot(r)?, axis, 0..0),
-            false => slot(r),
+        .map(|r| {
+            if r == me {
+                narrow(&slot(r)?, axis, 0..0)
+            } else {
+                slot(r)
+            }
         })
         .collect::<Result<Vec<_>>>()?;
     comm.all_to_all_views(&send, &recv)?;
-    let part = |r: usize| match r == me {
-        true => narrow(local, axis, range(me)),
-        false => slot(r),
+    let part = |r: usize| {
+        if r == me {
+            narrow(local, axis, range(me))
+        } else {
+            slot(r)
+        }
     };
     let out = part(0)?.binary(&part(1)?, bop)?;
     for r in 2..p {
@@ -128,7 +134,10 @@ pub(super) fn all_reduce(
         return Ok(None);
     };
     // The same condition as the reduce-scatter's, so this goes direct too.
-    gather(comm, &shard, g, 0)?
-        .map(Some)
-        .ok_or_else(|| DistError::Comm("all_reduce: the direct all-gather was refused".into()))
+    match gather(comm, &shard, g, 0)? {
+        Some(out) => Ok(Some(out)),
+        None => Err(DistError::Comm(
+            "all_reduce: the direct all-gather was refused".into(),
+        )),
+    }
 }
