@@ -147,6 +147,25 @@ pub(crate) fn combine_op(op: PartialOp) -> BinaryOp {
     }
 }
 
+/// Combines `parts` (at least one, of one dtype) with `op` in order, `parts[0]` first, into
+/// a new tensor of their dtype: one pass of the binary kernel for the first two, in place
+/// after. An error when `op` would change the dtype. Every backend and the direct boxing
+/// collectives reduce this way, so they agree to the bit.
+pub(crate) fn combine(parts: &[Tensor], op: PartialOp) -> Result<Tensor> {
+    let bop = combine_op(op);
+    let (out, done) = match parts {
+        [a, b, ..] if bop.result_dtype(a.dtype(), b.dtype()).ok() == Some(a.dtype()) => {
+            (a.binary(b, bop)?, 2)
+        }
+        [a, ..] => (a.copy()?, 1),
+        [] => return Err(DistError::Comm("combine: no parts".into())),
+    };
+    for p in &parts[done..] {
+        out.binary_(p, bop)?;
+    }
+    Ok(out)
+}
+
 /// The identity of `op` in `dtype` (D3): 0, the lowest value, the highest value.
 pub fn identity(op: PartialOp, dtype: DType) -> Scalar {
     match (op, dtype) {

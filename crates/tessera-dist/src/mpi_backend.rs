@@ -364,7 +364,7 @@ impl Communicator for MpiComm {
 
     /// Blocks of at least 128 KiB between ranks on one Linux host are written straight into
     /// the receiver's output, through a mapping of its shared memory file or with
-    /// `process_vm_writev` (module `cma`; the own block is copied meanwhile); the others go
+    /// `process_vm_writev` (module `cma`; the own block is copied in the same sweep); the others go
     /// through one `MPI_Alltoallw` with a derived datatype per block (module `mpi_views`), so
     /// MPI reads and writes the strided blocks in place. Both sides of a block know its size,
     /// so they agree on the path without talking.

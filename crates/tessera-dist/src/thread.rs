@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use tessera::{DType, Tensor};
 
-use crate::comm::{check_views, combine_op, range_1d, Comm, Communicator};
+use crate::comm::{check_views, combine, range_1d, Comm, Communicator};
 use crate::error::{DistError, Result};
 use crate::sbp::PartialOp;
 
@@ -199,15 +199,6 @@ fn concat(pieces: &[Tensor], dtype: DType) -> Result<Tensor> {
     Ok(out)
 }
 
-/// Reduces pieces in order (rank 0 first) into a new tensor.
-fn reduce(pieces: &[Tensor], op: PartialOp) -> Result<Tensor> {
-    let out = pieces[0].copy()?;
-    for p in &pieces[1..] {
-        out.binary_(p, combine_op(op))?;
-    }
-    Ok(out)
-}
-
 impl ThreadComm {
     /// Runs one collective: deposit, rendezvous, check, compute, rendezvous.
     fn collective(
@@ -352,7 +343,7 @@ impl Communicator for ThreadComm {
                 .iter()
                 .map(|s| s.data.clone().expect("data"))
                 .collect();
-            reduce(&pieces, op)
+            combine(&pieces, op)
         })
     }
 
@@ -372,7 +363,7 @@ impl Communicator for ThreadComm {
                 check_len("reduce_scatter_v", d, total)?;
                 pieces.push(range_1d(d, at, counts[me])?);
             }
-            reduce(&pieces, op)
+            combine(&pieces, op)
         })
     }
 

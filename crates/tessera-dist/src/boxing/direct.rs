@@ -23,7 +23,7 @@ use tessera::index::IndexSpec;
 use tessera::Tensor;
 
 use super::exec::narrow;
-use crate::comm::{combine_op, Comm, SHARED_OUTPUT_MIN_BYTES};
+use crate::comm::{combine, combine_op, Comm, SHARED_OUTPUT_MIN_BYTES};
 use crate::error::{DistError, Result};
 use crate::sbp::{balanced_range, PartialOp};
 
@@ -31,8 +31,7 @@ use crate::sbp::{balanced_range, PartialOp};
 /// it directly, else (or when no shared file can be made) in ordinary memory. Every rank asks
 /// the backend whatever its own size, since the first ask may be collective.
 pub(super) fn output(comm: &Comm, shape: &[usize], dtype: tessera::DType) -> Result<Tensor> {
-    let bytes = shape.iter().product::<usize>() * dtype.itemsize();
-    if comm.prefers_shared_outputs() && bytes >= SHARED_OUTPUT_MIN_BYTES {
+    if shared(comm, shape, dtype) {
         #[cfg(target_os = "linux")]
         if let Ok(t) = Tensor::empty_shared(shape, dtype) {
             return Ok(t);
@@ -41,10 +40,16 @@ pub(super) fn output(comm: &Comm, shape: &[usize], dtype: tessera::DType) -> Res
     Ok(Tensor::empty(shape, dtype)?)
 }
 
+/// Whether an output of `shape` goes into shared memory (collective: the same on every rank
+/// for the same shape).
+fn shared(comm: &Comm, shape: &[usize], dtype: tessera::DType) -> bool {
+    let bytes = shape.iter().product::<usize>() * dtype.itemsize();
+    comm.prefers_shared_outputs() && bytes >= SHARED_OUTPUT_MIN_BYTES
+}
+
 /// Whether a step with a `g`-shaped result goes direct (collective: the same on every rank).
 fn direct(comm: &Comm, g: &[usize], dtype: tessera::DType) -> bool {
-    let bytes = g.iter().product::<usize>() * dtype.itemsize();
-    comm.prefers_shared_outputs() && bytes >= SHARED_OUTPUT_MIN_BYTES && comm.size() > 1
+    shared(comm, g, dtype) && comm.size() > 1
 }
 
 /// The all-gather of the shards `local` along `axis` into a `g`-shaped output: an all-to-all
@@ -80,8 +85,8 @@ pub(super) fn reduce_scatter(
     op: PartialOp,
 ) -> Result<Option<Tensor>> {
     let dtype = local.dtype();
-    let bop = combine_op(op);
-    if !direct(comm, g, dtype) || bop.result_dtype(dtype, dtype).ok() != Some(dtype) {
+    let keeps_dtype = combine_op(op).result_dtype(dtype, dtype).ok() == Some(dtype);
+    if !direct(comm, g, dtype) || !keeps_dtype {
         return Ok(None);
     }
     let (p, me) = (comm.size(), comm.rank());
@@ -105,18 +110,16 @@ pub(super) fn reduce_scatter(
         })
         .collect::<Result<Vec<_>>>()?;
     comm.all_to_all_views(&send, &recv)?;
-    let part = |r: usize| {
-        if r == me {
-            narrow(local, axis, range(me))
-        } else {
-            slot(r)
-        }
-    };
-    let out = part(0)?.binary(&part(1)?, bop)?;
-    for r in 2..p {
-        out.binary_(&part(r)?, bop)?;
-    }
-    Ok(Some(out))
+    let parts = (0..p)
+        .map(|r| {
+            if r == me {
+                narrow(local, axis, range(me))
+            } else {
+                slot(r)
+            }
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Some(combine(&parts, op)?))
 }
 
 /// The all-reduce of the `g`-shaped partial values `local`: a direct reduce-scatter along axis

@@ -204,18 +204,30 @@ impl CsrMatrix {
     /// assert!(m.to_dense().is_err());
     /// ```
     pub fn validate(&self) -> Result<()> {
-        self.checked_index_vecs().map(|_| ())
+        self.check_parts(false).map(|_| ())
     }
 
     /// `indptr` and `indices` widened to `i64`, after [`validate`](Self::validate)'s checks
     /// on the same contents (both read guards are held through the check and the copy).
     pub(crate) fn checked_index_vecs(&self) -> Result<(Vec<i64>, Vec<i64>)> {
+        self.check_parts(true)
+    }
+
+    /// [`validate`](Self::validate)'s checks, then with `widen` the index parts as `i64`
+    /// (empty vectors without it, so validating copies nothing).
+    fn check_parts(&self, widen: bool) -> Result<(Vec<i64>, Vec<i64>)> {
         with_index!(self.index_dtype(), I => {
             with_slice::<I, _>(&self.indptr, |p| with_slice::<I, _>(&self.indices, |i| {
                 check_csr(self.shape, p, i, &self.data, self.canonical)
                     .map_err(SparseError::modified)?;
-                let widen = |s: &[I]| s.iter().map(|v| v.to_i64()).collect::<Vec<i64>>();
-                Ok::<_, TesseraError>((widen(p), widen(i)))
+                let wide = |s: &[I]| -> Vec<i64> {
+                    if widen {
+                        s.iter().map(|v| v.to_i64()).collect()
+                    } else {
+                        Vec::new()
+                    }
+                };
+                Ok::<_, TesseraError>((wide(p), wide(i)))
             }))??
         })
     }
