@@ -398,7 +398,7 @@ impl Communicator for MpiComm {
             // other kind emptied on each side.
             let empty = Tensor::empty(&[0], dtype)?;
             let big = |t: &Tensor| t.numel() * dtype.itemsize() >= peers.min_bytes;
-            // With CMA blocks, the own block is copied while the peers write (a local choice).
+            // With CMA blocks, the exchange copies the own block in its sweep (a local choice).
             let any_big = (0..p).any(|r| r != me && (big(&send[r]) || big(&recv[r])));
             let own = any_big
                 && send[me].shape() == recv[me].shape()

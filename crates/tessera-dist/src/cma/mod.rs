@@ -175,8 +175,9 @@ pub(crate) fn copies_own(from: &Tensor, to: &Tensor) -> bool {
 /// `recv[me]`, and every non-empty `recv[r]` from rank r. With `own`, also copies
 /// `send[me]` into `recv[me]` (see [`copies_own`]), in one sweep with the blocks this rank
 /// writes through mappings; otherwise the own block is left alone. Both sides of a block must
-/// agree it is non-empty (the caller empties the blocks that go through MPI). `small_here` says whether this rank has blocks for MPI; when any
-/// rank has, `small` (the collective that moves them) runs on every rank.
+/// agree it is non-empty (the caller empties the blocks that go through MPI). `small_here`
+/// says whether this rank has blocks for MPI; when any rank has, `small` (the collective that
+/// moves them) runs on every rank.
 ///
 /// Collective over `comm`: a failure on any rank (staging a block, writing one) is an error
 /// on every rank (D7). One all-reduce of flag bits opens the call (staging failed anywhere;
@@ -197,13 +198,7 @@ pub(crate) fn exchange(
         Err(_) => FAILED,
         Ok(blocks) => u8::from(blocks.is_some()) * BIG,
     };
-    let mine = staging | (u8::from(small_here) * SMALL);
-    let mut all = 0u8;
-    comm.all_reduce_into(
-        &mine,
-        &mut all,
-        mpi::collective::SystemOperation::bitwise_or(),
-    );
+    let all = open(comm, staging | (u8::from(small_here) * SMALL));
     let staged = staged?;
     if all & FAILED != 0 {
         return Err(another_rank_failed());
@@ -249,12 +244,18 @@ const BIG: u8 = 4;
 /// wrong: the opening all-reduce with the failure bit, so every peer returns an error instead
 /// of waiting for this rank (D7). Collective over `comm`, in place of [`exchange`].
 pub(crate) fn refuse(comm: &SimpleCommunicator) {
+    open(comm, FAILED);
+}
+
+/// The opening all-reduce: every rank's flag bits or-ed together.
+fn open(comm: &SimpleCommunicator, mine: u8) -> u8 {
     let mut all = 0u8;
     comm.all_reduce_into(
-        &FAILED,
+        &mine,
         &mut all,
         mpi::collective::SystemOperation::bitwise_or(),
     );
+    all
 }
 
 fn another_rank_failed() -> DistError {
