@@ -1,4 +1,4 @@
-//! Boxing overhead (DESIGN §3, D6): each conversion's `to_sbp` time against the raw MPI
+//! Boxing overhead (docs/performance.md; docs/design.md D6): each conversion's `to_sbp` time against the raw MPI
 //! collective on pre-packed buffers, in one run. Run under MPI:
 //! `mpirun -np 2 target/release/deps/boxing-* --bench` (rank 0 prints the table and
 //! `ratio boxing_overhead_<conversion>_<size> X` lines), then the thread-backend times.

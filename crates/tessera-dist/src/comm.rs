@@ -1,4 +1,4 @@
-//! The communicator interface (DESIGN D7): the collectives boxing needs, on 1-D contiguous
+//! The communicator interface (docs/design.md D7): the collectives boxing needs, on 1-D contiguous
 //! tensors, plus an all-to-all between strided views. Every rank of a group must call the
 //! same collectives in the same order with consistent arguments (SPMD); a backend detects
 //! what it can and returns an error on every rank rather than hanging.

@@ -1,4 +1,4 @@
-//! Global tensors (DESIGN D1–D2): a logical tensor placed on a mesh with an nd-SBP; each
+//! Global tensors (docs/design.md D1–D2): a logical tensor placed on a mesh with an nd-SBP; each
 //! rank holds its physical shard as an ordinary [`Tensor`].
 
 use std::sync::Arc;

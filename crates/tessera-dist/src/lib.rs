@@ -1,4 +1,4 @@
-//! Global tensors for Tessera (DESIGN D1–D9): a logical tensor placed on a 1-D or 2-D mesh of
+//! Global tensors for Tessera (docs/design.md D1–D9): a logical tensor placed on a 1-D or 2-D mesh of
 //! ranks with an nd-SBP (split, broadcast, partial), boxing between placements, and global
 //! ops that run the ordinary local op of `tessera` on each rank.
 //!

@@ -1,4 +1,4 @@
-//! Device meshes (DESIGN D1): ranks arranged as a 1-D or 2-D grid, row-major, with one
+//! Device meshes (docs/design.md D1): ranks arranged as a 1-D or 2-D grid, row-major, with one
 //! sub-communicator per mesh axis for the collectives of that axis.
 
 use std::sync::Arc;

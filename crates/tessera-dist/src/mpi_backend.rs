@@ -1,4 +1,4 @@
-//! The MPI backend (DESIGN D7, D9; cargo feature `mpi`): [`MpiComm`] implements
+//! The MPI backend (docs/design.md D7, D9; cargo feature `mpi`): [`MpiComm`] implements
 //! [`Communicator`] over the `mpi` crate (0.8.2) and the system's Open MPI.
 //!
 //! D9: `mpi` 0.8.2 has varcount all-gather and all-to-all, all-reduce and communicator

@@ -1,4 +1,4 @@
-//! Tensor views as MPI derived datatypes (DESIGN D9; cargo feature `mpi`): the MPI backend's
+//! Tensor views as MPI derived datatypes (docs/design.md D9; cargo feature `mpi`): the MPI backend's
 //! [`crate::Communicator::all_to_all_views`] describes each strided block (a column block of
 //! a row-major shard, a row range of the output) as a datatype for `MPI_Alltoallw`, so MPI
 //! reads and writes the tensors in place and no staging copy is made.

@@ -1,4 +1,4 @@
-//! Global execution of ops (DESIGN §1 `dist`): pick the signature moving the fewest bytes
+//! Global execution of ops (docs/design.md §1 `dist`): pick the signature moving the fewest bytes
 //! (D6), box the inputs to it, run the ordinary local op ([`tessera::ops::invoke`]) and wrap
 //! the result with the signature's output SBP.
 

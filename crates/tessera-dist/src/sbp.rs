@@ -1,4 +1,4 @@
-//! SBP (DESIGN D1) and the balanced splitter (D2): which slice of a logical tensor each rank
+//! SBP (docs/design.md D1) and the balanced splitter (D2): which slice of a logical tensor each rank
 //! holds.
 
 use std::fmt;

@@ -1,5 +1,5 @@
 //! SBP signatures per op (beside the registry, keyed by op name): for each mesh axis, which
-//! input SBPs an op accepts and which output SBP it then produces (DESIGN D3–D5).
+//! input SBPs an op accepts and which output SBP it then produces (docs/design.md D3–D5).
 //!
 //! A rule sees the logical shapes and the op's string parameters and lists candidates for
 //! one mesh axis, splits first (least compute), then partial, then broadcast. On a 2-D mesh

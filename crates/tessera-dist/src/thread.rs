@@ -1,4 +1,4 @@
-//! The in-process backend (DESIGN D8): `p` ranks are `p` threads sharing one [`Group`].
+//! The in-process backend (docs/design.md D8): `p` ranks are `p` threads sharing one [`Group`].
 //!
 //! Each collective: every rank deposits a slot (op tag, dtype, counts, send buffer) and
 //! waits for all (phase 1); every rank then checks all slots identically (so an SPMD mismatch

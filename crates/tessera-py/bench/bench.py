@@ -1,4 +1,4 @@
-"""Tessera vs NumPy from Python, in one process (DESIGN §3: ratios, not absolute times).
+"""Tessera vs NumPy from Python, in one process (docs/performance.md: ratios, not absolute times).
 
 Prints a table (best of several repeats, per call) and then ``ratio NAME VALUE`` lines.
 Run: ``python crates/tessera-py/bench/bench.py`` after ``pip install ./crates/tessera-py``.

@@ -1,4 +1,4 @@
-"""Sparse benchmark: Tessera vs SciPy in one process (DESIGN §3).
+"""Sparse benchmark: Tessera vs SciPy in one process (docs/performance.md).
 
 Matrices of 2 million rows with 8 non-zeros per row, float64. Prints a table, then
 ``ratio NAME VALUE`` lines:

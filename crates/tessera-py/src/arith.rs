@@ -71,7 +71,7 @@ fn invoke1(name: &str, inputs: &[Tensor], kv: &[(&str, &str)]) -> tessera::Resul
 }
 
 /// An operator with a sparse operand goes through the registry, so it takes the sparse
-/// kernels or the logged fallback (DESIGN O2, O3): tensor operands call the op by name;
+/// kernels or the logged fallback (docs/design.md O2, O3): tensor operands call the op by name;
 /// `t + s`, `t - s`, `t * s` call `add_scalar` / `mul_scalar`; other scalar forms call the
 /// op with the scalar as a 0-d dense tensor (the fallback).
 fn sparse_binop(a: &Tensor, b: Operand, op: BinaryOp, reflected: bool) -> tessera::Result<Tensor> {

@@ -1,4 +1,4 @@
-//! `tessera.RingBuffer`: the last `length` inputs along an axis (seed 000, DESIGN O5).
+//! `tessera.RingBuffer`: the last `length` inputs along an axis (seed 000, docs/design.md O5).
 
 use pyo3::prelude::*;
 use tessera::{DType, RingBuffer};

@@ -1,4 +1,4 @@
-"""Basic indexing and setitem, differential against NumPy (DESIGN V1-V3, V7)."""
+"""Basic indexing and setitem, differential against NumPy (docs/design.md V1-V3, V7)."""
 
 import numpy as np
 import pytest

@@ -1,5 +1,5 @@
 """Ops by name, the generated `tessera.ops`, CreateView from the INT64 encoding, and the
-storage-fallback warning (DESIGN O1, O2, V4)."""
+storage-fallback warning (docs/design.md O1, O2, V4)."""
 
 import inspect
 import warnings

@@ -1,4 +1,4 @@
-"""RingBuffer against the seed's pseudocode written in NumPy (seed 000, DESIGN O5)."""
+"""RingBuffer against the seed's pseudocode written in NumPy (seed 000, docs/design.md O5)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-//! Copy-engine benchmark (DESIGN §3). Run: `cargo bench --bench copy`.
+//! Copy-engine benchmark (docs/performance.md). Run: `cargo bench --bench copy`.
 //!
 //! Times, in one run, a plain memcpy (`copy_from_slice`) and a plain `fill` of the same byte
 //! counts, then the copy engine, and prints a table followed by one `ratio NAME VALUE` line per

@@ -1,4 +1,4 @@
-//! Ring-buffer benchmark (DESIGN O5, §3). Run: `cargo bench --bench ring_buffer`.
+//! Ring-buffer benchmark (docs/design.md O5; docs/performance.md). Run: `cargo bench --bench ring_buffer`.
 //!
 //! Buffer of B = 4096 rows of 1 KiB (256 f32) along axis 0, N = 1 row per step. Times, in one
 //! run and as microseconds per step (best of `REPEATS` batches):

@@ -1,5 +1,5 @@
 //! Elementwise add: a transposed 2048x2048 f32 plus a contiguous one (and contiguous plus
-//! contiguous), Tessera against `ndarray` in the same run (DESIGN §3: ratios, best of N).
+//! contiguous), Tessera against `ndarray` in the same run (docs/performance.md: ratios, best of N).
 
 use std::time::{Duration, Instant};
 

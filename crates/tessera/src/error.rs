@@ -47,13 +47,13 @@ pub enum TesseraError {
     /// The operation is not defined for these dtypes (no promotion rule, wrong kind).
     #[error("dtype error: {0}")]
     DType(String),
-    /// A write destination overlaps itself (e.g. an expanded, stride-0 view) (DESIGN V7).
+    /// A write destination overlaps itself (e.g. an expanded, stride-0 view) (docs/design.md V7).
     #[error("overlapping destination: {0}")]
     OverlappingWrite(String),
     /// An argument has a value outside its allowed range.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
-    /// Sparse parts that break a CSR / row-sparse invariant (DESIGN O4).
+    /// Sparse parts that break a CSR / row-sparse invariant (docs/design.md O4).
     #[error("invalid sparse tensor: {0}")]
     Sparse(crate::sparse::SparseError),
 }

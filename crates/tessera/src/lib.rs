@@ -1,6 +1,6 @@
 //! Tessera: a tensor operator runtime.
 //!
-//! The crate is layered (DESIGN §1): [`shape`] (the shared shape-descriptor cache) and
+//! The crate is layered (docs/design.md §1): [`shape`] (the shared shape-descriptor cache) and
 //! [`layout`] hold metadata only; [`storage`] owns element buffers; [`Tensor`] joins them.
 //! Every kernel is generic over [`Element`] and reached through [`with_dtype!`].
 //!

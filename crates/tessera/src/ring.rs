@@ -1,4 +1,4 @@
-//! The ring-buffer operator (seed 000, DESIGN O5): remember the last `B` positions seen along
+//! The ring-buffer operator (seed 000, docs/design.md O5): remember the last `B` positions seen along
 //! an axis.
 //!
 //! One step takes an `input` with `N <= B` positions along `axis` and a `buffer` with `B`; every
@@ -219,7 +219,7 @@ fn check_input(input: &Tensor, buffer_dims: &[usize], axis: usize, dtype: DType)
     Ok(n)
 }
 
-/// A ring buffer of the last `len` positions seen along an axis (seed 000, DESIGN O5), with an
+/// A ring buffer of the last `len` positions seen along an axis (seed 000, docs/design.md O5), with an
 /// O(N) step (see the [module docs](self)). Starts zero-filled, like MXNet's buffer.
 ///
 /// [`push`](RingBuffer::push) returns the window: the buffer after the step, oldest first, as a
@@ -344,7 +344,7 @@ pub fn ring_buffer_state(buffer_shape: &[usize], axis: isize, dtype: DType) -> R
     Ok(window)
 }
 
-/// The ring-buffer operator (seed 000, DESIGN O5), forward only: mutates `buffer` in place and
+/// The ring-buffer operator (seed 000, docs/design.md O5), forward only: mutates `buffer` in place and
 /// returns the buffer after the step (shift left by `N` along `axis`, then the input in the
 /// last `N` positions).
 ///

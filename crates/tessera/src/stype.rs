@@ -1,4 +1,4 @@
-//! Storage types: how a tensor stores its elements (DESIGN O2).
+//! Storage types: how a tensor stores its elements (docs/design.md O2).
 
 use std::fmt;
 

@@ -1,5 +1,5 @@
 //! Elementwise arithmetic: promotion against NumPy, broadcast/strided operands against a
-//! naive reference, dtype rules, and in-place writes through views (DESIGN V7).
+//! naive reference, dtype rules, and in-place writes through views (docs/design.md V7).
 
 use proptest::prelude::*;
 use tessera::promote::{result_type, result_type_scalar};
@@ -142,7 +142,7 @@ fn broadcast_errors_are_typed_and_edge_shapes_work() {
     assert_eq!(s.add(&a).unwrap().shape(), &[2, 3]);
 }
 
-/// DESIGN V7: `a[1:] += a[:-1]` sees the source as copied first: [a0, a0+a1, a1+a2, ...],
+/// docs/design.md V7: `a[1:] += a[:-1]` sees the source as copied first: [a0, a0+a1, a1+a2, ...],
 /// not a running sum.
 #[test]
 fn v7_overlapping_in_place_reads_source_as_copied() {
@@ -156,7 +156,7 @@ fn v7_overlapping_in_place_reads_source_as_copied() {
     assert_eq!(a.to_vec::<i64>().unwrap(), vec![1, 9, 25, 49, 81, 121]);
 }
 
-/// DESIGN V7: writes through a view reach the base; an overlapping (stride-0) destination
+/// docs/design.md V7: writes through a view reach the base; an overlapping (stride-0) destination
 /// is an error; casting errors like NumPy's `int_arr += 1.5`.
 #[test]
 fn v7_in_place_through_views_and_errors() {

@@ -1,4 +1,4 @@
-//! The copy engine (DESIGN §1) through its public entry points — `contiguous`, `copy`,
+//! The copy engine (docs/design.md §1) through its public entry points — `contiguous`, `copy`,
 //! `to_vec`, `assign`, `fill_`, `repeat`, `tile` — each against a naive element-by-element
 //! reference written here with plain index arithmetic.
 

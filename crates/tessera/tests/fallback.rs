@@ -1,4 +1,4 @@
-//! Storage-type dispatch and the logged fallback (DESIGN O2), exercised with CSR tensors.
+//! Storage-type dispatch and the logged fallback (docs/design.md O2), exercised with CSR tensors.
 //! One test function: the fallback counter and the once-per-key log are process-wide.
 
 use std::sync::{Arc, Mutex};

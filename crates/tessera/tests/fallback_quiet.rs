@@ -1,5 +1,5 @@
 //! `TESSERA_STORAGE_FALLBACK_LOG_VERBOSE=0` silences the fallback warning but not the
-//! counter (DESIGN O2). Its own test binary: it sets a process-wide environment variable.
+//! counter (docs/design.md O2). Its own test binary: it sets a process-wide environment variable.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

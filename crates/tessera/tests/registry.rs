@@ -1,4 +1,4 @@
-//! The operator registry (DESIGN O1): listing and docs, parameter parsing errors, inference
+//! The operator registry (docs/design.md O1): listing and docs, parameter parsing errors, inference
 //! without compute, `invoke` against the typed methods and naive references, `quadratic` and
 //! its gradient, caller-provided outputs and aliasing.
 

@@ -1,4 +1,4 @@
-//! The ring-buffer operator (seed 000, DESIGN O5): `RingBuffer::push` and both paths of
+//! The ring-buffer operator (seed 000, docs/design.md O5): `RingBuffer::push` and both paths of
 //! `ring_buffer_step` against a literal transcription of the seed's two pseudocode loops,
 //! written here element by element on `Vec`s with index arithmetic.
 

@@ -1,4 +1,4 @@
-//! The shape-descriptor cache (DESIGN C1, seed 004): dedup, identity equality, reclamation,
+//! The shape-descriptor cache (docs/design.md C1, seed 004): dedup, identity equality, reclamation,
 //! concurrency and overflow errors. Each test uses its own `ShapeCache` so `len()` is exact
 //! even while other tests run in parallel threads.
 

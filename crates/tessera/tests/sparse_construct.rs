@@ -1,4 +1,4 @@
-//! CSR / row-sparse construction (DESIGN O4): one error per violated invariant, the COO
+//! CSR / row-sparse construction (docs/design.md O4): one error per violated invariant, the COO
 //! builder, `cast_storage`, and the representation rule (no dense kernel reads sparse parts).
 
 use tessera::sparse::csr_from_triplets;

@@ -1,4 +1,4 @@
-//! Every sparse kernel against the dense op on the densified input (DESIGN O3), on random
+//! Every sparse kernel against the dense op on the densified input (docs/design.md O3), on random
 //! CSR / row-sparse inputs (densities 0, 0.01, 0.5, 1; 0×n and n×0 shapes; empty rows;
 //! explicit zeros; canonical and builder-made), plus the O3 storage-type table.
 

@@ -1,4 +1,4 @@
-//! Boxing (DESIGN D6): converting a global tensor from one nd-SBP to another, planned
+//! Boxing (docs/design.md D6): converting a global tensor from one nd-SBP to another, planned
 //! without communication ([`plan()`]) and executed through a [`crate::Communicator`]
 //! ([`exec`]).
 

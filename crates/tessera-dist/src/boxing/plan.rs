@@ -1,4 +1,4 @@
-//! The boxing planner (DESIGN D6): a pure function from a source and destination nd-SBP to a
+//! The boxing planner (docs/design.md D6): a pure function from a source and destination nd-SBP to a
 //! list of collective steps with their byte costs. No communication happens here, and the
 //! plan depends only on its arguments, so every rank computes the same plan.
 

@@ -1,4 +1,4 @@
-//! Single-copy exchange of large strided blocks between MPI ranks on one Linux host (DESIGN
+//! Single-copy exchange of large strided blocks between MPI ranks on one Linux host (docs/design.md
 //! D9; feature `mpi`): in the MPI backend's [`crate::Communicator::all_to_all_views`], each
 //! sender writes a block straight from its tensor into the receiver's output with
 //! `process_vm_writev` (cross-memory attach, CMA): one local iovec per contiguous piece of

@@ -1,4 +1,4 @@
-//! The INT64 encoding of index specs (seed 002, DESIGN V4).
+//! The INT64 encoding of index specs (seed 002, docs/design.md V4).
 //!
 //! A list of specs is the concatenation of one group per spec. Every group has the seed's
 //! general pattern `[type, n, stride, offset_0 .. offset_{n-1}, inclusive]` (4 + n values):

@@ -1,4 +1,4 @@
-//! Index specs and CreateView (seed 002, DESIGN V1–V4): turn a list of specs into a view
+//! Index specs and CreateView (seed 002, docs/design.md V1–V4): turn a list of specs into a view
 //! layout, NumPy's basic indexing with DL4J's inclusive intervals.
 
 mod convert;

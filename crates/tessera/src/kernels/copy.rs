@@ -1,4 +1,4 @@
-//! The one strided-copy kernel behind every materialisation (DESIGN §1): `contiguous`, `copy`,
+//! The one strided-copy kernel behind every materialisation (docs/design.md §1): `contiguous`, `copy`,
 //! `to_vec`, expand materialisation, `repeat`/`tile`, `assign` and `fill_`.
 //!
 //! The caller plans the copy with [`Plan<2>`] (operand 0 = destination, operand 1 = source);

@@ -75,7 +75,7 @@ pub struct Operand<'a> {
 /// `out[i] = f(out[i], a[i])` over `dims`.
 ///
 /// The destination must not overlap itself (no two indices map to one element); callers
-/// check that (DESIGN V7) before calling. `out` and `a` are different buffers.
+/// check that (docs/design.md V7) before calling. `out` and `a` are different buffers.
 pub fn zip2<O: Element, A: Element>(
     dims: &[usize],
     out: &mut [O],

@@ -1,4 +1,4 @@
-//! The iteration planner behind every kernel (DESIGN §1): K strided operands over one
+//! The iteration planner behind every kernel (docs/design.md §1): K strided operands over one
 //! iteration shape, operand 0 being the destination.
 //!
 //! [`Plan::new`] simplifies the geometry once: drop size-1 dims, flip dims where the

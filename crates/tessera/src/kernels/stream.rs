@@ -1,4 +1,4 @@
-//! Streaming copies: the inner loop of large copies made of contiguous runs (DESIGN §3).
+//! Streaming copies: the inner loop of large copies made of contiguous runs (docs/performance.md).
 //!
 //! A copy much larger than the cache gains nothing from leaving its destination in the cache,
 //! and a source read in runs (a column block of a matrix: 8 KiB of every 16 KiB row) defeats

@@ -1,4 +1,4 @@
-//! Layout: where a tensor's elements sit in its storage. Metadata only (DESIGN §1).
+//! Layout: where a tensor's elements sit in its storage. Metadata only (docs/design.md §1).
 //!
 //! Every view operation is a pure function `Layout -> Result<Layout>`: indexing
 //! ([`crate::index::apply`]), [`Layout::expand`], [`Layout::reshape_view`], [`Layout::permute`],

@@ -1,4 +1,4 @@
-//! Reshape as a view where the chunk rule allows it (DESIGN V5).
+//! Reshape as a view where the chunk rule allows it (docs/design.md V5).
 
 use super::Layout;
 use crate::error::{Result, TesseraError};

@@ -1,5 +1,5 @@
 //! Pure view functions on layouts: expand, permute, transpose, squeeze, unsqueeze, flip.
-//! Each returns a new [`Layout`] over the same elements or a typed error (DESIGN §1).
+//! Each returns a new [`Layout`] over the same elements or a typed error (docs/design.md §1).
 
 use super::Layout;
 use crate::error::{Result, TesseraError};

@@ -1,4 +1,4 @@
-//! The storage fallback log (DESIGN O2): one warning per (op, input and output storage
+//! The storage fallback log (docs/design.md O2): one warning per (op, input and output storage
 //! types), silenced by `TESSERA_STORAGE_FALLBACK_LOG_VERBOSE=0`, and a counter for tests.
 
 use std::collections::HashSet;

@@ -1,4 +1,4 @@
-//! The operator registry (DESIGN O1, O2): every op callable by name, with typed parameters,
+//! The operator registry (docs/design.md O1, O2): every op callable by name, with typed parameters,
 //! inference separate from compute, and storage-type-aware dispatch.
 
 mod defs;

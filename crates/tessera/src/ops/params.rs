@@ -1,4 +1,4 @@
-//! Typed operator parameters parsed from string key/values (DESIGN O1).
+//! Typed operator parameters parsed from string key/values (docs/design.md O1).
 //!
 //! Each op declares its parameters once with [`op_params!`](crate::op_params): a struct whose
 //! fields have a type, a default, an optional range and a doc line. Parsing rejects unknown

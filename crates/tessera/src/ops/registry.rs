@@ -1,4 +1,4 @@
-//! Op definitions and the registry (DESIGN O1): one entry per op, looked up by name.
+//! Op definitions and the registry (docs/design.md O1): one entry per op, looked up by name.
 
 use std::collections::BTreeMap;
 use std::sync::LazyLock;

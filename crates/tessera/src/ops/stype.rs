@@ -1,4 +1,4 @@
-//! Storage types and dispatch decisions (DESIGN O2).
+//! Storage types and dispatch decisions (docs/design.md O2).
 
 use crate::dtype::DType;
 pub use crate::stype::StorageType;

@@ -1,4 +1,4 @@
-//! The shared, thread-safe shape-descriptor cache (seed 004, DESIGN C1).
+//! The shared, thread-safe shape-descriptor cache (seed 004, docs/design.md C1).
 //!
 //! Lookup path, fastest first:
 //! 1. a per-thread, direct-mapped front cache of [`FRONT_SLOTS`] weak references, checked by

@@ -1,5 +1,5 @@
 //! Shape descriptors: rank, dims, signed strides and derived facts, interned in a shared cache
-//! (seed 004, DESIGN C1).
+//! (seed 004, docs/design.md C1).
 //!
 //! A [`Shape`] is a reference-counted handle to an interned descriptor. Two handles for the
 //! same geometry point to the same descriptor, so equality and hashing are by identity.

@@ -1,4 +1,4 @@
-//! Building canonical CSR from unsorted COO triples (DESIGN O4: sort, sum duplicates).
+//! Building canonical CSR from unsorted COO triples (docs/design.md O4: sort, sum duplicates).
 
 use super::csr::values;
 use super::{CsrMatrix, SparseError};

@@ -1,4 +1,4 @@
-//! CSR matrices: the parts, the checked and unchecked constructors (DESIGN O4), densify,
+//! CSR matrices: the parts, the checked and unchecked constructors (docs/design.md O4), densify,
 //! row slicing and `eliminate_zeros`. Index parts are `int32` or `int64` (see `index.rs`).
 
 use super::index::{index_dtype_for, index_part, index_tensor, with_index, CsrIndex};

@@ -1,4 +1,4 @@
-//! One error kind per violated sparse invariant (DESIGN O4).
+//! One error kind per violated sparse invariant (docs/design.md O4).
 
 /// Why sparse parts were rejected; carried by [`crate::TesseraError::Sparse`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

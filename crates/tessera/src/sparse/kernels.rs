@@ -1,4 +1,4 @@
-//! Sparse kernels (DESIGN O3). Values are computed by the dense kernels on the `data` parts
+//! Sparse kernels (docs/design.md O3). Values are computed by the dense kernels on the `data` parts
 //! wherever the pattern is kept (so dtype rules are the dense ops'); pattern work (merges,
 //! gathers, products) is done here, generic over the element type.
 

@@ -1,4 +1,4 @@
-//! Sparse storage (DESIGN O3, O4): CSR matrices and row-sparse arrays held inside a
+//! Sparse storage (docs/design.md O3, O4): CSR matrices and row-sparse arrays held inside a
 //! [`Tensor`](crate::Tensor), their invariants and errors, conversions and kernels.
 //!
 //! A sparse tensor keeps its parts as dense tensors: index parts (1-D, contiguous; CSR

@@ -1,4 +1,4 @@
-//! Row-sparse arrays: sorted unique row ids plus a dense block of those rows (DESIGN O4).
+//! Row-sparse arrays: sorted unique row ids plus a dense block of those rows (docs/design.md O4).
 
 use super::csr::values;
 use super::{index_vec, with_slice, SparseError};

@@ -10,7 +10,7 @@
 //!
 //! Access goes through a reader-writer lock, so no safe API can race: many readers, or one
 //! writer, at a time. Kernels that read and write the same storage must copy the source first
-//! (DESIGN V7) rather than take both locks.
+//! (docs/design.md V7) rather than take both locks.
 
 use std::alloc::{self, Layout as AllocLayout};
 use std::ptr::NonNull;

@@ -1,6 +1,6 @@
 //! Elementwise arithmetic on tensors: unary functions, binary operations with broadcasting
 //! and type promotion ([`crate::promote`]), comparisons, scalar operands and in-place updates
-//! through views (DESIGN V7).
+//! through views (docs/design.md V7).
 //!
 //! Dtype rules beyond promotion (all NumPy's):
 //! - `div` is true division: integer and bool operands give `f64`.
@@ -228,7 +228,7 @@ impl Tensor {
     }
 
     /// In place: `self = op(self, other)`, written through the view `self` so the base and
-    /// every other view see it (DESIGN V7).
+    /// every other view see it (docs/design.md V7).
     ///
     /// `other` must broadcast to `self`'s shape; the promoted result dtype must be `self`'s
     /// ([`TesseraError::DType`] otherwise, like NumPy's casting error for `int_arr += 1.5`);
@@ -453,7 +453,7 @@ fn update_in_place<T: Element>(
     Ok(())
 }
 
-/// Errors unless `l` maps distinct indices to distinct elements (DESIGN V7).
+/// Errors unless `l` maps distinct indices to distinct elements (docs/design.md V7).
 ///
 /// Sufficient test: sorting the dims of size > 1 by |stride|, each |stride| exceeds the span
 /// of all smaller dims. A stride-0 dim of size > 1 always fails it; exotic non-overlapping

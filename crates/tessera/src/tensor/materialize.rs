@@ -1,5 +1,5 @@
 //! Materialisation: every method that writes elements through a layout goes through the one
-//! copy kernel ([`crate::kernels::copy`], DESIGN §1): `contiguous`, `copy`, `to_vec`,
+//! copy kernel ([`crate::kernels::copy`], docs/design.md §1): `contiguous`, `copy`, `to_vec`,
 //! `assign`, `fill_`, `repeat` and `tile`.
 
 use std::sync::Arc;

@@ -1,6 +1,6 @@
 //! The `Tensor` handle: dense (shared storage + layout) or sparse (CSR / row-sparse parts).
 //!
-//! Representation rule (DESIGN O3/O4): the element buffer of a dense tensor is reachable only
+//! Representation rule (docs/design.md O3/O4): the element buffer of a dense tensor is reachable only
 //! through [`Tensor::storage`] / the crate-internal `dense_storage`, which return an error for
 //! a sparse tensor, so no dense kernel can read a sparse tensor's parts as if they were dense
 //! elements. Pure reads (`to_vec`, `item`, printing) work on a densified copy; every other

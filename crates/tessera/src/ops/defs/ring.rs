@@ -1,4 +1,4 @@
-//! `ring_buffer` (seed 000, DESIGN O5): keeps the last B inputs along an axis.
+//! `ring_buffer` (seed 000, docs/design.md O5): keeps the last B inputs along an axis.
 
 use crate::layout::normalize_axis;
 use crate::op_params;

@@ -112,7 +112,7 @@ pub(super) fn register(r: &mut Registry) {
     r.add(
         OpDef::<ExpandParams>::new(
             "expand",
-            "View with size-1 dims broadcast to larger sizes (stride 0), PyTorch semantics (DESIGN E1).",
+            "View with size-1 dims broadcast to larger sizes (stride 0), PyTorch semantics (docs/design.md E1).",
             &["input"],
             &["output"],
             |p, m| via_layout(&m[0], |l| l.expand(&p.sizes)),
@@ -121,7 +121,7 @@ pub(super) fn register(r: &mut Registry) {
     );
     r.add(OpDef::<ReshapeParams>::new(
         "reshape",
-        "Same elements in a new shape: a view when the layout allows it, else a copy (DESIGN V5).",
+        "Same elements in a new shape: a view when the layout allows it, else a copy (docs/design.md V5).",
         &["input"],
         &["output"],
         |p, m| {
@@ -133,7 +133,7 @@ pub(super) fn register(r: &mut Registry) {
     r.add(
         OpDef::<CreateViewParams>::new(
             "create_view",
-            "Zero-copy view selected by INT64-encoded index specs: point, interval, all, new axis, ellipsis (seed 002, DESIGN V1-V4).",
+            "Zero-copy view selected by INT64-encoded index specs: point, interval, all, new axis, ellipsis (seed 002, docs/design.md V1-V4).",
             &["input"],
             &["output"],
             |p, m| {
@@ -146,7 +146,7 @@ pub(super) fn register(r: &mut Registry) {
     r.add(
         OpDef::<RepeatParams>::new(
             "repeat",
-            "New contiguous tensor repeating the input reps[i] times along each dim; new dims in front (PyTorch `repeat`, DESIGN E2).",
+            "New contiguous tensor repeating the input reps[i] times along each dim; new dims in front (PyTorch `repeat`, docs/design.md E2).",
             &["input"],
             &["output"],
             |p, m| Ok(one_dense(&m[0], repeat_shape(&m[0].shape, &counts("repeat", &p.reps)?, false)?)),

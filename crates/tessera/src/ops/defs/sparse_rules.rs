@@ -1,4 +1,4 @@
-//! Storage-type rules of the ops with sparse kernels (DESIGN O3), one function per rule,
+//! Storage-type rules of the ops with sparse kernels (docs/design.md O3), one function per rule,
 //! and the sparse kernels' registry glue.
 //!
 //! | op | inputs | output | mode |
