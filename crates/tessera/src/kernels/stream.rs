@@ -1,26 +1,22 @@
-//! Streaming copies: the inner loop of large copies made of contiguous runs (docs/performance.md).
+//! Streaming copies: the inner loop of large copies made of contiguous runs.
 //!
 //! A copy much larger than the cache gains nothing from leaving its destination in the cache,
 //! and a source read in runs (a column block of a matrix: 8 KiB of every 16 KiB row) defeats
-//! the hardware prefetcher at every run start. Measured on the development machine for a
-//! 16 MiB destination: `memcpy` of 8 KiB runs every 16 KiB 0.82-1.30 ms, 1 KiB runs every
-//! 4 KiB 1.4-2.4 ms, a contiguous 16 MiB `memcpy` 0.49-0.86 ms; streaming 0.51-0.62 ms for
-//! all three. Below about 8 MiB the plain copies win (the data stays in the cache), hence
-//! [`STREAM_MIN_BYTES`].
+//! the hardware prefetcher at every run start. Streaming such copies ran at contiguous
+//! `memcpy` speed or better where plain copies of runs did not; below about 8 MiB the plain
+//! copies win (the data stays in the cache), hence [`STREAM_MIN_BYTES`].
 //!
 //! [`StreamCopy`] takes the runs one by one and copies each with non-temporal stores (no read
 //! for ownership of the destination, no cache pollution) while prefetching the source
 //! 8 KiB further along the sequence of runs, across run boundaries. It keeps the
 //! runs of the last 8 KiB queued to know where to prefetch. A run's lines are copied in spans
 //! over which the prefetch position stays inside one queued run, so the inner loop only steps
-//! pointers: stepping the queue on every line, as a first version did, made one thread's copy
-//! of such a column block (16 MiB) take 0.94-1.14 ms against 0.45-0.49 ms now, which is what
-//! a C loop with the same stores and prefetches takes.
+//! pointers (stepping the queue on every line made the copy about twice as slow).
 //!
 //! Each line is one AVX-512 store where the CPU has AVX-512F (detected at run time), four SSE2
-//! stores otherwise. With two processes streaming at once (S(0)->S(1) of 64 MiB on 2 MPI
-//! ranks, 8 alternated runs), the wide stores took 1.02-1.10 of the raw all-to-all's time
-//! against 1.04-1.19 for SSE2; a C model of the same exchange gained about as much.
+//! stores otherwise; the wide stores were faster when two processes stream at once.
+//!
+//! Measured figures: docs/performance.md (copy engine).
 
 use crate::dtype::Element;
 
