@@ -190,11 +190,11 @@ fn main() {
     ];
     let mut ratios = Vec::new();
     // Collective (the probe runs on first use), so every rank asks.
-    let cma = universe.cross_memory_attach();
+    let shm = universe.shared_memory();
     if me == 0 {
-        let cma = if cma { "on" } else { "off" };
+        let shm = if shm { "on" } else { "off" };
         println!(
-            "boxing on {} MPI ranks, f32 [rows, cols]; cross-memory attach {cma}",
+            "boxing on {} MPI ranks, f32 [rows, cols]; single-host path {shm}",
             comm.size()
         );
         println!(

@@ -43,12 +43,57 @@ pub trait Communicator: Send + Sync {
         send_counts: &[usize],
         recv_counts: &[usize],
     ) -> Result<Tensor>;
-    /// Whether an all-to-all output of at least [`SHARED_OUTPUT_MIN_BYTES`] should be
-    /// allocated with [`Tensor::empty_shared`], because peers on this host write into such
-    /// outputs directly. Collective: every rank calls it at the same point (a backend may
-    /// probe its peers on first use) and gets the same answer.
-    fn prefers_shared_outputs(&self) -> bool {
-        false
+    /// Concatenates every rank's `send` along `axis`: rank r's has `counts[r]` elements
+    /// there, and every other dim is the same on every rank. The default packs flat buffers
+    /// through [`Communicator::all_gather_v`]; a backend may write the shards straight into
+    /// each other's outputs instead.
+    fn all_gather_axis(&self, send: &Tensor, axis: usize, counts: &[usize]) -> Result<Tensor> {
+        all_gather_axis_packed(self, send, axis, counts)
+    }
+    /// Reduces every rank's `send` (one shape on every rank, `counts.sum()` along `axis`) and
+    /// gives rank r the `counts[r]` slices along `axis` starting at `counts[..r].sum()`,
+    /// combined in rank order. The default packs the slices and calls
+    /// [`Communicator::reduce_scatter_v`].
+    fn reduce_scatter_axis(
+        &self,
+        send: &Tensor,
+        axis: usize,
+        counts: &[usize],
+        op: PartialOp,
+    ) -> Result<Tensor> {
+        reduce_scatter_axis_packed(self, send, axis, counts, op)
+    }
+    /// Rank r cuts `send` along `split_axis` into blocks of `split_counts` (block s goes to
+    /// rank s) and joins the blocks it receives along `concat_axis` (`concat_counts[s]` from
+    /// rank s, in rank order); `send` has `concat_counts[r]` along `concat_axis`, and every
+    /// other dim is the same on every rank. The default runs
+    /// [`Communicator::all_to_all_views`] into a new output.
+    fn all_to_all_axis(
+        &self,
+        send: &Tensor,
+        split_axis: usize,
+        split_counts: &[usize],
+        concat_axis: usize,
+        concat_counts: &[usize],
+    ) -> Result<Tensor> {
+        let out = all_to_all_output(
+            self,
+            send,
+            split_axis,
+            split_counts,
+            concat_axis,
+            concat_counts,
+        )?;
+        let (sendv, recvv) = all_to_all_blocks(
+            send,
+            &out,
+            split_axis,
+            split_counts,
+            concat_axis,
+            concat_counts,
+        )?;
+        self.all_to_all_views(&sendv, &recvv)?;
+        Ok(out)
     }
     /// All-to-all between views: rank r sends the elements of `send[s]` (row-major order) to
     /// each rank s and writes what it receives from rank s into `recv[s]`. The views may be
@@ -96,13 +141,191 @@ pub(crate) fn check_views(send: &[Tensor], recv: &[Tensor], p: usize) -> Result<
     Ok(dtype)
 }
 
-/// All-to-all outputs of at least this many bytes go into shared memory when the backend
-/// prefers it ([`Communicator::prefers_shared_outputs`]).
-pub const SHARED_OUTPUT_MIN_BYTES: usize = 256 << 10;
-
 /// Elements `start..start + len` of a 1-D tensor, as a view.
 pub(crate) fn range_1d(t: &Tensor, start: usize, len: usize) -> Result<Tensor> {
     Ok(t.index(&[IndexSpec::interval(start as isize, (start + len) as isize)])?)
+}
+
+/// A view of `t` restricted to `range` along `axis`.
+pub(crate) fn narrow(t: &Tensor, axis: usize, range: std::ops::Range<usize>) -> Result<Tensor> {
+    let mut spec = vec![IndexSpec::All; t.rank()];
+    spec[axis] = IndexSpec::interval(range.start as isize, range.end as isize);
+    Ok(t.index(&spec)?)
+}
+
+/// The start of each rank's part for `counts`, and the total (`offsets[p]`).
+pub(crate) fn offsets(counts: &[usize]) -> Vec<usize> {
+    let mut at = vec![0];
+    for &c in counts {
+        at.push(at[at.len() - 1] + c);
+    }
+    at
+}
+
+/// `shape` with `shape[axis]` replaced by `n`.
+pub(crate) fn with_dim(shape: &[usize], axis: usize, n: usize) -> Vec<usize> {
+    let mut s = shape.to_vec();
+    s[axis] = n;
+    s
+}
+
+/// Checks that `axis` is a dim of `t` and `counts` has one entry per rank of a group of `p`.
+pub(crate) fn check_axis_counts(
+    what: &str,
+    t: &Tensor,
+    axis: usize,
+    counts: &[usize],
+    p: usize,
+) -> Result<()> {
+    if axis >= t.rank() {
+        return Err(DistError::Placement(format!(
+            "{what}: axis {axis} of a tensor of shape {:?}",
+            t.shape()
+        )));
+    }
+    if counts.len() != p {
+        return Err(DistError::Mismatch(format!(
+            "{what}: {} counts for a group of {p} ranks",
+            counts.len()
+        )));
+    }
+    Ok(())
+}
+
+/// The output of [`Communicator::all_to_all_axis`] on this rank (a new, contiguous tensor),
+/// after checking the arguments.
+pub(crate) fn all_to_all_shape<C: Communicator + ?Sized>(
+    comm: &C,
+    send: &Tensor,
+    split_axis: usize,
+    split_counts: &[usize],
+    concat_axis: usize,
+    concat_counts: &[usize],
+) -> Result<Vec<usize>> {
+    let (p, me) = (comm.size(), comm.rank());
+    check_axis_counts("all_to_all_axis", send, split_axis, split_counts, p)?;
+    check_axis_counts("all_to_all_axis", send, concat_axis, concat_counts, p)?;
+    let shape = send.shape();
+    if split_axis == concat_axis
+        || shape[split_axis] != split_counts.iter().sum::<usize>()
+        || shape[concat_axis] != concat_counts[me]
+    {
+        return Err(DistError::Mismatch(format!(
+            "all_to_all_axis: a send of shape {shape:?} split along {split_axis} by \
+             {split_counts:?}, joined along {concat_axis} by {concat_counts:?}"
+        )));
+    }
+    let out = with_dim(shape, split_axis, split_counts[me]);
+    Ok(with_dim(&out, concat_axis, concat_counts.iter().sum()))
+}
+
+fn all_to_all_output<C: Communicator + ?Sized>(
+    comm: &C,
+    send: &Tensor,
+    split_axis: usize,
+    split_counts: &[usize],
+    concat_axis: usize,
+    concat_counts: &[usize],
+) -> Result<Tensor> {
+    let shape = all_to_all_shape(
+        comm,
+        send,
+        split_axis,
+        split_counts,
+        concat_axis,
+        concat_counts,
+    )?;
+    Ok(Tensor::empty(&shape, send.dtype())?)
+}
+
+/// The send blocks (of `send`, along `split_axis`) and recv blocks (of `out`, along
+/// `concat_axis`) of an all-to-all along axes, one per rank.
+pub(crate) fn all_to_all_blocks(
+    send: &Tensor,
+    out: &Tensor,
+    split_axis: usize,
+    split_counts: &[usize],
+    concat_axis: usize,
+    concat_counts: &[usize],
+) -> Result<(Vec<Tensor>, Vec<Tensor>)> {
+    let (so, co) = (offsets(split_counts), offsets(concat_counts));
+    let sendv = (0..split_counts.len())
+        .map(|s| narrow(send, split_axis, so[s]..so[s + 1]))
+        .collect::<Result<Vec<_>>>()?;
+    let recvv = (0..concat_counts.len())
+        .map(|r| narrow(out, concat_axis, co[r]..co[r + 1]))
+        .collect::<Result<Vec<_>>>()?;
+    Ok((sendv, recvv))
+}
+
+/// [`Communicator::all_gather_axis`] through [`Communicator::all_gather_v`]: the shards as
+/// flat buffers, unpacked along `axis` (no copy when the shards are row blocks).
+pub fn all_gather_axis_packed<C: Communicator + ?Sized>(
+    comm: &C,
+    send: &Tensor,
+    axis: usize,
+    counts: &[usize],
+) -> Result<Tensor> {
+    check_axis_counts("all_gather_axis", send, axis, counts, comm.size())?;
+    let shape = send.shape();
+    let out_shape = with_dim(shape, axis, counts.iter().sum());
+    let elems: Vec<usize> = counts
+        .iter()
+        .map(|&c| with_dim(shape, axis, c).iter().product())
+        .collect();
+    let buf = comm.all_gather_v(&send.contiguous()?.reshape(&[-1])?, &elems)?;
+    if shape[..axis].iter().product::<usize>() == 1 {
+        // The shards are already the row-major layout of the whole.
+        return shaped(&buf, &out_shape);
+    }
+    let out = Tensor::empty(&out_shape, buf.dtype())?;
+    let (at, start) = (offsets(&elems), offsets(counts));
+    for r in 0..counts.len() {
+        let piece = shaped(
+            &range_1d(&buf, at[r], elems[r])?,
+            &with_dim(shape, axis, counts[r]),
+        )?;
+        narrow(&out, axis, start[r]..start[r + 1])?.assign(&piece)?;
+    }
+    Ok(out)
+}
+
+/// [`Communicator::reduce_scatter_axis`] through [`Communicator::reduce_scatter_v`]: the
+/// slices packed in rank order into one flat buffer (no copy when they are row blocks).
+pub fn reduce_scatter_axis_packed<C: Communicator + ?Sized>(
+    comm: &C,
+    send: &Tensor,
+    axis: usize,
+    counts: &[usize],
+    op: PartialOp,
+) -> Result<Tensor> {
+    check_axis_counts("reduce_scatter_axis", send, axis, counts, comm.size())?;
+    let shape = send.shape();
+    if shape[axis] != counts.iter().sum::<usize>() {
+        return Err(DistError::Mismatch(format!(
+            "reduce_scatter_axis: shape {shape:?} along axis {axis}, counts {counts:?}"
+        )));
+    }
+    let elems: Vec<usize> = counts
+        .iter()
+        .map(|&c| with_dim(shape, axis, c).iter().product())
+        .collect();
+    let packed = if shape[..axis].iter().product::<usize>() == 1 {
+        send.contiguous()?.reshape(&[-1])?
+    } else {
+        let buf = Tensor::empty(&[send.numel()], send.dtype())?;
+        let (at, start) = (offsets(&elems), offsets(counts));
+        for r in 0..counts.len() {
+            let piece = narrow(send, axis, start[r]..start[r + 1])?;
+            shaped(&range_1d(&buf, at[r], elems[r])?, piece.shape())?.assign(&piece)?;
+        }
+        buf
+    };
+    let me = comm.rank();
+    shaped(
+        &comm.reduce_scatter_v(&packed, &elems, op)?,
+        &with_dim(shape, axis, counts[me]),
+    )
 }
 
 /// `t` (1-D, contiguous) seen with `shape`.

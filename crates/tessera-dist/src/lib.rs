@@ -17,16 +17,12 @@
 //! ```
 
 pub mod boxing;
-#[cfg(all(feature = "mpi", target_os = "linux"))]
-mod cma;
 pub mod comm;
 pub mod error;
 pub mod global;
 pub mod mesh;
 #[cfg(feature = "mpi")]
 pub mod mpi_backend;
-#[cfg(feature = "mpi")]
-mod mpi_views;
 pub mod ops;
 pub mod sbp;
 pub mod signatures;

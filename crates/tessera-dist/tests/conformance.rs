@@ -35,12 +35,13 @@ shared_tests!(
     d6_every_boxing_pair_1d,
     d6_every_boxing_pair_2x2,
     collectives_uneven_counts,
-    d6_all_to_all_layouts_and_dtypes
+    d6_all_to_all_layouts_and_dtypes,
+    d6_axis_collectives_against_slices
 );
 
 #[test]
 fn every_shared_case_has_a_test() {
-    assert_eq!(common::cases().len(), 8);
+    assert_eq!(common::cases().len(), 9);
 }
 
 #[test]

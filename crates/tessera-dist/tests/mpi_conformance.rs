@@ -51,42 +51,25 @@ fn main() {
             }
         }
     }
-    // D7 under cross-memory attach with every block moved that way: rank 1 expects a [2, 2]
-    // block from rank 0, which sends [2, 3]. The two ranks of that block detect it; every
-    // rank must get an error. (Without CMA, MPI_Alltoallw would abort the job instead.)
-    if universe.cross_memory_attach()
-        && std::env::var("TESSERA_DIST_CMA_MIN_BYTES").as_deref() == Ok("0")
-        && size >= 2
-    {
-        let m = |r: usize, c: usize| Tensor::zeros(&[r, c], DType::F32).unwrap();
-        let send: Vec<Tensor> = (0..size).map(|_| m(2, 3)).collect();
-        let recv: Vec<Tensor> = (0..size)
-            .map(|r| if me == 1 && r == 0 { m(2, 2) } else { m(2, 3) })
-            .collect();
-        let got = world.all_to_all_views(&send, &recv);
-        let name = "cma_mismatch_errors_on_every_rank";
+    // D7 on the single-host path: rank 0 alone sends one row more than the counts say, which
+    // its local check refuses; the other ranks must get an error too instead of waiting.
+    if universe.shared_memory() && size >= 2 {
+        let rows = |r: usize| if r == 0 && me == 0 { 257 } else { 256 };
+        let send = Tensor::zeros(&[rows(0), 512], DType::F32).unwrap();
+        let got = world.all_gather_axis(&send, 0, &vec![256; size]).map(drop);
+        let name = "shm_local_refusal_errors_on_every_rank";
         tally(&world, name, got, &mut passed, &mut failed);
-    }
-    // D7 under cross-memory attach: rank 0 alone passes a recv view that shares storage with
-    // its send views, which its local check refuses; the other ranks must get an error too
-    // instead of waiting for rank 0 (without CMA, that is an SPMD mismatch that may hang).
-    if universe.cross_memory_attach() && size >= 2 {
-        let m = || Tensor::zeros(&[2, 3], DType::F32).unwrap();
-        let shared = m();
-        let send: Vec<Tensor> = (0..size)
-            .map(|_| if me == 0 { shared.clone() } else { m() })
-            .collect();
-        let recv: Vec<Tensor> = (0..size)
-            .map(|r| {
-                if me == 0 && r == 1 {
-                    shared.clone()
-                } else {
-                    m()
-                }
-            })
-            .collect();
-        let got = world.all_to_all_views(&send, &recv);
-        let name = "cma_local_refusal_errors_on_every_rank";
+        // Rank 1 reduces with max where the others sum: their argument digests differ.
+        let part = Tensor::ones(&[256 * size, 512], DType::F32).unwrap();
+        let op = if me == 1 {
+            PartialOp::Max
+        } else {
+            PartialOp::Sum
+        };
+        let got = world
+            .reduce_scatter_axis(&part, 0, &vec![256; size], op)
+            .map(drop);
+        let name = "shm_argument_mismatch_errors_on_every_rank";
         tally(&world, name, got, &mut passed, &mut failed);
     }
     if me == 0 {

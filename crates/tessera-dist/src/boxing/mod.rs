@@ -2,7 +2,6 @@
 //! without communication ([`plan()`]) and executed through a [`crate::Communicator`]
 //! ([`exec`]).
 
-mod direct;
 pub mod exec;
 pub mod plan;
 

@@ -5,11 +5,11 @@
 use std::sync::Arc;
 
 use tessera::index::IndexSpec;
-use tessera::{DType, Tensor};
+use tessera::{BinaryOp, DType, Tensor};
 use tessera_dist::comm::all_to_all_views_packed;
 use tessera_dist::{
-    balanced_range, ops, physical_shape, Comm, DistError, GlobalTensor, Mesh, PartialOp, Result,
-    Sbp,
+    balanced_counts, balanced_range, ops, physical_shape, Comm, DistError, GlobalTensor, Mesh,
+    PartialOp, Result, Sbp,
 };
 
 /// A shared test case: a name and a body run on every rank.
@@ -26,6 +26,7 @@ pub fn cases() -> Vec<Case> {
         ("d6_every_boxing_pair_2x2", boxing_pairs_2x2),
         ("collectives_uneven_counts", collectives),
         ("d6_all_to_all_layouts_and_dtypes", all_to_all_layouts),
+        ("d6_axis_collectives_against_slices", axis_collectives),
     ]
 }
 
@@ -549,6 +550,70 @@ fn all_to_all_layouts(comm: Comm) -> Result<()> {
             interval(balanced_range(cols, p, me)),
         ])?;
         same(&format!("block from rank {r}"), &recv[r], &block)?;
+    }
+    Ok(())
+}
+
+/// A view of `t` restricted to `r` along `axis`.
+fn along(t: &Tensor, axis: usize, r: std::ops::Range<usize>) -> Result<Tensor> {
+    let mut spec = vec![IndexSpec::All; t.rank()];
+    spec[axis] = interval(r);
+    Ok(t.index(&spec)?)
+}
+
+/// The axis collectives (`all_gather_axis`, `reduce_scatter_axis`, `all_reduce`,
+/// `all_to_all_axis`) against slices of one full tensor every rank knows: uneven and empty
+/// shards, both axes, strided inputs, dtypes without MPI datatypes, and sizes on both sides
+/// of the MPI backend's single-host threshold (256 KiB), called repeatedly so outputs reuse
+/// window memory freed by earlier ones.
+fn axis_collectives(comm: Comm) -> Result<()> {
+    let (p, me) = (comm.size(), comm.rank());
+    let mut rng = Rng::new(4242);
+    let shapes = [(p + 1, 3), (2 * p + 1, 40_000 / p + 7), (700, 400), (3, 2)];
+    for dtype in [DType::F32, DType::F64, DType::Bool, DType::F16, DType::I32] {
+        for &(rows, cols) in &shapes {
+            let full = values_of(&mut rng, rows, cols, dtype)?;
+            for axis in 0..2 {
+                let n = full.shape()[axis];
+                let counts = balanced_counts(n, p);
+                let mine = along(&full, axis, balanced_range(n, p, me))?;
+                // Transposed storage: the same values through a strided view.
+                let mine = mine.t()?.contiguous()?.t()?;
+                let what = |c: &str| format!("{c} {dtype} [{rows}, {cols}] axis {axis}");
+                let g = comm.all_gather_axis(&mine, axis, &counts)?;
+                same(&what("all_gather_axis"), &g, &full)?;
+                let other = 1 - axis;
+                let m = full.shape()[other];
+                let other_counts = balanced_counts(m, p);
+                // This rank holds its `axis` shard; it ends with its `other` shard.
+                let a2a = comm.all_to_all_axis(&mine, other, &other_counts, axis, &counts)?;
+                let want = along(&full, other, balanced_range(m, p, me))?;
+                same(&what("all_to_all_axis"), &a2a, &want)?;
+                if dtype == DType::Bool {
+                    continue;
+                }
+                // Partial values: rank r holds (r + 1) * full, so the sum is p(p+1)/2 * full.
+                let scale = Tensor::full(&[1], (me + 1) as f64, dtype)?;
+                let part = full.binary(&scale, BinaryOp::Mul)?;
+                let total = Tensor::full(&[1], (p * (p + 1) / 2) as f64, dtype)?;
+                let rs = comm.reduce_scatter_axis(&part, axis, &counts, PartialOp::Sum)?;
+                let want = along(
+                    &full.binary(&total, BinaryOp::Mul)?,
+                    axis,
+                    balanced_range(n, p, me),
+                )?;
+                same(&what("reduce_scatter_axis"), &rs, &want)?;
+                let flat = part.contiguous()?.reshape(&[-1])?;
+                let ar = comm.all_reduce(&flat, PartialOp::Max)?;
+                let top = Tensor::full(&[1], p as f64, dtype)?;
+                // max over r of (r + 1) * v: p * v, or v itself where v < 0.
+                let want = full
+                    .binary(&top, BinaryOp::Mul)?
+                    .binary(&full, BinaryOp::Maximum)?
+                    .reshape(&[-1])?;
+                same(&what("all_reduce max"), &ar, &want)?;
+            }
+        }
     }
     Ok(())
 }

@@ -6,5 +6,5 @@ pub mod elementwise;
 pub mod plan;
 pub mod reduce;
 pub mod scalar_math;
-pub mod stream;
+pub(crate) mod stream;
 pub(crate) mod transpose;

@@ -5,8 +5,9 @@
 //! global allocator, zeroed, and a few freed ones of at least [`HEAP_REUSE_MIN`] bytes are kept
 //! for reuse too. Bytes are always initialised: every element is a valid value of its dtype
 //! (kernels that overwrite everything may skip clearing a reused buffer, except for `bool`).
-//! On Linux a storage may also live in a shared memory file that other processes can map
-//! ([`Storage::shared_for_overwrite`], module `shared`).
+//! A storage may also wrap memory that someone else allocated and frees
+//! ([`Storage::from_external`]): the MPI backend of `tessera-dist` hands out outputs in MPI
+//! shared-memory windows this way, and foreign buffers can be adopted the same way.
 //!
 //! Access goes through a reader-writer lock, so no safe API can race: many readers, or one
 //! writer, at a time. Kernels that read and write the same storage must copy the source first
@@ -21,11 +22,6 @@ use parking_lot::{
 
 use crate::dtype::{DType, Element};
 use crate::error::{Result, TesseraError};
-
-#[cfg(target_os = "linux")]
-mod shared;
-#[cfg(target_os = "linux")]
-pub use shared::{SharedFile, SharedMapping, CACHED_SHARED_REGIONS};
 
 /// Alignment of every storage buffer, in bytes (a cache line; enough for any SIMD load).
 pub const STORAGE_ALIGN: usize = 64;
@@ -49,9 +45,9 @@ enum Origin {
     /// A large anonymous mapping (returned to the region cache or unmapped on drop).
     #[cfg(target_os = "linux")]
     Mapped(Region),
-    /// A shared memory file (returned to its cache or unmapped on drop).
-    #[cfg(target_os = "linux")]
-    Shared(shared::SharedRegion),
+    /// Memory owned by someone else ([`Storage::from_external`]): dropping the owner
+    /// releases it.
+    External(Box<dyn Send + Sync>),
     /// Moved out during drop.
     Taken,
 }
@@ -100,7 +96,7 @@ fn keep_freed<T>(cache: &parking_lot::Mutex<Vec<T>>, cap: usize, buf: T, keep: b
 }
 
 /// Takes from `cache` the smallest buffer of at least `bytes` bytes (by `size`) that does not
-/// waste more than half of itself, if any. Both mapped caches (anonymous and shared regions)
+/// waste more than half of itself, if any. Both mapped caches (anonymous regions)
 /// use this.
 #[cfg(target_os = "linux")]
 fn take_fitting<T>(
@@ -284,8 +280,7 @@ impl Drop for AlignedBuf {
             .release(),
             #[cfg(target_os = "linux")]
             Origin::Mapped(region) => region.release(),
-            #[cfg(target_os = "linux")]
-            Origin::Shared(region) => region.release(),
+            Origin::External(owner) => drop(owner),
             Origin::Taken => {}
         }
     }
@@ -296,9 +291,6 @@ pub struct Storage {
     dtype: DType,
     len: usize,
     buf: RwLock<AlignedBuf>,
-    /// The shared memory file behind `buf`, if any (readable without the lock).
-    #[cfg(target_os = "linux")]
-    shared: Option<SharedFile>,
 }
 
 impl Storage {
@@ -314,33 +306,55 @@ impl Storage {
         Storage::alloc(dtype, len, dtype == DType::Bool)
     }
 
-    /// `len` elements of `dtype` with unspecified values (zeroed for `bool`) in a shared memory
-    /// file that another process may map ([`Storage::shared_file`]; Linux only): see the
-    /// `shared` module. Unlike other storage it stays shared with a child after `fork`.
-    #[cfg(target_os = "linux")]
-    pub fn shared_for_overwrite(dtype: DType, len: usize) -> Result<Storage> {
-        let bytes = Storage::bytes(dtype, len)?;
-        let region = shared::SharedRegion::get(bytes)?;
-        if dtype == DType::Bool {
-            // SAFETY: the region holds `file.len >= bytes` writable bytes we own.
-            unsafe { std::ptr::write_bytes(region.ptr().as_ptr(), 0, bytes) };
+    /// A storage of `len` elements of `dtype` at `ptr`, memory that `owner` keeps alive:
+    /// dropping the storage drops `owner` (which may free or recycle the memory).
+    ///
+    /// # Safety
+    /// `ptr` must be aligned to [`STORAGE_ALIGN`] and valid for reads and writes of
+    /// `len * dtype.itemsize()` bytes until `owner` is dropped; every element must be a valid
+    /// value of `dtype` (for `bool`: bytes 0 or 1); and while this storage lives, nothing else
+    /// in this process may access that memory except through it (other processes may, when
+    /// the caller orders their accesses with this process's, as MPI's shared windows do).
+    pub unsafe fn from_external(
+        dtype: DType,
+        len: usize,
+        ptr: NonNull<u8>,
+        owner: Box<dyn Send + Sync>,
+    ) -> Result<Storage> {
+        Storage::bytes(dtype, len)?;
+        if !(ptr.as_ptr() as usize).is_multiple_of(STORAGE_ALIGN) {
+            return Err(TesseraError::InvalidArgument(format!(
+                "external memory at {ptr:p} is not {STORAGE_ALIGN}-byte aligned"
+            )));
         }
         Ok(Storage {
             dtype,
             len,
-            shared: Some(region.file()),
             buf: RwLock::new(AlignedBuf {
-                ptr: region.ptr(),
-                origin: Origin::Shared(region),
+                ptr,
+                origin: Origin::External(owner),
             }),
         })
     }
 
-    /// The shared memory file holding this storage's elements (from byte 0), if it is one.
-    /// (Takes no lock: callable while the storage is locked.)
-    #[cfg(target_os = "linux")]
-    pub fn shared_file(&self) -> Option<SharedFile> {
-        self.shared
+    /// Moves the elements of a storage made by [`Storage::from_external`] into memory the
+    /// storage owns, and drops the external owner (nothing happens for other storages): for
+    /// an owner whose memory is about to go away while tensors still use it. Takes the write
+    /// lock, so it waits for current readers and writers; afterwards [`Storage::as_ptr`]
+    /// returns the new address.
+    pub fn detach_external(&self) -> Result<()> {
+        let mut buf = self.buf.write();
+        if !matches!(buf.origin, Origin::External(_)) {
+            return Ok(());
+        }
+        let bytes = Storage::bytes(self.dtype, self.len)?;
+        let own = AlignedBuf::new(bytes, false)?;
+        // SAFETY: both buffers hold at least `bytes` bytes and are distinct allocations; the
+        // write lock excludes every other access through this storage, and the external
+        // memory stays valid until the old buffer (and with it its owner) drops below.
+        unsafe { std::ptr::copy_nonoverlapping(buf.ptr.as_ptr(), own.ptr.as_ptr(), bytes) };
+        *buf = own;
+        Ok(())
     }
 
     fn bytes(dtype: DType, len: usize) -> Result<usize> {
@@ -359,8 +373,6 @@ impl Storage {
             dtype,
             len,
             buf: RwLock::new(AlignedBuf::new(bytes, zero)?),
-            #[cfg(target_os = "linux")]
-            shared: None,
         })
     }
 
@@ -386,7 +398,8 @@ impl Storage {
         self.len == 0
     }
 
-    /// The base address of the buffer (64-byte aligned; stable for the storage's lifetime).
+    /// The base address of the buffer (64-byte aligned; stable for the storage's lifetime,
+    /// except that [`Storage::detach_external`] moves an external storage's elements).
     ///
     /// For foreign-memory interop only: accesses through it bypass the reader-writer lock.
     pub fn as_ptr(&self) -> *const u8 {
@@ -451,6 +464,56 @@ impl std::fmt::Debug for Storage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Counts its drops, so a test sees the owner of external memory released exactly once;
+    /// holds the memory (freed with it).
+    struct Owner(
+        std::sync::Arc<std::sync::atomic::AtomicUsize>,
+        #[allow(dead_code)] Box<[u64]>,
+    );
+
+    impl Drop for Owner {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn external_memory_is_read_written_and_released_once() {
+        let drops = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        // 16 u64 = 128 bytes: a 64-byte-aligned window of 8 f64 inside it.
+        let mut mem = vec![0u64; 16].into_boxed_slice();
+        let at = mem.as_mut_ptr().cast::<u8>();
+        let skip = at.align_offset(STORAGE_ALIGN);
+        // SAFETY: `skip < 64`, so `at + skip .. + 64` lies inside the 128-byte box.
+        let ptr = NonNull::new(unsafe { at.add(skip) }).unwrap();
+        let owner = Box::new(Owner(drops.clone(), mem));
+        // SAFETY: `ptr` is aligned, and 8 f64 (64 bytes) fit in the box `owner` keeps alive;
+        // zero bytes are valid f64s; nothing else touches the box.
+        let s = unsafe { Storage::from_external(DType::F64, 8, ptr, owner) }.unwrap();
+        s.write::<f64>().unwrap()[3] = 2.5;
+        assert_eq!(s.read::<f64>().unwrap()[..4], [0.0, 0.0, 0.0, 2.5]);
+        assert_eq!(drops.load(std::sync::atomic::Ordering::SeqCst), 0);
+        // Detaching copies the elements out and releases the owner at once.
+        s.detach_external().unwrap();
+        assert_eq!(drops.load(std::sync::atomic::Ordering::SeqCst), 1);
+        assert_ne!(s.as_ptr(), ptr.as_ptr().cast_const());
+        assert_eq!(s.read::<f64>().unwrap()[..4], [0.0, 0.0, 0.0, 2.5]);
+        s.detach_external().unwrap();
+        drop(s);
+        assert_eq!(drops.load(std::sync::atomic::Ordering::SeqCst), 1);
+
+        // Misaligned memory is refused, and its owner is dropped with the error.
+        let mut mem = vec![0u64; 16].into_boxed_slice();
+        let at = mem.as_mut_ptr().cast::<u8>();
+        // SAFETY: as above; +8 keeps the pointer inside the box and breaks the alignment.
+        let bad = NonNull::new(unsafe { at.add(at.align_offset(STORAGE_ALIGN) + 8) }).unwrap();
+        let owner = Box::new(Owner(drops.clone(), mem));
+        // SAFETY: the call only checks the pointer and drops `owner` on refusal.
+        let r = unsafe { Storage::from_external(DType::F64, 4, bad, owner) };
+        assert!(matches!(r, Err(TesseraError::InvalidArgument(_))));
+        assert_eq!(drops.load(std::sync::atomic::Ordering::SeqCst), 2);
+    }
 
     #[test]
     fn aligned_and_zeroed() {

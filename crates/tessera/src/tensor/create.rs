@@ -74,16 +74,18 @@ impl Tensor {
         Tensor::for_overwrite(shape, dtype)
     }
 
-    /// Like [`Tensor::empty`], in a shared memory file another process of this host may map
-    /// ([`Storage::shared_for_overwrite`]; Linux only). Unlike other tensors its storage stays
-    /// shared with a child after `fork`.
-    #[cfg(target_os = "linux")]
-    pub fn empty_shared(shape: &[usize], dtype: DType) -> Result<Tensor> {
-        let layout = checked_layout(shape, dtype)?;
-        Ok(Tensor::from_parts(
-            Arc::new(Storage::shared_for_overwrite(dtype, layout.numel())?),
-            layout,
-        ))
+    /// A contiguous tensor of `shape` over all of `storage` (whose dtype it takes): for
+    /// storages made outside the crate, such as [`Storage::from_external`].
+    pub fn from_storage(storage: Arc<Storage>, shape: &[usize]) -> Result<Tensor> {
+        let layout = checked_layout(shape, storage.dtype())?;
+        if layout.numel() != storage.len() {
+            return Err(TesseraError::DataLength {
+                shape: shape.to_vec(),
+                expected: layout.numel(),
+                got: storage.len(),
+            });
+        }
+        Ok(Tensor::from_parts(storage, layout))
     }
 
     /// A contiguous tensor of ones.

@@ -4,63 +4,41 @@
 //! D9: `mpi` 0.8.2 has varcount all-gather and all-to-all, all-reduce and communicator
 //! split; the varcount reduce-scatter is the raw `MPI_Reduce_scatter` through its `ffi`
 //! module. It has no f16/bf16 or bool datatypes: those are staged through f32 and u8
-//! (`all_to_all_views` moves bytes, so any dtype as is). It has no `MPI_Alltoallw` either:
-//! `mpi_views` calls it through `ffi` with derived datatypes describing strided views, and
-//! `cma` moves large blocks between processes of one host with `process_vm_writev`. Counts
-//! above `i32::MAX` elements are an error (not chunked yet). MPI cannot detect an SPMD
-//! mismatch in general: a mismatched program may hang or abort under `mpirun` (which then
-//! stops every rank).
+//! (module `wire`; `all_to_all_views` moves bytes, so any dtype as is). It has no
+//! `MPI_Alltoallw` either: module `datatypes` calls it through `ffi` with derived datatypes
+//! describing strided views. Counts above `i32::MAX` elements are an error (not chunked yet).
+//! MPI cannot detect an SPMD mismatch in general: a mismatched program may hang or abort
+//! under `mpirun` (which then stops every rank).
+//!
+//! When every rank runs on one host, large collectives take the single-host path (module
+//! `shm`): outputs in MPI-3 shared-memory windows that peers write into directly.
+//!
+//! Modules, lowest first: `wire` (counts, dtypes on the wire, return codes), `datatypes`
+//! (views as derived datatypes), `shm` (the single-host path), and this one, which picks the
+//! path for each collective.
+
+mod datatypes;
+mod shm;
+mod wire;
 
 use std::sync::Arc;
 
-use mpi::collective::SystemOperation;
 use mpi::datatype::{Equivalence, Partition, PartitionMut};
 use mpi::environment::Universe;
 use mpi::raw::AsRaw;
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::{Communicator as _, CommunicatorCollectives, Root};
 use mpi::Threading;
-use tessera::{DType, Element, Tensor};
+use tessera::{Element, Tensor};
 
-use crate::comm::{check_views, Comm, Communicator};
+use crate::comm::{
+    all_gather_axis_packed, all_to_all_shape, check_views, reduce_scatter_axis_packed, Comm,
+    Communicator,
+};
 use crate::error::{DistError, Result};
-use crate::mpi_views;
 use crate::sbp::PartialOp;
-
-/// Dispatch over the dtypes MPI has datatypes for (the others are staged first).
-macro_rules! with_mpi_dtype {
-    ($dtype:expr, $T:ident => $body:expr) => {
-        match $dtype {
-            DType::U8 => {
-                type $T = u8;
-                $body
-            }
-            DType::I8 => {
-                type $T = i8;
-                $body
-            }
-            DType::I32 => {
-                type $T = i32;
-                $body
-            }
-            DType::I64 => {
-                type $T = i64;
-                $body
-            }
-            DType::F32 => {
-                type $T = f32;
-                $body
-            }
-            DType::F64 => {
-                type $T = f64;
-                $body
-            }
-            d => Err(DistError::Comm(format!(
-                "dtype {d} must be staged before MPI"
-            ))),
-        }
-    };
-}
+use shm::Shm;
+use wire::{check, count, counts_displs, op, wire, with_mpi_dtype};
 
 /// The MPI environment of this process: keep it alive until MPI is no longer used
 /// (dropping it finalises MPI).
@@ -87,11 +65,20 @@ impl MpiUniverse {
         self.world.clone()
     }
 
-    /// Whether `all_to_all_views` on the world communicator moves large blocks by
-    /// cross-memory attach (every rank on this Linux host, peers' memory writable, not turned
-    /// off with `TESSERA_DIST_CMA=0`). Collective on first use: every rank must call it.
-    pub fn cross_memory_attach(&self) -> bool {
-        self.world.cma_peers().is_some()
+    /// Whether large collectives on the world communicator take the single-host path
+    /// (every rank on this host, not turned off with `TESSERA_DIST_SHM=0`). Collective on
+    /// first use: every rank must call it.
+    pub fn shared_memory(&self) -> bool {
+        self.world.shm().is_some()
+    }
+}
+
+impl Drop for MpiUniverse {
+    fn drop(&mut self) {
+        // Before `MPI_Finalize` (the fields drop after this): Open MPI unmaps the shared
+        // windows left at finalize, so they are freed here, collectively, after the tensors
+        // still using them moved to private memory.
+        shm::free_all();
     }
 }
 
@@ -99,10 +86,8 @@ impl MpiUniverse {
 pub struct MpiComm {
     /// Freed on drop unless MPI is finalised already (freeing then would abort the job).
     comm: std::mem::ManuallyDrop<SimpleCommunicator>,
-    /// Whether the ranks exchange blocks by cross-memory attach ([`crate::cma`]), probed by
-    /// the first `all_to_all_views`.
-    #[cfg(target_os = "linux")]
-    cma: std::sync::OnceLock<Option<crate::cma::CmaPeers>>,
+    /// The single-host path, probed by the first collective that may use it.
+    shm: std::sync::OnceLock<Option<Shm>>,
 }
 
 impl MpiComm {
@@ -111,24 +96,15 @@ impl MpiComm {
     fn new(comm: SimpleCommunicator) -> MpiComm {
         MpiComm {
             comm: std::mem::ManuallyDrop::new(comm.duplicate()),
-            #[cfg(target_os = "linux")]
-            cma: std::sync::OnceLock::new(),
+            shm: std::sync::OnceLock::new(),
         }
     }
 }
 
 impl MpiComm {
-    /// The peers for cross-memory attach, probed on first use (collective then).
-    #[cfg(target_os = "linux")]
-    fn cma_peers(&self) -> Option<&crate::cma::CmaPeers> {
-        self.cma
-            .get_or_init(|| crate::cma::CmaPeers::probe(&self.comm))
-            .as_ref()
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    fn cma_peers(&self) -> Option<&()> {
-        None
+    /// The single-host path, probed on first use (collective then).
+    fn shm(&self) -> Option<&Shm> {
+        self.shm.get_or_init(|| Shm::probe(&self.comm)).as_ref()
     }
 }
 
@@ -150,46 +126,6 @@ unsafe impl Send for MpiComm {}
 // SAFETY: as above; `&MpiComm` only issues MPI calls, which are thread-safe under
 // `MPI_THREAD_MULTIPLE`.
 unsafe impl Sync for MpiComm {}
-
-pub(crate) fn count(n: usize) -> Result<i32> {
-    i32::try_from(n).map_err(|_| {
-        DistError::Comm(format!(
-            "{n} elements exceed MPI's i32 counts (not chunked yet)"
-        ))
-    })
-}
-
-fn counts_displs(counts: &[usize]) -> Result<(Vec<i32>, Vec<i32>)> {
-    let c = counts
-        .iter()
-        .map(|&n| count(n))
-        .collect::<Result<Vec<_>>>()?;
-    let mut d = Vec::with_capacity(c.len());
-    let mut at = 0usize;
-    for &n in counts {
-        d.push(count(at)?);
-        at += n;
-    }
-    count(at)?;
-    Ok((c, d))
-}
-
-/// The dtype MPI moves `d` as.
-fn wire(d: DType) -> DType {
-    match d {
-        DType::Bool => DType::U8,
-        DType::F16 | DType::BF16 => DType::F32,
-        d => d,
-    }
-}
-
-fn op(o: PartialOp) -> SystemOperation {
-    match o {
-        PartialOp::Sum => SystemOperation::sum(),
-        PartialOp::Max => SystemOperation::max(),
-        PartialOp::Min => SystemOperation::min(),
-    }
-}
 
 /// Runs `f` on the contiguous elements of `send` (staged to its wire dtype) and a new output
 /// of `out_len` elements, and returns the output in `send`'s dtype.
@@ -291,6 +227,11 @@ impl Communicator for MpiComm {
     }
 
     fn all_reduce(&self, send: &Tensor, o: PartialOp) -> Result<Tensor> {
+        if let Some(shm) = self.shm() {
+            if let Some(out) = shm.all_reduce(&self.comm, send, o)? {
+                return Ok(out);
+            }
+        }
         count(send.numel())?;
         with_buffers(send, send.numel(), &|s, out| {
             with_mpi_dtype!(s.dtype(), T => {
@@ -324,10 +265,7 @@ impl Communicator for MpiComm {
                         self.comm.as_raw(),
                     )
                 };
-                if code != 0 {
-                    return Err(DistError::Comm(format!("MPI_Reduce_scatter returned {code}")));
-                }
-                Ok(())
+                check("MPI_Reduce_scatter", code)
             })
         })
     }
@@ -355,82 +293,83 @@ impl Communicator for MpiComm {
         })
     }
 
-    fn prefers_shared_outputs(&self) -> bool {
-        #[cfg(target_os = "linux")]
-        return self.cma_peers().is_some_and(|p| p.shared_outputs);
-        #[cfg(not(target_os = "linux"))]
-        false
+    fn all_gather_axis(&self, send: &Tensor, axis: usize, counts: &[usize]) -> Result<Tensor> {
+        if let Some(shm) = self.shm() {
+            if let Some(out) = shm.all_gather_axis(&self.comm, send, axis, counts)? {
+                return Ok(out);
+            }
+        }
+        all_gather_axis_packed(self, send, axis, counts)
     }
 
-    /// Blocks of at least 128 KiB between ranks on one Linux host are written straight into
-    /// the receiver's output, through a mapping of its shared memory file or with
-    /// `process_vm_writev` (module `cma`; the own block is copied in the same sweep); the others go
-    /// through one `MPI_Alltoallw` with a derived datatype per block (module `mpi_views`), so
-    /// MPI reads and writes the strided blocks in place. Both sides of a block know its size,
-    /// so they agree on the path without talking.
-    fn all_to_all_views(&self, send: &[Tensor], recv: &[Tensor]) -> Result<()> {
-        let (p, me) = (self.size(), self.rank());
-        let checked = check_views(send, recv, p);
-        // Under CMA every rank opens the exchange with one all-reduce; a rank whose own
-        // arguments are wrong still takes part, so its peers get an error instead of waiting.
-        #[cfg(target_os = "linux")]
-        if let (Err(_), Some(_)) = (&checked, self.cma_peers()) {
-            crate::cma::refuse(&self.comm);
-        }
-        let Some(dtype) = checked? else {
-            return Ok(());
-        };
-        // The own block is checked and copied after the collectives (which skip it), so a
-        // failure here is this rank's error, never a peer left waiting in a collective.
-        let own_block = || -> Result<()> {
-            if send[me].shape() != recv[me].shape() {
-                return Err(DistError::Mismatch(format!(
-                    "all_to_all_views: rank {me} sends shape {:?} to itself, expects {:?}",
-                    send[me].shape(),
-                    recv[me].shape()
-                )));
+    fn reduce_scatter_axis(
+        &self,
+        send: &Tensor,
+        axis: usize,
+        counts: &[usize],
+        o: PartialOp,
+    ) -> Result<Tensor> {
+        if let Some(shm) = self.shm() {
+            if let Some(out) = shm.reduce_scatter_axis(&self.comm, send, axis, counts, o)? {
+                return Ok(out);
             }
-            Ok(recv[me].assign(&send[me])?)
-        };
-        #[cfg(target_os = "linux")]
-        if let Some(peers) = self.cma_peers() {
-            // Split the blocks by size: `small` views for MPI, `big` ones for CMA, the
-            // other kind emptied on each side.
-            let empty = Tensor::empty(&[0], dtype)?;
-            let big = |t: &Tensor| t.numel() * dtype.itemsize() >= peers.min_bytes;
-            // With CMA blocks, the exchange copies the own block in its sweep (a local choice).
-            let any_big = (0..p).any(|r| r != me && (big(&send[r]) || big(&recv[r])));
-            let own = any_big
-                && send[me].shape() == recv[me].shape()
-                && crate::cma::copies_own(&send[me], &recv[me]);
-            // (The own block, `me`, stays in both: MPI_Alltoallw skips it, CMA may copy it.)
-            let part = |views: &[Tensor], want_big: bool| -> Vec<Tensor> {
-                let keep = |r: usize, t: &Tensor| r == me || big(t) == want_big;
-                let pick = |(r, t): (usize, &Tensor)| {
-                    if keep(r, t) {
-                        t.clone()
-                    } else {
-                        empty.clone()
-                    }
-                };
-                views.iter().enumerate().map(pick).collect()
-            };
-            let (small_send, small_recv) = (part(send, false), part(recv, false));
-            let live = |views: &[Tensor]| (0..p).any(|r| r != me && views[r].numel() > 0);
-            let small_here = live(&small_send) || live(&small_recv);
-            crate::cma::exchange(
-                &self.comm,
-                peers,
-                &part(send, true),
-                &part(recv, true),
-                own,
-                small_here,
-                || mpi_views::alltoallw(&self.comm, &small_send, &small_recv),
-            )?;
-            return if own { Ok(()) } else { own_block() };
         }
-        mpi_views::alltoallw(&self.comm, send, recv)?;
-        own_block()
+        reduce_scatter_axis_packed(self, send, axis, counts, o)
+    }
+
+    fn all_to_all_axis(
+        &self,
+        send: &Tensor,
+        split_axis: usize,
+        split_counts: &[usize],
+        concat_axis: usize,
+        concat_counts: &[usize],
+    ) -> Result<Tensor> {
+        let (split, concat) = ((split_axis, split_counts), (concat_axis, concat_counts));
+        let shape = all_to_all_shape(
+            self,
+            send,
+            split_axis,
+            split_counts,
+            concat_axis,
+            concat_counts,
+        )?;
+        if let Some(shm) = self.shm() {
+            if let Some(out) = shm.all_to_all_axis(&self.comm, send, split, concat, &shape)? {
+                return Ok(out);
+            }
+        }
+        let out = Tensor::empty(&shape, send.dtype())?;
+        let (sendv, recvv) = crate::comm::all_to_all_blocks(
+            send,
+            &out,
+            split_axis,
+            split_counts,
+            concat_axis,
+            concat_counts,
+        )?;
+        self.all_to_all_views(&sendv, &recvv)?;
+        Ok(out)
+    }
+
+    /// One `MPI_Alltoallw` with a derived datatype per block (module `datatypes`), so MPI
+    /// reads and writes the strided blocks in place; the own block is copied locally.
+    fn all_to_all_views(&self, send: &[Tensor], recv: &[Tensor]) -> Result<()> {
+        let me = self.rank();
+        if check_views(send, recv, self.size())?.is_none() {
+            return Ok(());
+        }
+        datatypes::alltoallw(&self.comm, send, recv)?;
+        // The own block is checked and copied after the collective, so a failure here is
+        // this rank's error, never a peer left waiting.
+        if send[me].shape() != recv[me].shape() {
+            return Err(DistError::Mismatch(format!(
+                "all_to_all_views: rank {me} sends shape {:?} to itself, expects {:?}",
+                send[me].shape(),
+                recv[me].shape()
+            )));
+        }
+        Ok(recv[me].assign(&send[me])?)
     }
 
     fn split(&self, color: usize, key: usize) -> Result<Comm> {

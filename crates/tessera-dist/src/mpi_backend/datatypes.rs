@@ -1,4 +1,4 @@
-//! Tensor views as MPI derived datatypes (docs/design.md D9; cargo feature `mpi`): the MPI backend's
+//! Tensor views as MPI derived datatypes (docs/design.md D9): the MPI backend's
 //! [`crate::Communicator::all_to_all_views`] describes each strided block (a column block of
 //! a row-major shard, a row range of the output) as a datatype for `MPI_Alltoallw`, so MPI
 //! reads and writes the tensors in place and no staging copy is made.
@@ -17,26 +17,9 @@ use mpi::traits::Communicator as _;
 use mpi::Address;
 use tessera::{Storage, Tensor};
 
+use super::wire::{count, runs};
 use crate::comm::{range_1d, shaped};
 use crate::error::{DistError, Result};
-use crate::mpi_backend::count;
-
-/// The dims of a view that matter, innermost first, as (size, stride in elements): size-1
-/// dims dropped, and a dim merged into its inner neighbour when the two are contiguous
-/// together (so a row-major block of whole rows is one run).
-pub(crate) fn runs(shape: &[usize], strides: &[isize]) -> Vec<(usize, isize)> {
-    let mut out: Vec<(usize, isize)> = Vec::new();
-    for (&n, &s) in shape.iter().zip(strides).rev() {
-        if n == 1 {
-            continue;
-        }
-        match out.last_mut() {
-            Some((m, st)) if s == *st * *m as isize => *m *= n,
-            _ => out.push((n, s)),
-        }
-    }
-    out
-}
 
 /// The datatype of the elements of `t` (of `itemsize` bytes each), in row-major order,
 /// addressed in bytes from the start of its storage. `t` must have at least one element.
@@ -187,22 +170,4 @@ pub(crate) fn alltoallw(comm: &SimpleCommunicator, send: &[Tensor], recv: &[Tens
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::runs;
-
-    #[test]
-    fn runs_merge_contiguous_dims_and_drop_size_one() {
-        // A row-major [4, 6] block of whole rows is one run.
-        assert_eq!(runs(&[4, 6], &[6, 1]), vec![(24, 1)]);
-        // Columns 2..5 of a [4, 6]: 4 runs of 3, 6 apart.
-        assert_eq!(runs(&[4, 3], &[6, 1]), vec![(3, 1), (4, 6)]);
-        assert_eq!(runs(&[1, 3, 1], &[9, 2, 1]), vec![(3, 2)]);
-        assert_eq!(runs(&[2, 1, 3, 4], &[12, 99, 4, 1]), vec![(24, 1)]);
-        assert_eq!(runs(&[2, 1, 3, 4], &[24, 12, 4, 1]), vec![(12, 1), (2, 24)]);
-        assert_eq!(runs(&[5], &[-1]), vec![(5, -1)]);
-        assert_eq!(runs(&[], &[]), vec![]);
-    }
 }

@@ -1,0 +1,274 @@
+//! MPI-3 shared-memory windows (`MPI_Win_allocate_shared`) as an arena of tensor storage.
+//!
+//! Each window gives every rank of a communicator on one host a segment that every other
+//! rank of it has mapped too (`MPI_Win_shared_query` gives the address). A rank leases byte
+//! ranges of its own segment for the outputs of collectives, and peers write into them
+//! directly. Windows are created collectively (every rank calls [`Window::allocate`] at the
+//! same point) and live until [`free_all`] frees them, collectively, before `MPI_Finalize`,
+//! because Open MPI unmaps the windows left at finalize: tensors still using one are first
+//! detached into private memory ([`tessera::Storage::detach_external`]).
+
+use std::ops::Range;
+use std::ptr::NonNull;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+
+use mpi::ffi;
+use mpi::raw::AsRaw;
+use mpi::topology::SimpleCommunicator;
+use tessera::storage::STORAGE_ALIGN;
+use tessera::{DType, Storage, Tensor};
+
+use super::super::wire::check;
+use crate::error::{DistError, Result};
+
+/// Locks `m`, whatever a panicking holder left (every critical section here leaves the data
+/// consistent).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Every window of this process, in creation order (the order [`free_all`] frees them in).
+static WINDOWS: Mutex<Vec<Arc<Window>>> = Mutex::new(Vec::new());
+
+/// One shared-memory window: this rank's segment, its free ranges, and every rank's segment
+/// address in this process.
+pub(crate) struct Window {
+    win: Mutex<ffi::MPI_Win>,
+    /// Every rank's segment: address in this process (0 for an empty one) and bytes.
+    segments: Vec<(usize, usize)>,
+    me: usize,
+    /// Free byte ranges of this rank's segment (offsets from its start), sorted, disjoint.
+    free: Mutex<Vec<Range<usize>>>,
+    /// The storages over leases of this window, to detach before the window is freed.
+    users: Mutex<Vec<Weak<Storage>>>,
+}
+
+// SAFETY: the window handle is only used under its mutex or by collective calls made by the
+// thread that runs the communicator's collective; the segment addresses are plain numbers.
+unsafe impl Send for Window {}
+// SAFETY: as above.
+unsafe impl Sync for Window {}
+
+impl Window {
+    /// Collective over `comm` (every rank on this host): a new window in which this rank's
+    /// segment has `bytes` bytes (0 allowed).
+    pub fn allocate(comm: &SimpleCommunicator, bytes: usize) -> Result<Arc<Window>> {
+        let p = usize::try_from(mpi::traits::Communicator::size(comm)).unwrap_or(0);
+        let me = usize::try_from(mpi::traits::Communicator::rank(comm)).unwrap_or(0);
+        let size = ffi::MPI_Aint::try_from(bytes)
+            .map_err(|_| DistError::Comm(format!("a window of {bytes} bytes")))?;
+        let mut base: *mut u8 = std::ptr::null_mut();
+        let mut win = ffi::MPI_Win(std::ptr::null_mut());
+        // SAFETY: `base` and `win` are written by the call; the info object is created and
+        // freed here; the communicator handle comes from a live `mpi` object. With
+        // "alloc_shared_noncontig" each segment starts on its own page.
+        unsafe {
+            let mut info: ffi::MPI_Info = ffi::RSMPI_INFO_NULL;
+            check("MPI_Info_create", ffi::MPI_Info_create(&mut info))?;
+            let set = ffi::MPI_Info_set(info, c"alloc_shared_noncontig".as_ptr(), c"true".as_ptr());
+            let code = ffi::MPI_Win_allocate_shared(
+                size,
+                1,
+                info,
+                comm.as_raw(),
+                (&mut base as *mut *mut u8).cast(),
+                &mut win,
+            );
+            ffi::MPI_Info_free(&mut info);
+            check("MPI_Info_set", set)?;
+            check("MPI_Win_allocate_shared", code)?;
+            // One passive epoch for the window's life: `MPI_Win_sync` orders our loads and
+            // stores with the peers' inside it (MPI's unified memory model).
+            check(
+                "MPI_Win_lock_all",
+                ffi::MPI_Win_lock_all(ffi::MPI_MODE_NOCHECK as i32, win),
+            )?;
+        }
+        let mut segments = Vec::with_capacity(p);
+        for r in 0..p {
+            let (mut len, mut unit, mut at): (ffi::MPI_Aint, i32, *mut u8) =
+                (0, 0, std::ptr::null_mut());
+            // SAFETY: the out-parameters are written by the call; `win` is live.
+            check("MPI_Win_shared_query", unsafe {
+                ffi::MPI_Win_shared_query(
+                    win,
+                    r as i32,
+                    &mut len,
+                    &mut unit,
+                    (&mut at as *mut *mut u8).cast(),
+                )
+            })?;
+            let len = usize::try_from(len).unwrap_or(0);
+            segments.push((if len == 0 { 0 } else { at as usize }, len));
+        }
+        // Offsets are counted from the segment's start; the first one that gives a
+        // 64-byte-aligned address is the same in every process (mappings start on pages).
+        let (start, len) = segments[me];
+        let skip = if len == 0 {
+            0
+        } else {
+            start.next_multiple_of(STORAGE_ALIGN) - start
+        };
+        let window = Arc::new(Window {
+            win: Mutex::new(win),
+            segments,
+            me,
+            free: Mutex::new((len > skip).then_some(skip..len).into_iter().collect()),
+            users: Mutex::new(Vec::new()),
+        });
+        lock(&WINDOWS).push(window.clone());
+        Ok(window)
+    }
+
+    /// Leases `bytes` bytes (rounded up to 64) of this rank's segment, if a free range holds
+    /// them: the first fit.
+    pub fn lease(self: &Arc<Window>, bytes: usize) -> Option<Lease> {
+        let bytes = bytes.max(1).next_multiple_of(STORAGE_ALIGN);
+        let mut free = lock(&self.free);
+        let i = free.iter().position(|r| r.len() >= bytes)?;
+        let at = free[i].start;
+        free[i].start += bytes;
+        if free[i].is_empty() {
+            free.remove(i);
+        }
+        Some(Lease {
+            window: self.clone(),
+            range: at..at + bytes,
+        })
+    }
+
+    fn release(&self, range: Range<usize>) {
+        let mut free = lock(&self.free);
+        let i = free.partition_point(|r| r.start < range.start);
+        free.insert(i, range);
+        // Merge with the neighbours.
+        if i + 1 < free.len() && free[i].end == free[i + 1].start {
+            free[i].end = free.remove(i + 1).end;
+        }
+        if i > 0 && free[i - 1].end == free[i].start {
+            free[i - 1].end = free.remove(i).end;
+        }
+    }
+
+    /// The address of `offset` in `rank`'s segment, if `bytes` bytes from there lie inside it.
+    fn address(&self, rank: usize, offset: usize, bytes: usize) -> Result<NonNull<u8>> {
+        let &(start, len) = self
+            .segments
+            .get(rank)
+            .ok_or_else(|| DistError::Comm(format!("no segment of rank {rank}")))?;
+        let inside = offset.checked_add(bytes).is_some_and(|end| end <= len);
+        match NonNull::new((start + offset) as *mut u8) {
+            Some(at) if inside && start != 0 => Ok(at),
+            _ => Err(DistError::Comm(format!(
+                "{bytes} bytes at offset {offset} of rank {rank}'s {len}-byte segment"
+            ))),
+        }
+    }
+
+    /// A tensor of `shape` over `rank`'s segment from `offset` (another rank's output, to
+    /// write into during a collective).
+    pub fn peer_tensor(
+        self: &Arc<Window>,
+        rank: usize,
+        offset: usize,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<Tensor> {
+        let len: usize = shape.iter().product();
+        let at = self.address(rank, offset, len * dtype.itemsize())?;
+        // SAFETY: `address` checked that the elements lie inside `rank`'s segment, mapped
+        // while the window lives (`self`, kept by the owner); offsets are 64-byte aligned
+        // (`lease`), and `from_external` checks it again. Any bit pattern is a valid element
+        // except for bool, whose outputs are zeroed by their owner before the collective opens
+        // (`Lease::zero`), and every write stores valid values of the dtype. This
+        // process touches that segment only through this storage, during one collective.
+        let storage = unsafe { Storage::from_external(dtype, len, at, Box::new(self.clone())) }?;
+        Ok(Tensor::from_storage(Arc::new(storage), shape)?)
+    }
+
+    /// Orders this process's loads and stores on the window with its peers' (`MPI_Win_sync`).
+    pub fn sync(&self) -> Result<()> {
+        // SAFETY: the window is live and in the passive epoch opened at allocation.
+        check("MPI_Win_sync", unsafe {
+            ffi::MPI_Win_sync(*lock(&self.win))
+        })
+    }
+}
+
+/// A byte range of this rank's segment of a window, returned to it when dropped.
+pub(crate) struct Lease {
+    window: Arc<Window>,
+    range: Range<usize>,
+}
+
+impl Lease {
+    /// Offset of the range in this rank's segment.
+    pub fn offset(&self) -> usize {
+        self.range.start
+    }
+
+    /// Zeroes the lease (before peers may write into it: bool outputs must hold valid
+    /// bools before the collective opens).
+    pub fn zero(&self) {
+        let w = &self.window;
+        if let Ok(at) = w.address(w.me, self.range.start, self.range.len()) {
+            // SAFETY: the range lies inside this rank's segment (`address`) and is leased
+            // to the caller alone; no peer writes it before the collective opens.
+            unsafe { std::ptr::write_bytes(at.as_ptr(), 0, self.range.len()) };
+        }
+    }
+
+    /// A tensor of `shape` over the lease (with its old contents: see [`Lease::zero`]),
+    /// which keeps the lease until its storage drops.
+    pub fn into_tensor(self, shape: &[usize], dtype: DType) -> Result<Tensor> {
+        let len: usize = shape.iter().product();
+        let w = self.window.clone();
+        let at = w.address(w.me, self.range.start, len * dtype.itemsize())?;
+        if len * dtype.itemsize() > self.range.len() {
+            return Err(DistError::Comm("a lease too small for its tensor".into()));
+        }
+        // SAFETY: as in `Window::peer_tensor`, for this rank's own leased range; the lease
+        // moves into the storage, so the range stays reserved while the storage lives.
+        let storage = Arc::new(unsafe { Storage::from_external(dtype, len, at, Box::new(self)) }?);
+        let mut users = lock(&w.users);
+        users.retain(|u| u.strong_count() > 0);
+        users.push(Arc::downgrade(&storage));
+        drop(users);
+        Ok(Tensor::from_storage(storage, shape)?)
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        self.window.release(self.range.clone());
+    }
+}
+
+/// Bytes of all windows' segments of this rank.
+pub(crate) fn total_bytes() -> usize {
+    lock(&WINDOWS).iter().map(|w| w.segments[w.me].1).sum()
+}
+
+/// Frees every window, in creation order (collective over each window's communicator, so
+/// every rank calls this at the same point: before `MPI_Finalize`). Tensors still using a
+/// window first move their elements into private memory.
+pub(crate) fn free_all() {
+    let windows = std::mem::take(&mut *lock(&WINDOWS));
+    for w in windows {
+        let users: Vec<_> = lock(&w.users).drain(..).collect();
+        for s in users.iter().filter_map(Weak::upgrade) {
+            // An allocation failure leaves the tensor on the window; freeing it anyway would
+            // leave it dangling, so such a window stays (and MPI unmaps it at exit).
+            if s.detach_external().is_err() {
+                return;
+            }
+        }
+        let mut win = lock(&w.win);
+        // SAFETY: every storage over this window was detached, so nothing reads or writes
+        // it any more; the window is live, and freed once (it left `WINDOWS`).
+        unsafe {
+            ffi::MPI_Win_unlock_all(*win);
+            ffi::MPI_Win_free(&mut *win);
+        }
+    }
+}
