@@ -16,7 +16,6 @@
 mod builder;
 pub(crate) mod cast;
 mod csr;
-mod error;
 mod index;
 pub(crate) mod kernels;
 mod row_sparse;
@@ -24,7 +23,7 @@ mod spmv;
 
 pub use builder::csr_from_triplets;
 pub use csr::CsrMatrix;
-pub use error::SparseError;
+pub use crate::error::SparseError;
 pub use row_sparse::RowSparseArray;
 
 pub(crate) use index::index_vec;
