@@ -46,7 +46,7 @@ fn dense_to_csr(d: &Tensor) -> Result<CsrMatrix> {
             }
             (indptr, idx, vals)
         })?;
-        CsrMatrix::from_trusted([rows, cols], indptr, idx, super::csr::values(vals)?, true)
+        CsrMatrix::from_trusted([rows, cols], indptr, idx, super::values(vals)?, true)
     })
 }
 

@@ -2,7 +2,7 @@
 //! row slicing and `eliminate_zeros`. Index parts are `int32` or `int64` (see `index.rs`).
 
 use super::index::{index_dtype_for, index_part, index_tensor, with_index, CsrIndex};
-use super::{with_slice, SparseError};
+use super::{values, with_slice, SparseError};
 use crate::dtype::{DType, Element};
 use crate::error::{Result, TesseraError};
 use crate::tensor::Tensor;
@@ -402,10 +402,4 @@ fn check_rows<I: CsrIndex>(
         s = e;
     }
     Ok(())
-}
-
-/// Values of `T` as a 1-D tensor.
-pub(crate) fn values<T: Element>(v: Vec<T>) -> Result<Tensor> {
-    let n = v.len();
-    Tensor::from_vec(v, &[n])
 }

@@ -2,8 +2,7 @@
 //! wherever the pattern is kept (so dtype rules are the dense ops'); pattern work (merges,
 //! gathers, products) is done here, generic over the element type.
 
-use super::csr::values;
-use super::{with_slice, CsrMatrix, RowSparseArray, SparseParts};
+use super::{values, with_slice, CsrMatrix, RowSparseArray, SparseParts};
 use crate::dtype::DType;
 use crate::error::{Result, TesseraError};
 use crate::kernels::scalar_math::Arith;

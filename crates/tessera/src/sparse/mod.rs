@@ -148,3 +148,9 @@ pub(crate) fn with_slice<T: Element, R>(t: &Tensor, f: impl FnOnce(&[T]) -> R) -
     let off = t.layout().offset();
     Ok(f(&g[off..off + t.numel()]))
 }
+
+/// Values of `T` as a 1-D tensor.
+pub(crate) fn values<T: Element>(v: Vec<T>) -> Result<Tensor> {
+    let n = v.len();
+    Tensor::from_vec(v, &[n])
+}

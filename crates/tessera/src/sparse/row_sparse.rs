@@ -1,7 +1,6 @@
 //! Row-sparse arrays: sorted unique row ids plus a dense block of those rows (docs/design.md O4).
 
-use super::csr::values;
-use super::{index_vec, with_slice, SparseError};
+use super::{index_vec, values, with_slice, SparseError};
 use crate::error::Result;
 use crate::tensor::Tensor;
 use crate::with_dtype;
