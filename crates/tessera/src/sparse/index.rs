@@ -90,6 +90,6 @@ pub(crate) fn index_part(name: &str, t: Tensor) -> Result<Tensor> {
     }
     match t.dtype() {
         DType::I32 | DType::I64 => t.contiguous(),
-        _ => t.astype(DType::I64),
+        _ => t.astype_dense(DType::I64),
     }
 }

@@ -206,7 +206,7 @@ pub(crate) fn dense_dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         )));
     }
     let out_shape = dot_shape(a.shape(), b.shape());
-    let (a, b) = (a.astype(dt)?, b.astype(dt)?);
+    let (a, b) = (a.astype_dense(dt)?, b.astype_dense(dt)?);
     with_dtype!(dt, T => {
         let out = with_slice::<T, _>(&a, |av| with_slice::<T, _>(&b, |bv| {
             let mut out = vec![T::default(); m * n];
@@ -287,7 +287,7 @@ pub(crate) fn sparse_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> 
     match x.sparse_parts() {
         Some(SparseParts::Csr(m)) => {
             if ax.len() == 2 {
-                return m.data().sum(None, false)?.reshape_to(&out_shape);
+                return m.data().sum_dense(None, false)?.reshape_to(&out_shape);
             }
             if ax.is_empty() {
                 return m.to_dense()?.astype_if(dt);
@@ -317,7 +317,7 @@ pub(crate) fn sparse_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> 
             })
         }
         Some(SparseParts::RowSparse(r)) => {
-            let block = r.data().sum(Some(&signed), keepdims)?;
+            let block = r.data().sum_dense(Some(&signed), keepdims)?;
             if ax.contains(&0) {
                 block.reshape_to(&out_shape)
             } else {
@@ -325,7 +325,7 @@ pub(crate) fn sparse_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> 
                 RowSparseArray::new_unchecked(&out_shape, rows, block)?.to_dense()
             }
         }
-        None => x.sum(axes, keepdims),
+        None => x.sum_dense(axes, keepdims),
     }
 }
 

@@ -247,7 +247,7 @@ impl Tensor {
         check_writable(self.layout())?;
         let layout = other.layout().broadcast_to(self.shape())?;
         let other = if self.shares_storage(other) {
-            other.astype(dt)?
+            other.astype_dense(dt)?
         } else {
             other.astype_if(dt)?
         };
@@ -266,15 +266,11 @@ impl Tensor {
         self.binary_(&self.weak_scalar(s.into())?, op)
     }
 
-    /// A new contiguous tensor with the elements converted to `dtype` (NumPy `astype`:
-    /// always a copy; float to integer truncates toward zero and saturates, NaN becomes 0,
-    /// non-zero becomes `true`). The source is read under one read lock released on return.
-    ///
-    /// A csr / row_sparse tensor keeps its storage type and pattern (values converted).
-    pub fn astype(&self, dtype: DType) -> Result<Tensor> {
-        if self.sparse_parts().is_some() {
-            return crate::sparse::kernels::map_values(self, |d| d.astype(dtype));
-        }
+    /// The dense kernel of [`Tensor::astype`]: a new contiguous tensor with the elements
+    /// converted to `dtype` (always a copy; float to integer truncates toward zero and
+    /// saturates, NaN becomes 0, non-zero becomes `true`). The source is read under one read
+    /// lock released on return. Errors for a sparse tensor (the dense gate).
+    pub(crate) fn astype_dense(&self, dtype: DType) -> Result<Tensor> {
         let out = Tensor::for_overwrite(self.shape(), dtype)?;
         with_dtype!(dtype, O => with_dtype!(self.dtype(), A => {
             map_into::<O, A>(&out, self, |_, x| convert::<A, O>(x))?
@@ -298,7 +294,7 @@ impl Tensor {
         if self.dtype() == dtype {
             Ok(self.clone())
         } else {
-            self.astype(dtype)
+            self.astype_dense(dtype)
         }
     }
 
