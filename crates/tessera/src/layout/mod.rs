@@ -2,7 +2,8 @@
 //!
 //! Every view operation is a pure function `Layout -> Result<Layout>`: indexing
 //! ([`crate::index::apply`]), [`Layout::expand`], [`Layout::reshape_view`], [`Layout::permute`],
-//! [`Layout::flip`], [`Layout::squeeze`], [`Layout::unsqueeze`], [`Layout::as_strided`] and
+//! [`Layout::flip`], [`Layout::squeeze`], [`Layout::unsqueeze`], [`Layout::narrow`],
+//! [`Layout::as_strided`] and
 //! [`Layout::broadcast_to`].
 
 mod reshape;
