@@ -244,7 +244,7 @@ impl Tensor {
                 self.dtype()
             )));
         }
-        check_writable(self.layout())?;
+        self.layout().check_writable()?;
         let layout = other.layout().broadcast_to(self.shape())?;
         let other = if self.shares_storage(other) {
             other.astype_dense(dt)?
@@ -446,37 +446,6 @@ fn update_in_place<T: Element>(
         operand(src.layout()),
         f,
     );
-    Ok(())
-}
-
-/// Errors unless `l` maps distinct indices to distinct elements (docs/design.md V7).
-///
-/// Sufficient test: sorting the dims of size > 1 by |stride|, each |stride| exceeds the span
-/// of all smaller dims. A stride-0 dim of size > 1 always fails it; exotic non-overlapping
-/// interleavings that fail it are rejected too (conservatively).
-pub(crate) fn check_writable(l: &Layout) -> Result<()> {
-    if l.numel() == 0 {
-        return Ok(());
-    }
-    let mut dims: Vec<(usize, usize)> = l
-        .dims()
-        .iter()
-        .zip(l.strides())
-        .filter(|(&d, _)| d > 1)
-        .map(|(&d, &s)| (s.unsigned_abs(), d))
-        .collect();
-    dims.sort_unstable();
-    let mut span = 0usize;
-    for (s, d) in dims {
-        if s <= span {
-            return Err(TesseraError::OverlappingWrite(format!(
-                "destination with shape {:?} and strides {:?} overlaps itself",
-                l.dims(),
-                l.strides()
-            )));
-        }
-        span += s * (d - 1);
-    }
     Ok(())
 }
 
