@@ -84,6 +84,6 @@ fn dense_to_row_sparse(d: &Tensor) -> Result<RowSparseArray> {
         })?;
         let mut dims = vec![rows.len()];
         dims.extend_from_slice(&shape[1..]);
-        RowSparseArray::new_unchecked(&shape, rows, Tensor::from_vec(block, &dims)?)
+        RowSparseArray::from_trusted(&shape, rows, Tensor::from_vec(block, &dims)?)
     })
 }

@@ -110,7 +110,7 @@ pub(crate) fn add_sub_same(a: &Tensor, b: &Tensor, op: BinaryOp) -> Result<Tenso
             let vx = scatter_values(x.data(), &pos(&rx), rows.len(), w)?;
             let vy = scatter_values(y.data(), &pos(&ry), rows.len(), w)?;
             let data = vx.binary(&vy, op)?;
-            Tensor::from_sparse(SparseParts::RowSparse(RowSparseArray::new_unchecked(
+            Tensor::from_sparse(SparseParts::RowSparse(RowSparseArray::from_trusted(
                 x.shape(),
                 rows,
                 data,
@@ -272,7 +272,7 @@ pub(crate) fn csr_t_dot(m: &CsrMatrix, b: &Tensor, dt: DType) -> Result<Tensor> 
             block
         }))??;
         let block = Tensor::from_vec(block, &block_shape)?;
-        Tensor::from_sparse(SparseParts::RowSparse(RowSparseArray::new_unchecked(&out_shape, present, block)?))
+        Tensor::from_sparse(SparseParts::RowSparse(RowSparseArray::from_trusted(&out_shape, present, block)?))
     })
 }
 
@@ -322,7 +322,7 @@ pub(crate) fn sparse_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> 
                 block.reshape_to(&out_shape)
             } else {
                 let rows = r.checked_rows()?;
-                RowSparseArray::new_unchecked(&out_shape, rows, block)?.to_dense()
+                RowSparseArray::from_trusted(&out_shape, rows, block)?.to_dense()
             }
         }
         None => x.sum_dense(axes, keepdims),
