@@ -10,7 +10,8 @@ use tessera::{ops, BinaryOp, CompareOp, Scalar, StorageType, Tensor, UnaryOp};
 
 use crate::convert::{numpy, to_tensor, weak_scalar};
 use crate::errors::PyRes;
-use crate::tensor::{heavy, PyTensor};
+use crate::handle::PyTensor;
+use crate::tensor::heavy;
 
 /// The other operand of an operator.
 enum Operand {

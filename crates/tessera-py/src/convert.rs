@@ -13,7 +13,7 @@ use numpy::PyArrayDescrMethods;
 
 use crate::dtype::{from_descr, typestr};
 use crate::errors::PyRes;
-use crate::tensor::PyTensor;
+use crate::handle::PyTensor;
 
 /// A small list of dims, axes or counts (no heap allocation up to 8).
 pub type DimList<T> = SmallVec<[T; 8]>;

@@ -12,7 +12,7 @@ use tessera::{Scalar, Tensor};
 
 use crate::convert::{to_tensor, weak_scalar, DimList};
 use crate::errors::PyRes;
-use crate::tensor::PyTensor;
+use crate::handle::PyTensor;
 
 /// Parses a key (one index or a tuple of them) into `specs`.
 pub fn parse_key(key: &Bound<'_, PyAny>, specs: &mut DimList<IndexSpec>) -> PyResult<()> {

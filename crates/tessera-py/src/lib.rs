@@ -1,14 +1,17 @@
 //! The `tessera._native` Python extension: the [`tessera`] core behind a NumPy-like API.
 //!
-//! Modules: [`tensor`] (the `Tensor` class), [`indexing`] (`t[...]`), [`arith`] (operators),
-//! [`convert`] (`asarray`, NumPy export, argument parsing), [`dtype`], [`ops`] (ops by name,
-//! fallback warnings), [`ring`] (`RingBuffer`), [`errors`] (exception mapping). The pure-Python
-//! package `tessera` re-exports these and generates `tessera.ops`.
+//! Modules: [`handle`] (the `Tensor` class's data), [`tensor`] (its methods), [`indexing`]
+//! (`t[...]`), [`arith`] (operators), [`convert`] (`asarray`, NumPy export, argument parsing),
+//! [`dtype`], [`ops`] (ops by name, fallback warnings), [`ring`] (`RingBuffer`), [`sparse`],
+//! [`errors`] (exception mapping). Imports go one way: `errors`, `dtype` and `handle` at the
+//! bottom, then `convert`, then `tensor`, then the rest. The pure-Python package `tessera`
+//! re-exports these and generates `tessera.ops`.
 
 pub mod arith;
 pub mod convert;
 pub mod dtype;
 pub mod errors;
+pub mod handle;
 pub mod indexing;
 pub mod ops;
 pub mod ring;
@@ -21,7 +24,7 @@ use tessera::{DType, Scalar, Tensor};
 use crate::convert::{shape_arg, to_tensor, weak_scalar};
 use crate::dtype::{parse_opt_dtype, PyDType};
 use crate::errors::PyRes;
-use crate::tensor::PyTensor;
+use crate::handle::PyTensor;
 
 /// A tensor from a Tensor, NumPy array, buffer, nested sequence or scalar (always a copy of
 /// foreign data; `copy=False` raises ValueError because Tessera cannot adopt foreign memory).

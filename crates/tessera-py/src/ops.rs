@@ -14,8 +14,8 @@ use tessera::{DType, Tensor};
 use crate::convert::{to_tensor, DimList};
 use crate::dtype::PyDType;
 use crate::errors::PyRes;
+use crate::handle::PyTensor;
 use crate::indexing::parse_key;
-use crate::tensor::PyTensor;
 
 thread_local! {
     /// A warning that became an exception (`-W error`) inside the fallback hook, raised when

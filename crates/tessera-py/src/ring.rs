@@ -6,7 +6,7 @@ use tessera::{DType, RingBuffer};
 use crate::convert::{shape_arg, to_tensor};
 use crate::dtype::{parse_opt_dtype, PyDType};
 use crate::errors::PyRes;
-use crate::tensor::PyTensor;
+use crate::handle::PyTensor;
 
 /// A ring buffer keeping the last `length` positions of its inputs along `axis`, oldest
 /// first. `shape` is the input shape (its `axis` entry is ignored). Each `push` costs O(N)

@@ -7,7 +7,7 @@ use tessera::{CsrMatrix, DType, RowSparseArray, SparseParts, StorageType, Tensor
 
 use crate::convert::{shape_arg, to_tensor};
 use crate::errors::PyRes;
-use crate::tensor::PyTensor;
+use crate::handle::PyTensor;
 
 /// An index array as a tensor of its own integer dtype (TypeError for other dtypes).
 fn index_tensor(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {

@@ -1,5 +1,6 @@
-//! The `tessera.Tensor` class: properties, NumPy export, views, copies and reductions.
-//! Indexing lives in [`crate::indexing`], operators in [`crate::arith`].
+//! The `tessera.Tensor` class's methods: properties, NumPy export, views, copies and
+//! reductions. The class itself is [`PyTensor`] (in `handle.rs`, below the conversions);
+//! indexing lives in [`crate::indexing`], operators in [`crate::arith`].
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -11,30 +12,10 @@ use crate::convert::{
 };
 use crate::dtype::{parse_dtype, PyDType};
 use crate::errors::PyRes;
+use crate::handle::PyTensor;
 
 /// Element count above which copies release the GIL (below it the release costs more).
 const DETACH_ABOVE: usize = 1 << 15;
-
-/// A dense tensor: shared storage seen through a strided layout. Views (indexing,
-/// `expand`, `permute`, `.T`, ...) share storage with their base; `np.asarray(t)` is a
-/// zero-copy NumPy view of it.
-#[pyclass(name = "Tensor", module = "tessera", frozen)]
-pub struct PyTensor {
-    /// The core handle.
-    pub t: Tensor,
-    /// A sparse tensor's dense copy, made on the first NumPy export and kept alive with
-    /// this object (NumPy's array keeps the tensor as its base).
-    pub dense: std::sync::OnceLock<Tensor>,
-}
-
-impl From<Tensor> for PyTensor {
-    fn from(t: Tensor) -> Self {
-        PyTensor {
-            t,
-            dense: std::sync::OnceLock::new(),
-        }
-    }
-}
 
 /// A reduction method (`Tensor::sum` etc.) called with Python's `axis` (None, int or tuple).
 type Reduction = fn(&Tensor, Option<&[isize]>, bool) -> tessera::Result<Tensor>;

@@ -28,11 +28,11 @@ pub mod tensor;
 pub use half;
 
 pub use dtype::{DType, Element, Scalar};
-pub use error::{Result, TesseraError};
+pub use error::{Result, SparseError, TesseraError};
 pub use layout::Layout;
 pub use ring::RingBuffer;
 pub use shape::{Shape, ShapeCache};
-pub use sparse::{CsrMatrix, RowSparseArray, SparseError, SparseParts};
+pub use sparse::{CsrMatrix, RowSparseArray, SparseParts};
 pub use storage::Storage;
 pub use stype::StorageType;
 pub use tensor::arith::{BinaryOp, CompareOp, UnaryOp};

@@ -34,7 +34,6 @@ use parking_lot::Mutex;
 
 use crate::dtype::DType;
 use crate::error::{Result, TesseraError};
-use crate::index::IndexSpec;
 use crate::layout::{normalize_axis, Layout};
 use crate::shape::Shape;
 use crate::storage::Storage;
@@ -125,7 +124,9 @@ impl Ring {
             }
         }
         let dst = state.as_strided(&dims, &strides, slot * self.axis_stride)?;
-        let src = axis_slice(input, self.axis, from, count)?.unsqueeze(self.axis as isize)?;
+        let src = input
+            .narrow(self.axis as isize, from, count)?
+            .unsqueeze(self.axis as isize)?;
         dst.assign(&src)
     }
 }
@@ -181,13 +182,6 @@ fn lookup(t: &Tensor) -> Option<Arc<Mutex<Ring>>> {
     let e = rings.get(&storage_key(storage))?;
     let alive = e.storage.upgrade()?;
     Arc::ptr_eq(&alive, storage).then(|| e.ring.clone())
-}
-
-/// `t[..., from..from + count, ...]` along `axis` (a view).
-fn axis_slice(t: &Tensor, axis: usize, from: usize, count: usize) -> Result<Tensor> {
-    let mut specs = vec![IndexSpec::All; axis];
-    specs.push(IndexSpec::interval(from as isize, (from + count) as isize));
-    t.index(&specs)
 }
 
 /// Checks `input` against a buffer of `buffer_dims` along `axis` and returns `N`.
@@ -412,9 +406,12 @@ fn shift_in_place(input: &Tensor, buffer: &Tensor, axis: usize) -> Result<Tensor
             input.clone()
         };
         if n < b {
-            axis_slice(buffer, axis, 0, b - n)?.assign(&axis_slice(buffer, axis, n, b - n)?)?;
+            let ax = axis as isize;
+            buffer
+                .narrow(ax, 0, b - n)?
+                .assign(&buffer.narrow(ax, n, b - n)?)?;
         }
-        axis_slice(buffer, axis, b - n, n)?.assign(&input)?;
+        buffer.narrow(axis as isize, b - n, n)?.assign(&input)?;
     }
     Ok(buffer.clone())
 }

@@ -335,11 +335,11 @@ fn csr_from_tensors_shares_parts_of_the_index_dtype_and_converts_others() {
 }
 
 #[test]
-fn csr_new_unchecked_checks_the_structure_but_not_the_order() {
+fn csr_try_new_noncanonical_checks_the_structure_but_not_the_order() {
     let data = || f64s(&[1., 2.]);
     // Unsorted and duplicate columns are accepted...
-    assert!(CsrMatrix::new_unchecked([1, 3], vec![0, 2], vec![2, 0], data()).is_ok());
-    assert!(CsrMatrix::new_unchecked([1, 3], vec![0, 2], vec![1, 1], data()).is_ok());
+    assert!(CsrMatrix::try_new_noncanonical([1, 3], vec![0, 2], vec![2, 0], data()).is_ok());
+    assert!(CsrMatrix::try_new_noncanonical([1, 3], vec![0, 2], vec![1, 1], data()).is_ok());
     // ...but anything a kernel could index out of bounds with is not.
     for (ptr, idx) in [
         (vec![0, 2], vec![0, 3]),
@@ -348,7 +348,7 @@ fn csr_new_unchecked_checks_the_structure_but_not_the_order() {
         (vec![1, 2], vec![0, 1]),
         (vec![0], vec![0, 1]),
     ] {
-        let e = CsrMatrix::new_unchecked([1, 3], ptr, idx, data()).unwrap_err();
+        let e = CsrMatrix::try_new_noncanonical([1, 3], ptr, idx, data()).unwrap_err();
         assert!(matches!(e, TesseraError::Sparse(_)), "{e}");
     }
 }

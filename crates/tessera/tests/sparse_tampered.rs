@@ -228,7 +228,7 @@ fn csr_rows_checks_only_the_rows_it_reads() {
 fn non_canonical_unchecked_matrices_still_work() {
     // Built unordered on purpose: kernels check the structure, not the order, for them.
     let data = Tensor::from_vec(vec![1.0f64, 2.0], &[2]).unwrap();
-    let m = tessera::CsrMatrix::new_unchecked([1, 3], vec![0, 2], vec![2, 0], data).unwrap();
+    let m = tessera::CsrMatrix::try_new_noncanonical([1, 3], vec![0, 2], vec![2, 0], data).unwrap();
     assert!(!m.has_canonical_format());
     assert!(m.validate().is_ok());
     assert_eq!(

@@ -2,9 +2,11 @@
 //!
 //! Every view operation is a pure function `Layout -> Result<Layout>`: indexing
 //! ([`crate::index::apply`]), [`Layout::expand`], [`Layout::reshape_view`], [`Layout::permute`],
-//! [`Layout::flip`], [`Layout::squeeze`], [`Layout::unsqueeze`], [`Layout::as_strided`] and
-//! [`Layout::broadcast_to`].
+//! [`Layout::flip`], [`Layout::squeeze`], [`Layout::unsqueeze`], [`Layout::narrow`],
+//! [`Layout::as_strided`] and [`Layout::broadcast_to`]. Whether a layout can be written
+//! (no two indices on one element, V7) is [`Layout::check_writable`].
 
+mod overlap;
 mod reshape;
 mod transform;
 

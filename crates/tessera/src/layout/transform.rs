@@ -1,4 +1,5 @@
-//! Pure view functions on layouts: expand, permute, transpose, squeeze, unsqueeze, flip.
+//! Pure view functions on layouts: expand, permute, transpose, squeeze, unsqueeze, flip,
+//! narrow.
 //! Each returns a new [`Layout`] over the same elements or a typed error (docs/design.md §1).
 
 use super::Layout;
@@ -198,5 +199,37 @@ impl Layout {
             offset = self.offset() as isize;
         }
         self.rebuild(self.dims(), &strides, offset as usize)
+    }
+
+    /// `len` positions from `start` along `axis` (PyTorch `narrow`): the same strides, the
+    /// offset moved to position `start`. `axis` may be negative (`-rank <= axis < rank`).
+    ///
+    /// Errors: [`TesseraError::Index`] for an axis out of range (a rank-0 layout has none) or
+    /// when `start + len` exceeds the dim.
+    ///
+    /// ```
+    /// use tessera::Layout;
+    /// let l = Layout::contiguous(&[4, 3]).unwrap().narrow(-1, 1, 2).unwrap();
+    /// assert_eq!((l.dims(), l.strides(), l.offset()), (&[4, 2][..], &[3, 1][..], 1));
+    /// assert!(Layout::contiguous(&[4, 3]).unwrap().narrow(0, 3, 2).is_err());
+    /// ```
+    pub fn narrow(&self, axis: isize, start: usize, len: usize) -> Result<Layout> {
+        let a = normalize_axis(axis, self.rank())?;
+        let dim = self.dims()[a];
+        if start.checked_add(len).is_none_or(|end| end > dim) {
+            return Err(TesseraError::Index(format!(
+                "narrow: start {start} + length {len} exceeds size {dim} of axis {axis}"
+            )));
+        }
+        let mut dims = self.dims().to_vec();
+        dims[a] = len;
+        // Position `start` exists when the view is not empty, so its offset is in the
+        // storage; an empty view keeps the offset (it reaches no element).
+        let offset = if dims.contains(&0) {
+            self.offset()
+        } else {
+            (self.offset() as isize + start as isize * self.strides()[a]) as usize
+        };
+        self.rebuild(&dims, self.strides(), offset)
     }
 }

@@ -265,3 +265,13 @@ impl ParamValue for crate::stype::StorageType {
         self.name().to_string()
     }
 }
+
+impl ParamValue for crate::dtype::DType {
+    const TYPE_NAME: &'static str = "dtype";
+    fn parse_value(s: &str) -> std::result::Result<Self, String> {
+        crate::dtype::DType::from_name(s.trim()).ok_or_else(|| format!("{s:?} is not a dtype name"))
+    }
+    fn render(&self) -> String {
+        self.name().to_string()
+    }
+}

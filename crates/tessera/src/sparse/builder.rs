@@ -1,7 +1,6 @@
 //! Building canonical CSR from unsorted COO triples (docs/design.md O4: sort, sum duplicates).
 
-use super::csr::values;
-use super::{CsrMatrix, SparseError};
+use super::{values, CsrMatrix, SparseError};
 use crate::dtype::Element;
 use crate::error::Result;
 use crate::kernels::scalar_math::Arith;

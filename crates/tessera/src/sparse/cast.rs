@@ -6,17 +6,29 @@ use crate::stype::StorageType;
 use crate::tensor::Tensor;
 use crate::with_dtype;
 
-/// See [`Tensor::cast_storage`].
-pub(crate) fn cast_storage(t: &Tensor, to: StorageType) -> Result<Tensor> {
-    if t.stype() == to {
-        return Ok(t.clone());
-    }
-    let dense = t.densified()?;
-    match to {
-        StorageType::Default => Ok(dense),
-        StorageType::Csr => Tensor::from_sparse(SparseParts::Csr(dense_to_csr(&dense)?)),
-        StorageType::RowSparse => {
-            Tensor::from_sparse(SparseParts::RowSparse(dense_to_row_sparse(&dense)?))
+impl Tensor {
+    /// Converts to another storage type: `default`, `csr` (2-D only) or `row_sparse` (rank
+    /// at least 1). Casting to the tensor's own storage type returns the same handle; dense
+    /// to sparse stores only the non-zero elements (rows for row-sparse).
+    ///
+    /// ```
+    /// use tessera::{StorageType, Tensor};
+    /// let d = Tensor::from_vec(vec![0.0f64, 1., 2., 0.], &[2, 2]).unwrap();
+    /// let c = d.cast_storage(StorageType::Csr).unwrap();
+    /// assert_eq!(c.stype(), StorageType::Csr);
+    /// assert_eq!(c.to_vec::<f64>().unwrap(), vec![0., 1., 2., 0.]);
+    /// ```
+    pub fn cast_storage(&self, to: StorageType) -> Result<Tensor> {
+        if self.stype() == to {
+            return Ok(self.clone());
+        }
+        let dense = self.densified()?;
+        match to {
+            StorageType::Default => Ok(dense),
+            StorageType::Csr => Tensor::from_sparse(SparseParts::Csr(dense_to_csr(&dense)?)),
+            StorageType::RowSparse => {
+                Tensor::from_sparse(SparseParts::RowSparse(dense_to_row_sparse(&dense)?))
+            }
         }
     }
 }
@@ -46,7 +58,7 @@ fn dense_to_csr(d: &Tensor) -> Result<CsrMatrix> {
             }
             (indptr, idx, vals)
         })?;
-        CsrMatrix::from_trusted([rows, cols], indptr, idx, super::csr::values(vals)?, true)
+        CsrMatrix::from_trusted([rows, cols], indptr, idx, super::values(vals)?, true)
     })
 }
 
@@ -72,6 +84,6 @@ fn dense_to_row_sparse(d: &Tensor) -> Result<RowSparseArray> {
         })?;
         let mut dims = vec![rows.len()];
         dims.extend_from_slice(&shape[1..]);
-        RowSparseArray::new_unchecked(&shape, rows, Tensor::from_vec(block, &dims)?)
+        RowSparseArray::from_trusted(&shape, rows, Tensor::from_vec(block, &dims)?)
     })
 }

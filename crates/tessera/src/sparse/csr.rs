@@ -1,8 +1,8 @@
-//! CSR matrices: the parts, the checked and unchecked constructors (docs/design.md O4), densify,
+//! CSR matrices: the parts, the checked constructors (docs/design.md O4), densify,
 //! row slicing and `eliminate_zeros`. Index parts are `int32` or `int64` (see `index.rs`).
 
 use super::index::{index_dtype_for, index_part, index_tensor, with_index, CsrIndex};
-use super::{with_slice, SparseError};
+use super::{values, with_slice, SparseError};
 use crate::dtype::{DType, Element};
 use crate::error::{Result, TesseraError};
 use crate::tensor::Tensor;
@@ -85,12 +85,26 @@ impl CsrMatrix {
         })
     }
 
-    /// Constructor for parts already in canonical order: the structure is still checked in
-    /// one linear pass (lengths, `indptr` from 0 non-decreasing to nnz, every column in
-    /// range), so kernels never index out of bounds; sorted, unique columns per row are not
-    /// (kernels relying on them give unspecified results when they do not hold; see
-    /// [`has_canonical_format`](Self::has_canonical_format)).
-    pub fn new_unchecked(
+    /// Checked constructor that also accepts parts out of canonical order (SciPy's
+    /// `csr_matrix((data, indices, indptr))`): the structure is checked as by
+    /// [`try_new`](Self::try_new) (lengths, `indptr` from 0 non-decreasing to nnz, every column
+    /// in range), so kernels never index out of bounds, and every such violation is its own
+    /// [`SparseError`]; unsorted or repeated columns within a row are not an error but are
+    /// recorded: [`has_canonical_format`](Self::has_canonical_format) is then `false` (kernels
+    /// relying on canonical order give unspecified, never out-of-bounds, results).
+    ///
+    /// Named for what it accepts, not `new_unchecked`: in Rust `_unchecked` means the caller
+    /// upholds the invariants (usually an `unsafe fn`), and this constructor checks every
+    /// invariant that memory safety and the typed-error rule need.
+    ///
+    /// ```
+    /// use tessera::{CsrMatrix, Tensor};
+    /// let data = Tensor::from_vec(vec![1.0f64, 2.0], &[2]).unwrap();
+    /// let m = CsrMatrix::try_new_noncanonical([1, 3], vec![0, 2], vec![2, 0], data.clone()).unwrap();
+    /// assert!(!m.has_canonical_format());
+    /// assert!(CsrMatrix::try_new_noncanonical([1, 3], vec![0, 2], vec![2, 3], data).is_err());
+    /// ```
+    pub fn try_new_noncanonical(
         shape: [usize; 2],
         indptr: Vec<i64>,
         indices: Vec<i64>,
@@ -183,7 +197,8 @@ impl CsrMatrix {
     }
 
     /// Whether the columns of every row were sorted and unique when the matrix was built
-    /// (always, except from [`new_unchecked`](Self::new_unchecked) with unordered parts).
+    /// (always, except from [`try_new_noncanonical`](Self::try_new_noncanonical) with unordered
+    /// parts).
     pub fn has_canonical_format(&self) -> bool {
         self.canonical
     }
@@ -402,10 +417,4 @@ fn check_rows<I: CsrIndex>(
         s = e;
     }
     Ok(())
-}
-
-/// Values of `T` as a 1-D tensor.
-pub(crate) fn values<T: Element>(v: Vec<T>) -> Result<Tensor> {
-    let n = v.len();
-    Tensor::from_vec(v, &[n])
 }

@@ -2,8 +2,7 @@
 //! `get_index_dtype` chooses), else `int64`. Half the index bytes is most of the memory traffic
 //! SpMV saves on banded matrices.
 
-use super::csr::values;
-use super::with_slice;
+use super::{values, with_slice};
 use crate::dtype::{DType, Element};
 use crate::error::{Result, TesseraError};
 use crate::tensor::Tensor;
@@ -91,6 +90,6 @@ pub(crate) fn index_part(name: &str, t: Tensor) -> Result<Tensor> {
     }
     match t.dtype() {
         DType::I32 | DType::I64 => t.contiguous(),
-        _ => t.astype(DType::I64),
+        _ => t.astype_dense(DType::I64),
     }
 }

@@ -2,8 +2,7 @@
 //! wherever the pattern is kept (so dtype rules are the dense ops'); pattern work (merges,
 //! gathers, products) is done here, generic over the element type.
 
-use super::csr::values;
-use super::{with_slice, CsrMatrix, RowSparseArray, SparseParts};
+use super::{values, with_slice, CsrMatrix, RowSparseArray, SparseParts};
 use crate::dtype::DType;
 use crate::error::{Result, TesseraError};
 use crate::kernels::scalar_math::Arith;
@@ -111,7 +110,7 @@ pub(crate) fn add_sub_same(a: &Tensor, b: &Tensor, op: BinaryOp) -> Result<Tenso
             let vx = scatter_values(x.data(), &pos(&rx), rows.len(), w)?;
             let vy = scatter_values(y.data(), &pos(&ry), rows.len(), w)?;
             let data = vx.binary(&vy, op)?;
-            Tensor::from_sparse(SparseParts::RowSparse(RowSparseArray::new_unchecked(
+            Tensor::from_sparse(SparseParts::RowSparse(RowSparseArray::from_trusted(
                 x.shape(),
                 rows,
                 data,
@@ -207,7 +206,7 @@ pub(crate) fn dense_dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         )));
     }
     let out_shape = dot_shape(a.shape(), b.shape());
-    let (a, b) = (a.astype(dt)?, b.astype(dt)?);
+    let (a, b) = (a.astype_dense(dt)?, b.astype_dense(dt)?);
     with_dtype!(dt, T => {
         let out = with_slice::<T, _>(&a, |av| with_slice::<T, _>(&b, |bv| {
             let mut out = vec![T::default(); m * n];
@@ -273,7 +272,7 @@ pub(crate) fn csr_t_dot(m: &CsrMatrix, b: &Tensor, dt: DType) -> Result<Tensor> 
             block
         }))??;
         let block = Tensor::from_vec(block, &block_shape)?;
-        Tensor::from_sparse(SparseParts::RowSparse(RowSparseArray::new_unchecked(&out_shape, present, block)?))
+        Tensor::from_sparse(SparseParts::RowSparse(RowSparseArray::from_trusted(&out_shape, present, block)?))
     })
 }
 
@@ -288,7 +287,7 @@ pub(crate) fn sparse_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> 
     match x.sparse_parts() {
         Some(SparseParts::Csr(m)) => {
             if ax.len() == 2 {
-                return m.data().sum(None, false)?.reshape_to(&out_shape);
+                return m.data().sum_dense(None, false)?.reshape_to(&out_shape);
             }
             if ax.is_empty() {
                 return m.to_dense()?.astype_if(dt);
@@ -318,15 +317,15 @@ pub(crate) fn sparse_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> 
             })
         }
         Some(SparseParts::RowSparse(r)) => {
-            let block = r.data().sum(Some(&signed), keepdims)?;
+            let block = r.data().sum_dense(Some(&signed), keepdims)?;
             if ax.contains(&0) {
                 block.reshape_to(&out_shape)
             } else {
                 let rows = r.checked_rows()?;
-                RowSparseArray::new_unchecked(&out_shape, rows, block)?.to_dense()
+                RowSparseArray::from_trusted(&out_shape, rows, block)?.to_dense()
             }
         }
-        None => x.sum(axes, keepdims),
+        None => x.sum_dense(axes, keepdims),
     }
 }
 

@@ -1,7 +1,6 @@
 //! Row-sparse arrays: sorted unique row ids plus a dense block of those rows (docs/design.md O4).
 
-use super::csr::values;
-use super::{index_vec, with_slice, SparseError};
+use super::{index_vec, values, with_slice, SparseError};
 use crate::error::Result;
 use crate::tensor::Tensor;
 use crate::with_dtype;
@@ -39,15 +38,25 @@ impl RowSparseArray {
             .into());
         }
         check_rows(&indices, shape[0])?;
-        Self::new_unchecked(shape, indices, data)
+        Self::store(shape, indices, data)
     }
 
-    /// Constructor for trusted parts (sorted unique in-range rows, block of the right shape).
-    pub fn new_unchecked(
+    /// Parts built by a kernel that keeps every O4 invariant (rank at least 1, sorted unique
+    /// in-range rows, a block of the right shape); checked in debug builds. Crate-private: it
+    /// was public as `new_unchecked`, which let bad parts through to a later panic (an empty
+    /// shape, a block too small for its rows); callers outside the crate use
+    /// [`try_new`](Self::try_new), whose checks are one linear pass over the row ids.
+    pub(crate) fn from_trusted(
         shape: &[usize],
         indices: Vec<i64>,
         data: Tensor,
     ) -> Result<RowSparseArray> {
+        debug_assert!(Self::try_new(shape, indices.clone(), data.clone()).is_ok());
+        Self::store(shape, indices, data)
+    }
+
+    /// The parts as stored: row ids as a 1-D `int64` tensor, a contiguous block.
+    fn store(shape: &[usize], indices: Vec<i64>, data: Tensor) -> Result<RowSparseArray> {
         Ok(RowSparseArray {
             shape: shape.to_vec(),
             indices: values(indices)?,
@@ -172,7 +181,7 @@ impl RowSparseArray {
             })?;
             Tensor::from_vec(v, &dims)?
         });
-        Self::new_unchecked(&self.shape, sel.iter().map(|&k| rows[k]).collect(), data)
+        Self::from_trusted(&self.shape, sel.iter().map(|&k| rows[k]).collect(), data)
     }
 }
 

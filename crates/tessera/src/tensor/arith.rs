@@ -244,10 +244,10 @@ impl Tensor {
                 self.dtype()
             )));
         }
-        check_writable(self.layout())?;
+        self.layout().check_writable()?;
         let layout = other.layout().broadcast_to(self.shape())?;
         let other = if self.shares_storage(other) {
-            other.astype(dt)?
+            other.astype_dense(dt)?
         } else {
             other.astype_if(dt)?
         };
@@ -266,15 +266,11 @@ impl Tensor {
         self.binary_(&self.weak_scalar(s.into())?, op)
     }
 
-    /// A new contiguous tensor with the elements converted to `dtype` (NumPy `astype`:
-    /// always a copy; float to integer truncates toward zero and saturates, NaN becomes 0,
-    /// non-zero becomes `true`). The source is read under one read lock released on return.
-    ///
-    /// A csr / row_sparse tensor keeps its storage type and pattern (values converted).
-    pub fn astype(&self, dtype: DType) -> Result<Tensor> {
-        if self.sparse_parts().is_some() {
-            return crate::sparse::kernels::map_values(self, |d| d.astype(dtype));
-        }
+    /// The dense kernel of [`Tensor::astype`]: a new contiguous tensor with the elements
+    /// converted to `dtype` (always a copy; float to integer truncates toward zero and
+    /// saturates, NaN becomes 0, non-zero becomes `true`). The source is read under one read
+    /// lock released on return. Errors for a sparse tensor (the dense gate).
+    pub(crate) fn astype_dense(&self, dtype: DType) -> Result<Tensor> {
         let out = Tensor::for_overwrite(self.shape(), dtype)?;
         with_dtype!(dtype, O => with_dtype!(self.dtype(), A => {
             map_into::<O, A>(&out, self, |_, x| convert::<A, O>(x))?
@@ -298,7 +294,7 @@ impl Tensor {
         if self.dtype() == dtype {
             Ok(self.clone())
         } else {
-            self.astype(dtype)
+            self.astype_dense(dtype)
         }
     }
 
@@ -450,37 +446,6 @@ fn update_in_place<T: Element>(
         operand(src.layout()),
         f,
     );
-    Ok(())
-}
-
-/// Errors unless `l` maps distinct indices to distinct elements (docs/design.md V7).
-///
-/// Sufficient test: sorting the dims of size > 1 by |stride|, each |stride| exceeds the span
-/// of all smaller dims. A stride-0 dim of size > 1 always fails it; exotic non-overlapping
-/// interleavings that fail it are rejected too (conservatively).
-pub(crate) fn check_writable(l: &Layout) -> Result<()> {
-    if l.numel() == 0 {
-        return Ok(());
-    }
-    let mut dims: Vec<(usize, usize)> = l
-        .dims()
-        .iter()
-        .zip(l.strides())
-        .filter(|(&d, _)| d > 1)
-        .map(|(&d, &s)| (s.unsigned_abs(), d))
-        .collect();
-    dims.sort_unstable();
-    let mut span = 0usize;
-    for (s, d) in dims {
-        if s <= span {
-            return Err(TesseraError::OverlappingWrite(format!(
-                "destination with shape {:?} and strides {:?} overlaps itself",
-                l.dims(),
-                l.strides()
-            )));
-        }
-        span += s * (d - 1);
-    }
     Ok(())
 }
 

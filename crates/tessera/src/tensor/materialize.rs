@@ -81,7 +81,7 @@ impl Tensor {
             )));
         }
         let bcast = src.layout.broadcast_to(self.shape())?;
-        check_no_self_overlap(&self.layout)?;
+        self.layout.check_writable()?;
         if self.numel() == 0 {
             return Ok(());
         }
@@ -112,7 +112,7 @@ impl Tensor {
     /// assert_eq!(a.to_vec::<i64>().unwrap(), vec![0, 5, 0, 5]);
     /// ```
     pub fn fill_(&self, value: impl Into<Scalar>) -> Result<()> {
-        check_no_self_overlap(&self.layout)?;
+        self.layout.check_writable()?;
         let value = value.into();
         // The source is one element seen with stride 0 everywhere: the fill inner loop.
         let zeros = vec![0isize; self.rank()];
@@ -218,61 +218,5 @@ fn write_from<T: Element>(dst: &Arc<Storage>, src: &Arc<Storage>, f: impl FnOnce
         let s = src.read_as::<T>();
         let mut d = dst.write_as::<T>();
         f(&mut d, &s)
-    }
-}
-
-/// Errors with `OverlappingWrite` if two elements of `layout` share a storage offset (V7).
-///
-/// A stride 0 on a dim of size > 1 is rejected at once. Otherwise the dims sorted by |stride|
-/// are checked to nest (each stride beyond the reach of all smaller ones), which proves there
-/// is no overlap; layouts that do not nest (interleaved `as_strided` views) are checked
-/// exactly by marking every reached offset.
-fn check_no_self_overlap(layout: &Layout) -> Result<()> {
-    if layout.numel() <= 1 {
-        return Ok(());
-    }
-    let err = || {
-        TesseraError::OverlappingWrite(format!(
-            "cannot write into a view with dims {:?} and strides {:?}: elements overlap",
-            layout.dims(),
-            layout.strides()
-        ))
-    };
-    let mut axes: Vec<(usize, usize)> = layout
-        .dims()
-        .iter()
-        .zip(layout.strides())
-        .filter(|(&d, _)| d > 1)
-        .map(|(&d, &s)| (d, s.unsigned_abs()))
-        .collect();
-    if axes.iter().any(|&(_, s)| s == 0) {
-        return Err(err());
-    }
-    axes.sort_by_key(|&(_, s)| s);
-    let mut reach = 0usize;
-    let mut nested = true;
-    for &(d, s) in &axes {
-        nested &= s > reach;
-        reach += (d - 1) * s;
-    }
-    if nested {
-        return Ok(());
-    }
-    // Exact check over the span (inside the storage, so bounded by it): mark every offset.
-    let (lo, hi) = layout.shape().offset_span();
-    let base = layout.offset() as isize + lo;
-    let mut seen = vec![false; (hi - lo) as usize + 1];
-    let plan = Plan::new(layout.dims(), [layout.strides()], [layout.offset()]);
-    let mut overlap = false;
-    plan.for_each_run(0..plan.runs(), |[o]| {
-        for i in 0..plan.inner_len() as isize {
-            let at = (o + i * plan.inner_stride(0) - base) as usize;
-            overlap |= std::mem::replace(&mut seen[at], true);
-        }
-    });
-    if overlap {
-        Err(err())
-    } else {
-        Ok(())
     }
 }

@@ -41,9 +41,9 @@ impl Tensor {
         let (m, k, n) = matmul_dims(self.shape(), other.shape())?;
         let dt = result_type(self.dtype(), other.dtype())?;
         if matches!(dt, DType::F16 | DType::BF16) {
-            let a = self.astype(DType::F32)?;
-            let b = other.astype(DType::F32)?;
-            return a.matmul(&b)?.astype(dt);
+            let a = self.astype_dense(DType::F32)?;
+            let b = other.astype_dense(DType::F32)?;
+            return a.matmul(&b)?.astype_dense(dt);
         }
         let a = cast_contiguous(self, dt)?;
         let b = cast_contiguous(other, dt)?;
@@ -83,7 +83,7 @@ fn cast_contiguous(t: &Tensor, dt: DType) -> Result<Tensor> {
     if t.dtype() == dt {
         t.contiguous()
     } else {
-        t.astype(dt)
+        t.astype_dense(dt)
     }
 }
 

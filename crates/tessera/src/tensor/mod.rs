@@ -1,4 +1,4 @@
-//! The `Tensor` handle: dense (shared storage + layout) or sparse (CSR / row-sparse parts).
+//! The `Tensor` handle: dense (shared storage + layout) or sparse (an opaque payload).
 //!
 //! Representation rule (docs/design.md O3/O4): the element buffer of a dense tensor is reachable only
 //! through [`Tensor::storage`] / the crate-internal `dense_storage`, which return an error for
@@ -6,6 +6,12 @@
 //! elements. Pure reads (`to_vec`, `item`, printing) work on a densified copy; every other
 //! dense method (arithmetic, views, in-place writes) on a sparse tensor is an error that says
 //! to use `ops::invoke` (sparse kernels or the logged fallback) or `cast_storage`.
+//!
+//! Layering: this module and its children import only the layers below them (storage,
+//! layout, index, kernels, dtype, error). The sparse formats live in the sparse layer, which
+//! implements [`SparsePayload`]; the methods that choose between dense and sparse kernels
+//! (`astype`, `sum`) live in the ops layer, and `cast_storage` and the sparse accessors in the
+//! sparse layer. The dense kernels here are `astype_dense` and `sum_dense`.
 
 pub mod arith;
 mod borrowed;
@@ -15,6 +21,7 @@ mod format;
 mod interop;
 mod materialize;
 pub(crate) mod matmul;
+mod payload;
 pub(crate) mod reduce;
 mod views;
 
@@ -22,16 +29,16 @@ use std::sync::Arc;
 
 pub use borrowed::TensorRef;
 pub use format::{EDGE_ITEMS, LINE_WIDTH, PRINT_THRESHOLD};
+pub(crate) use payload::SparsePayload;
 
 use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::layout::Layout;
-use crate::sparse::SparseParts;
 use crate::storage::Storage;
 use crate::stype::StorageType;
 
 /// A tensor: a handle to shared [`Storage`] seen through a [`Layout`] (dense), or to shared
-/// sparse parts (CSR or row-sparse; see [`crate::sparse`]).
+/// sparse parts (CSR or row-sparse; see the `sparse` module and [`Tensor::cast_storage`]).
 ///
 /// Cloning a `Tensor` clones the handle, not the elements: both handles see the same storage,
 /// like a second Python reference to one NumPy array.
@@ -58,7 +65,7 @@ pub struct Tensor {
 #[derive(Clone)]
 enum TensorData {
     Dense(Arc<Storage>),
-    Sparse(Arc<SparseParts>),
+    Sparse(Arc<dyn SparsePayload>),
 }
 
 impl Tensor {
@@ -77,20 +84,20 @@ impl Tensor {
         }
     }
 
-    /// Wraps checked sparse parts (the logical shape comes from the parts).
-    pub(crate) fn from_sparse(parts: SparseParts) -> Result<Tensor> {
-        let layout = Layout::contiguous(&parts.shape())?;
+    /// Wraps a checked sparse payload (the logical shape comes from the payload).
+    pub(crate) fn from_payload(payload: impl SparsePayload) -> Result<Tensor> {
+        let layout = Layout::contiguous(&payload.shape())?;
         Ok(Tensor {
-            data: TensorData::Sparse(Arc::new(parts)),
+            data: TensorData::Sparse(Arc::new(payload)),
             layout,
         })
     }
 
-    /// The sparse parts, or `None` for a dense tensor.
-    pub fn sparse_parts(&self) -> Option<&SparseParts> {
+    /// The sparse payload, or `None` for a dense tensor.
+    pub(crate) fn sparse_payload(&self) -> Option<&dyn SparsePayload> {
         match &self.data {
             TensorData::Dense(_) => None,
-            TensorData::Sparse(p) => Some(p),
+            TensorData::Sparse(p) => Some(p.as_ref()),
         }
     }
 
@@ -122,21 +129,6 @@ impl Tensor {
             TensorData::Dense(_) => StorageType::Default,
             TensorData::Sparse(p) => p.stype(),
         }
-    }
-
-    /// Converts to another storage type: `default`, `csr` (2-D only) or `row_sparse` (rank
-    /// at least 1). Casting to the tensor's own storage type returns the same handle; dense
-    /// to sparse stores only the non-zero elements (rows for row-sparse).
-    ///
-    /// ```
-    /// use tessera::{StorageType, Tensor};
-    /// let d = Tensor::from_vec(vec![0.0f64, 1., 2., 0.], &[2, 2]).unwrap();
-    /// let c = d.cast_storage(StorageType::Csr).unwrap();
-    /// assert_eq!(c.stype(), StorageType::Csr);
-    /// assert_eq!(c.to_vec::<f64>().unwrap(), vec![0., 1., 2., 0.]);
-    /// ```
-    pub fn cast_storage(&self, to: StorageType) -> Result<Tensor> {
-        crate::sparse::cast::cast_storage(self, to)
     }
 
     /// Element type.
@@ -186,7 +178,9 @@ impl Tensor {
     pub fn shares_storage(&self, other: &Tensor) -> bool {
         match (&self.data, &other.data) {
             (TensorData::Dense(a), TensorData::Dense(b)) => Arc::ptr_eq(a, b),
-            (TensorData::Sparse(a), TensorData::Sparse(b)) => Arc::ptr_eq(a, b),
+            (TensorData::Sparse(a), TensorData::Sparse(b)) => {
+                std::ptr::addr_eq(Arc::as_ptr(a), Arc::as_ptr(b))
+            }
             _ => false,
         }
     }

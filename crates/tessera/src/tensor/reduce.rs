@@ -84,21 +84,9 @@ impl Tensor {
         ))
     }
 
-    /// Sum over `axes` (all when `None`); see the [module docs](self) for dtypes.
-    ///
-    /// ```
-    /// use tessera::{DType, Tensor};
-    /// let t = Tensor::from_slice(&[1u8, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
-    /// let s = t.sum(Some(&[-1]), false).unwrap();
-    /// assert_eq!((s.dtype(), s.to_vec::<i64>().unwrap()), (DType::I64, vec![6, 15]));
-    /// assert_eq!(t.sum(None, true).unwrap().shape(), &[1, 1]);
-    /// ```
-    ///
-    /// A csr / row_sparse tensor sums its stored values only (the result is dense).
-    pub fn sum(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
-        if self.sparse_parts().is_some() {
-            return crate::sparse::kernels::sparse_sum(self, axes, keepdims);
-        }
+    /// The dense kernel of [`Tensor::sum`]: the sum over `axes` (all when `None`); see the
+    /// [module docs](self) for dtypes. Errors for a sparse tensor (the dense gate).
+    pub(crate) fn sum_dense(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
         let ax = resolve_axes(self.shape(), axes, keepdims)?;
         let dt = reduction_dtype("sum", self.dtype());
         with_dtype!(self.dtype(), T => with_dtype!(dt, O => {

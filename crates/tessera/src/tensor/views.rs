@@ -27,6 +27,24 @@ impl Tensor {
         let layout = Layout::as_strided(dims, strides, offset, self.dense_storage()?.len())?;
         self.with_layout(layout)
     }
+
+    /// A zero-copy view of `len` positions from `start` along `axis` (PyTorch `narrow`; NumPy
+    /// `t[..., start:start + len, ...]`). `axis` may be negative.
+    ///
+    /// Errors: `Index` for an axis out of range or `start + len` beyond the dim; a sparse
+    /// tensor is an error (views are dense).
+    ///
+    /// ```
+    /// use tessera::{DType, Tensor};
+    /// let t = Tensor::arange(0, 12, 1, DType::I64).unwrap().view(&[3, 4]).unwrap();
+    /// let v = t.narrow(-1, 1, 2).unwrap();
+    /// assert_eq!(v.to_vec::<i64>().unwrap(), vec![1, 2, 5, 6, 9, 10]);
+    /// assert!(v.shares_storage(&t));
+    /// assert!(t.narrow(0, 2, 2).is_err());
+    /// ```
+    pub fn narrow(&self, axis: isize, start: usize, len: usize) -> Result<Tensor> {
+        self.with_layout(self.layout().narrow(axis, start, len)?)
+    }
 }
 
 impl Tensor {

@@ -5,7 +5,7 @@ use super::shape_ops::NoParams;
 use super::sparse_rules::dot_stype;
 use crate::error::{Result, TesseraError};
 use crate::op_params;
-use crate::ops::registry::{OpDef, Registry};
+use crate::ops::def::{OpDef, OpTable};
 use crate::ops::stype::TensorMeta;
 use crate::promote::result_type;
 use crate::sparse::csr_dot;
@@ -75,7 +75,7 @@ fn sparse(p: &DotParams, x: &[Tensor]) -> Result<Vec<Tensor>> {
     }])
 }
 
-pub(super) fn register(r: &mut Registry) {
+pub(super) fn register(r: &mut OpTable) {
     r.add(
         OpDef::<DotParams>::new(
             "dot",

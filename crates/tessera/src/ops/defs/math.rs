@@ -5,7 +5,7 @@ use super::shape_ops::NoParams;
 use super::sparse_rules::{add_sub_stype, keep_stype, mul_stype, reduce_stype};
 use crate::layout::broadcast_shapes;
 use crate::op_params;
-use crate::ops::registry::{OpDef, Registry};
+use crate::ops::def::{OpDef, OpTable};
 use crate::ops::stype::TensorMeta;
 use crate::sparse::kernels::{add_sub_same, map_values, mul_masked, sparse_sum};
 use crate::tensor::arith::{BinaryOp, CompareOp, UnaryOp};
@@ -127,16 +127,50 @@ macro_rules! reduction {
             |p, m| reduce_meta(stringify!($name), p, &m[0]),
             |p, x| Ok(vec![x[0].$name(p.axis.as_deref(), p.keepdims)?]),
         );
-        $r.add(if stringify!($name) == "sum" {
-            def.stype(|_, s| reduce_stype(s))
-                .sparse(|p, x| Ok(vec![sparse_sum(&x[0], p.axis.as_deref(), p.keepdims)?]))
-        } else {
-            def
-        });
+        $r.add(def);
     )*};
 }
 
-pub(super) fn register(r: &mut Registry) {
+/// The `sum` op, registered and also run by [`Tensor::sum`] (`ops/methods.rs`): on csr /
+/// row_sparse input the sparse kernel reads only the stored values.
+pub(crate) fn sum_def() -> OpDef<ReduceParams> {
+    OpDef::<ReduceParams>::new(
+        "sum",
+        "Sum over axes (ints and bool sum to int64; floats keep their dtype, pairwise summation). On csr / row_sparse input the output is dense and only stored values are read.",
+        &["x"],
+        &["y"],
+        |p, m| reduce_meta("sum", p, &m[0]),
+        |p, x| Ok(vec![x[0].sum_dense(p.axis.as_deref(), p.keepdims)?]),
+    )
+    .stype(|_, s| reduce_stype(s))
+    .sparse(|p, x| Ok(vec![sparse_sum(&x[0], p.axis.as_deref(), p.keepdims)?]))
+}
+
+op_params! {
+    /// Parameters of `astype`.
+    pub struct AstypeParams {
+        /// Target element type.
+        dtype: DType;
+    }
+}
+
+/// `astype`, run by [`Tensor::astype`] (`ops/methods.rs`) through the same dispatch as every
+/// op: a csr / row_sparse tensor keeps its storage type and pattern (values converted). Not in
+/// the registry: `invoke("astype")` would be a new public op (and a new `docs/ops.md` entry).
+pub(crate) fn astype_def() -> OpDef<AstypeParams> {
+    OpDef::<AstypeParams>::new(
+        "astype",
+        "Elementwise conversion to `dtype` (always a copy); sparse inputs keep their storage type and pattern.",
+        &["x"],
+        &["y"],
+        |p, m| Ok(vec![TensorMeta::dense(m[0].shape.clone(), p.dtype)]),
+        |p, x| Ok(vec![x[0].astype_dense(p.dtype)?]),
+    )
+    .stype(|_, s| keep_stype(s))
+    .sparse(|p, x| Ok(vec![map_values(&x[0], |d| d.astype_dense(p.dtype))?]))
+}
+
+pub(super) fn register(r: &mut OpTable) {
     unary!(r,
         Neg(true): "Elementwise negation `-x` (an error for bool, like NumPy).",
         Abs(true): "Elementwise absolute value.",
@@ -165,8 +199,8 @@ pub(super) fn register(r: &mut Registry) {
         Gt: "Elementwise `>`, a bool tensor.",
         Ge: "Elementwise `>=`, a bool tensor.",
     );
+    r.add(sum_def());
     reduction!(r,
-        sum: "Sum over axes (ints and bool sum to int64; floats keep their dtype, pairwise summation). On csr / row_sparse input the output is dense and only stored values are read.",
         mean: "Mean over axes (ints give float64; an empty mean is NaN).",
         max: "Maximum over axes (NaN propagates; an empty reduction is an error).",
         min: "Minimum over axes (NaN propagates; an empty reduction is an error).",

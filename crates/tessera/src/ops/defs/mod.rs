@@ -8,10 +8,12 @@ mod scalar;
 mod shape_ops;
 mod sparse_rules;
 
-use super::registry::Registry;
+pub(crate) use math::{astype_def, sum_def, AstypeParams, ReduceParams};
+
+use super::def::OpTable;
 
 /// Adds every op to `r`.
-pub(crate) fn register_all(r: &mut Registry) {
+pub(crate) fn register_all(r: &mut OpTable) {
     shape_ops::register(r);
     math::register(r);
     linalg::register(r);

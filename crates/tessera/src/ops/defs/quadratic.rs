@@ -1,7 +1,7 @@
 //! `quadratic` (seed 003): f(x) = a·x² + b·x + c, and its gradient `_backward_quadratic`.
 
 use crate::op_params;
-use crate::ops::registry::{OpDef, Registry};
+use crate::ops::def::{OpDef, OpTable};
 use crate::ops::stype::TensorMeta;
 use crate::promote::result_type_scalar;
 use crate::tensor::Tensor;
@@ -43,7 +43,7 @@ fn backward(p: &QuadraticParams, grad: &Tensor, x: &Tensor) -> Result<Tensor> {
     slope.mul(grad)
 }
 
-pub(super) fn register(r: &mut Registry) {
+pub(super) fn register(r: &mut OpTable) {
     r.add(
         OpDef::<QuadraticParams>::new(
             "quadratic",

@@ -2,7 +2,7 @@
 
 use crate::layout::normalize_axis;
 use crate::op_params;
-use crate::ops::registry::{OpDef, Registry};
+use crate::ops::def::{OpDef, OpTable};
 use crate::ops::stype::TensorMeta;
 use crate::ring::ring_buffer_step;
 use crate::{Result, TesseraError};
@@ -36,7 +36,7 @@ fn infer(p: &RingBufferParams, m: &[TensorMeta]) -> Result<Vec<TensorMeta>> {
     Ok(vec![TensorMeta::dense(buffer.shape.clone(), buffer.dtype)])
 }
 
-pub(super) fn register(r: &mut Registry) {
+pub(super) fn register(r: &mut OpTable) {
     r.add(
         OpDef::<RingBufferParams>::new(
             "ring_buffer",

@@ -5,7 +5,7 @@ use super::sparse_rules::{add_scalar_stype, keep_stype};
 use crate::dtype::Scalar;
 use crate::error::Result;
 use crate::op_params;
-use crate::ops::registry::{OpDef, Registry};
+use crate::ops::def::{OpDef, OpTable};
 use crate::ops::stype::TensorMeta;
 use crate::sparse::kernels::map_values;
 use crate::tensor::arith::BinaryOp;
@@ -32,7 +32,7 @@ fn meta(p: &ScalarParams, m: &[TensorMeta], op: BinaryOp) -> Result<Vec<TensorMe
     Ok(vec![TensorMeta::dense(m[0].shape.clone(), probe.dtype())])
 }
 
-pub(super) fn register(r: &mut Registry) {
+pub(super) fn register(r: &mut OpTable) {
     r.add(
         OpDef::<ScalarParams>::new(
             "add_scalar",

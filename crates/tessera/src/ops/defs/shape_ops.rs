@@ -5,7 +5,7 @@ use crate::error::{Result, TesseraError};
 use crate::index;
 use crate::layout::{infer_shape, Layout};
 use crate::op_params;
-use crate::ops::registry::{OpDef, Registry};
+use crate::ops::def::{OpDef, OpTable};
 use crate::ops::stype::{StorageType, StypeDecision, TensorMeta};
 
 op_params! {
@@ -108,7 +108,7 @@ fn repeat_shape(dims: &[usize], counts: &[usize], tile: bool) -> Result<Vec<usiz
         .collect()
 }
 
-pub(super) fn register(r: &mut Registry) {
+pub(super) fn register(r: &mut OpTable) {
     r.add(
         OpDef::<ExpandParams>::new(
             "expand",

@@ -1,4 +1,9 @@
-//! The one error type of the `tessera` crate.
+//! The one error type of the `tessera` crate, with the sparse kinds ([`SparseError`]) in it.
+//! Bottom layer: it names only [`crate::dtype`].
+
+mod sparse;
+
+pub use sparse::SparseError;
 
 use crate::dtype::DType;
 
@@ -55,8 +60,14 @@ pub enum TesseraError {
     InvalidArgument(String),
     /// Sparse parts that break a CSR / row-sparse invariant (docs/design.md O4).
     #[error("invalid sparse tensor: {0}")]
-    Sparse(crate::sparse::SparseError),
+    Sparse(SparseError),
 }
 
 /// `Result` with [`TesseraError`].
 pub type Result<T, E = TesseraError> = std::result::Result<T, E>;
+
+impl From<SparseError> for TesseraError {
+    fn from(e: SparseError) -> Self {
+        TesseraError::Sparse(e)
+    }
+}

@@ -1,6 +1,8 @@
-//! One error kind per violated sparse invariant (docs/design.md O4).
+//! One error kind per violated sparse invariant (docs/design.md O4), carried by
+//! [`TesseraError::Sparse`](super::TesseraError::Sparse). Re-exported as `tessera::SparseError`
+//! and `tessera::sparse::SparseError`.
 
-/// Why sparse parts were rejected; carried by [`crate::TesseraError::Sparse`].
+/// Why sparse parts were rejected; carried by [`TesseraError::Sparse`](super::TesseraError::Sparse).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SparseError {
@@ -125,11 +127,5 @@ impl SparseError {
     /// This violation, found in parts that were valid when constructed.
     pub(crate) fn modified(self) -> SparseError {
         SparseError::Modified(Some(Box::new(self)))
-    }
-}
-
-impl From<SparseError> for crate::TesseraError {
-    fn from(e: SparseError) -> Self {
-        crate::TesseraError::Sparse(e)
     }
 }

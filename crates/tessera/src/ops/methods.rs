@@ -1,0 +1,59 @@
+//! The `Tensor` methods whose kernel depends on the storage type (`astype`, `sum`). They run
+//! their op's definition through [`OpDef::call`](super::def::OpDef::call), the one storage-type
+//! dispatch (`dispatch.rs`), so the typed Rust API, `invoke` and Python behave alike; the
+//! tensor layer below holds only their dense kernels (`astype_dense`, `sum_dense`).
+
+use std::slice;
+
+use super::defs::{astype_def, sum_def, AstypeParams, ReduceParams};
+use crate::dtype::DType;
+use crate::error::{Result, TesseraError};
+use crate::tensor::Tensor;
+
+/// The one output of a one-output op.
+fn single(outputs: Vec<Tensor>) -> Result<Tensor> {
+    outputs
+        .into_iter()
+        .next()
+        .ok_or_else(|| TesseraError::InvalidArgument("op returned no output".into()))
+}
+
+impl Tensor {
+    /// A new contiguous tensor with the elements converted to `dtype` (NumPy `astype`:
+    /// always a copy; float to integer truncates toward zero and saturates, NaN becomes 0,
+    /// non-zero becomes `true`). The source is read under one read lock released on return.
+    ///
+    /// A csr / row_sparse tensor keeps its storage type and pattern (values converted).
+    ///
+    /// ```
+    /// use tessera::{DType, StorageType, Tensor};
+    /// let t = Tensor::from_vec(vec![1.9f64, -2.5, 0.0, 300.0], &[2, 2]).unwrap();
+    /// assert_eq!(t.astype(DType::U8).unwrap().to_vec::<u8>().unwrap(), vec![1, 0, 0, 255]);
+    /// let c = t.cast_storage(StorageType::Csr).unwrap().astype(DType::I32).unwrap();
+    /// assert_eq!((c.stype(), c.to_vec::<i32>().unwrap()), (StorageType::Csr, vec![1, -2, 0, 300]));
+    /// ```
+    pub fn astype(&self, dtype: DType) -> Result<Tensor> {
+        single(astype_def().call(&AstypeParams { dtype }, slice::from_ref(self))?)
+    }
+
+    /// Sum over `axes` (all when `None`): bool and integers sum to `int64`, floats keep their
+    /// dtype (`f16`/`bf16` accumulate in `f32`), pairwise summation as NumPy; see
+    /// `tensor/reduce.rs` for the rules.
+    ///
+    /// ```
+    /// use tessera::{DType, Tensor};
+    /// let t = Tensor::from_slice(&[1u8, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
+    /// let s = t.sum(Some(&[-1]), false).unwrap();
+    /// assert_eq!((s.dtype(), s.to_vec::<i64>().unwrap()), (DType::I64, vec![6, 15]));
+    /// assert_eq!(t.sum(None, true).unwrap().shape(), &[1, 1]);
+    /// ```
+    ///
+    /// A csr / row_sparse tensor sums its stored values only (the result is dense).
+    pub fn sum(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+        let p = ReduceParams {
+            axis: axes.map(<[isize]>::to_vec),
+            keepdims,
+        };
+        single(sum_def().call(&p, slice::from_ref(self))?)
+    }
+}
