@@ -5,7 +5,6 @@
 
 use std::sync::Arc;
 
-use tessera::index::IndexSpec;
 use tessera::{BinaryOp, DType, Scalar, Tensor};
 
 use crate::error::{DistError, Result};
@@ -143,14 +142,12 @@ pub(crate) fn check_views(send: &[Tensor], recv: &[Tensor], p: usize) -> Result<
 
 /// Elements `start..start + len` of a 1-D tensor, as a view.
 pub(crate) fn range_1d(t: &Tensor, start: usize, len: usize) -> Result<Tensor> {
-    Ok(t.index(&[IndexSpec::interval(start as isize, (start + len) as isize)])?)
+    Ok(t.narrow(0, start, len)?)
 }
 
-/// A view of `t` restricted to `range` along `axis`.
+/// A view of `t` restricted to `range` along `axis` ([`Tensor::narrow`]).
 pub(crate) fn narrow(t: &Tensor, axis: usize, range: std::ops::Range<usize>) -> Result<Tensor> {
-    let mut spec = vec![IndexSpec::All; t.rank()];
-    spec[axis] = IndexSpec::interval(range.start as isize, range.end as isize);
-    Ok(t.index(&spec)?)
+    Ok(t.narrow(axis as isize, range.start, range.len())?)
 }
 
 /// The start of each rank's part for `counts`, and the total (`offsets[p]`).

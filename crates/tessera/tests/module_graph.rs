@@ -14,20 +14,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Cycles known and being removed elsewhere; the only exceptions. Each entry is (crate, the
-/// cycle as `::`-joined sibling paths, starting at its smallest module in sorted order).
-///
-/// All three are in `tessera-dist` and go away with the rewrite of its MPI code (the
-/// `boxing`/`cma`/`mpi_*` modules are being rewritten in another branch); remove them here
-/// when they do. A stale entry does not fail the test, it is reported on stderr.
-const ALLOWED: &[(&str, &[&str])] = &[
-    // `boxing::exec` runs the direct steps of `boxing::direct`, which borrows exec's `narrow`.
-    ("tessera-dist", &["boxing::direct", "boxing::exec"]),
-    // `mpi_backend` uses `mpi_views`, which borrows `mpi_backend::count`.
-    ("tessera-dist", &["mpi_backend", "mpi_views"]),
-    // `mpi_backend` calls `cma`, whose `pieces` use `mpi_views::runs` (then as above).
-    ("tessera-dist", &["cma", "mpi_views", "mpi_backend"]),
-];
+/// Cycles allowed to stay, each with its reason: none. (Entries are (crate, the cycle as
+/// `::`-joined sibling paths, starting at its smallest module in sorted order); a stale entry
+/// does not fail the test, it is reported on stderr.)
+const ALLOWED: &[(&str, &[&str])] = &[];
 
 /// A module path inside one crate (`[]` is the crate root).
 type ModPath = Vec<String>;
