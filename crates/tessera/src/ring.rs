@@ -24,11 +24,18 @@
 //! `window.copy()` for a snapshot. Do not write through a window (e.g. `assign`, `fill_`): that
 //! writes only one of the two copies of a slot and corrupts later windows.
 //!
+//! # Where the ring lives
+//!
+//! A ring's geometry and window start are owned by its state: they are the state storage's
+//! attachment (the tensor layer's `Attachment`), which every view of the state carries and
+//! which is dropped with the last of them. So [`ring_buffer_step`] recognises a window from the
+//! buffer handle itself (no global table keyed by storage address, nothing to purge), and a
+//! copy of a window, which has new storage, is an ordinary dense buffer.
+//!
 //! Forward only: the operator has no gradient (the registry declares none).
 
-use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, LazyLock, Weak};
+use std::sync::Arc;
 
 use parking_lot::Mutex;
 
@@ -36,11 +43,10 @@ use crate::dtype::DType;
 use crate::error::{Result, TesseraError};
 use crate::layout::{normalize_axis, Layout};
 use crate::shape::Shape;
-use crate::storage::Storage;
 use crate::tensor::Tensor;
 
-/// Geometry and position of one ring, shared by its [`RingBuffer`] (if any) and the side table.
-/// Holds no strong reference to the state storage, so the table never keeps a state alive.
+/// Geometry and position of one ring: the attachment of its state storage (see the module
+/// docs). Holds no reference to the storage, so there is no reference cycle.
 struct Ring {
     /// Normalised axis.
     axis: usize,
@@ -59,10 +65,10 @@ impl Ring {
         Layout::new(self.window.clone(), start * self.axis_stride)
     }
 
-    /// The current window as a view of `state` (any tensor on the state storage).
-    fn window_of(&self, state: &Arc<Storage>) -> Tensor {
-        // In bounds by construction: `start + B <= 2B` positions along the axis.
-        Tensor::from_parts(state.clone(), self.window_layout(self.start))
+    /// The current window as a view of `state` (any tensor on the state storage, which is
+    /// dense). In bounds by construction: `start + B <= 2B` positions along the axis.
+    fn window_of(&self, state: &Tensor) -> Result<Tensor> {
+        state.with_layout(self.window_layout(self.start))
     }
 
     /// True when `layout` is a window of this ring (for any start).
@@ -88,7 +94,7 @@ impl Ring {
             self.write_slots(state, 0, &input, first, n - first)?;
             self.start = (self.start + n) % self.len;
         }
-        Ok(self.window_of(state.dense_storage()?))
+        self.window_of(state)
     }
 
     /// Writes `input[from..from + count]` (along the axis) into slots `[slot, slot + count)`,
@@ -131,23 +137,8 @@ impl Ring {
     }
 }
 
-/// A side-table entry: the state storage (weak, to detect a freed state) and its ring.
-struct Entry {
-    storage: Weak<Storage>,
-    ring: Arc<Mutex<Ring>>,
-}
-
-/// Every live ring, keyed by the address of its state storage (`Arc::as_ptr`). The `Weak`
-/// keeps the `Arc` allocation (not the elements) alive, so an address cannot be reused while its
-/// entry exists; dead entries are purged whenever a ring is created.
-static RINGS: LazyLock<Mutex<HashMap<usize, Entry>>> = LazyLock::new(Default::default);
-
-fn storage_key(storage: &Arc<Storage>) -> usize {
-    Arc::as_ptr(storage) as usize
-}
-
-/// Creates a zero state for a buffer of `buffer_dims` along `axis` (normalised), registers it
-/// and returns the state tensor (all `2B` positions) and its ring.
+/// Creates a zero state for a buffer of `buffer_dims` along `axis` (normalised) and returns
+/// the state tensor (all `2B` positions), which owns its ring as its storage's attachment.
 fn create(buffer_dims: &[usize], axis: usize, dtype: DType) -> Result<(Tensor, Arc<Mutex<Ring>>)> {
     let len = buffer_dims[axis];
     let mut state_dims = buffer_dims.to_vec();
@@ -163,25 +154,13 @@ fn create(buffer_dims: &[usize], axis: usize, dtype: DType) -> Result<(Tensor, A
         axis_stride: strides[axis] as usize,
         window: Shape::new(buffer_dims, &strides)?,
     }));
-    let mut rings = RINGS.lock();
-    rings.retain(|_, e| e.storage.strong_count() > 0);
-    rings.insert(
-        storage_key(state.dense_storage()?),
-        Entry {
-            storage: Arc::downgrade(state.dense_storage()?),
-            ring: ring.clone(),
-        },
-    );
+    let state = state.with_attachment(ring.clone())?;
     Ok((state, ring))
 }
 
-/// The ring whose state storage `t` views, if any.
-fn lookup(t: &Tensor) -> Option<Arc<Mutex<Ring>>> {
-    let rings = RINGS.lock();
-    let storage = t.dense_storage().ok()?;
-    let e = rings.get(&storage_key(storage))?;
-    let alive = e.storage.upgrade()?;
-    Arc::ptr_eq(&alive, storage).then(|| e.ring.clone())
+/// The ring whose state `t` is a view of, if any.
+fn ring_of(t: &Tensor) -> Option<&Mutex<Ring>> {
+    t.attachment()?.downcast_ref::<Mutex<Ring>>()
 }
 
 /// Checks `input` against a buffer of `buffer_dims` along `axis` and returns `N`.
@@ -236,9 +215,8 @@ fn check_input(input: &Tensor, buffer_dims: &[usize], axis: usize, dtype: DType)
 /// assert!(rb.push(&Tensor::zeros(&[4, 2], DType::I64).unwrap()).is_err());
 /// ```
 pub struct RingBuffer {
+    /// The state (dense, all `2B` positions); its storage's attachment is `ring`.
     state: Tensor,
-    /// The state's storage (the state is dense by construction).
-    storage: Arc<Storage>,
     ring: Arc<Mutex<Ring>>,
 }
 
@@ -256,12 +234,7 @@ impl RingBuffer {
         let mut dims = shape.to_vec();
         dims[axis] = len;
         let (state, ring) = create(&dims, axis, dtype)?;
-        let storage = state.dense_storage()?.clone();
-        Ok(RingBuffer {
-            state,
-            storage,
-            ring,
-        })
+        Ok(RingBuffer { state, ring })
     }
 
     /// One step: the `N` positions of `x` along the axis become the newest; returns the window
@@ -275,7 +248,10 @@ impl RingBuffer {
 
     /// The current window (the buffer, oldest first) as a zero-copy view of the state.
     pub fn window(&self) -> Tensor {
-        self.ring.lock().window_of(&self.storage)
+        self.ring
+            .lock()
+            .window_of(&self.state)
+            .expect("the ring state is dense by construction")
     }
 
     /// The buffer length `B` along the axis.
@@ -334,8 +310,8 @@ impl fmt::Debug for RingBuffer {
 pub fn ring_buffer_state(buffer_shape: &[usize], axis: isize, dtype: DType) -> Result<Tensor> {
     let axis = normalize_axis(axis, buffer_shape.len())?;
     let (state, ring) = create(buffer_shape, axis, dtype)?;
-    let window = ring.lock().window_of(state.dense_storage()?);
-    Ok(window)
+    let window = ring.lock().window_of(&state);
+    window
 }
 
 /// The ring-buffer operator (seed 000, docs/design.md O5), forward only: mutates `buffer` in place and
@@ -362,7 +338,7 @@ pub fn ring_buffer_state(buffer_shape: &[usize], axis: isize, dtype: DType) -> R
 /// rejected by the second `assign`, after the shift has been written.)
 pub fn ring_buffer_step(input: &Tensor, buffer: &Tensor, axis: isize) -> Result<Tensor> {
     let axis = normalize_axis(axis, buffer.rank())?;
-    if let Some(ring) = lookup(buffer) {
+    if let Some(ring) = ring_of(buffer) {
         let mut ring = ring.lock();
         if !ring.is_window(buffer.layout()) {
             return Err(TesseraError::InvalidArgument(format!(
@@ -418,19 +394,27 @@ fn shift_in_place(input: &Tensor, buffer: &Tensor, axis: usize) -> Result<Tensor
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
 
     #[test]
-    fn dead_states_are_purged_from_the_side_table() {
-        let keep = ring_buffer_state(&[3, 2], 0, DType::F32).unwrap();
-        for _ in 0..50 {
-            drop(ring_buffer_state(&[2, 2], 1, DType::I64).unwrap());
-        }
-        let also = RingBuffer::new(&[1], 0, 2, DType::I32).unwrap();
-        let rings = RINGS.lock();
-        // Only this module's tests create rings in the unit-test binary.
-        assert!(rings.len() <= 3, "{} entries", rings.len());
-        assert!(rings.contains_key(&storage_key(keep.storage().unwrap())));
-        assert!(rings.contains_key(&storage_key(also.state.storage().unwrap())));
+    fn the_ring_lives_exactly_as_long_as_a_view_of_its_state() {
+        let w = ring_buffer_state(&[3, 2], 0, DType::F32).unwrap();
+        let ring = Arc::downgrade(w.attachment().unwrap());
+        let view = w.narrow(1, 0, 1).unwrap();
+        assert!(ring_of(&view).is_some(), "views carry the ring");
+        assert!(ring_of(&w.copy().unwrap()).is_none(), "copies do not");
+        drop(w);
+        assert!(ring.upgrade().is_some());
+        drop(view);
+        assert!(ring.upgrade().is_none(), "dropped with the last view");
+        let rb = RingBuffer::new(&[1], 0, 2, DType::I32).unwrap();
+        let ring = Arc::downgrade(&rb.ring);
+        let window = rb.window();
+        drop(rb);
+        assert!(ring.upgrade().is_some());
+        drop(window);
+        assert!(ring.upgrade().is_none());
     }
 }

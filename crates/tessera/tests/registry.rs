@@ -261,3 +261,77 @@ fn o1_invoke_into_writes_in_place_only_where_declared() {
     assert!(ops::invoke_into("add", &[a.clone(), b.clone()], &[], &[wrong]).is_err());
     assert!(ops::invoke_into("add", &[a, b], &[], &[]).is_err());
 }
+
+/// Reference edit distance (plain recursion with memo over suffixes).
+fn levenshtein(a: &[char], b: &[char]) -> usize {
+    let mut memo = vec![vec![usize::MAX; b.len() + 1]; a.len() + 1];
+    fn go(a: &[char], b: &[char], i: usize, j: usize, memo: &mut [Vec<usize>]) -> usize {
+        if memo[i][j] != usize::MAX {
+            return memo[i][j];
+        }
+        let d = if i == a.len() {
+            b.len() - j
+        } else if j == b.len() {
+            a.len() - i
+        } else {
+            let keep = go(a, b, i + 1, j + 1, memo) + usize::from(a[i] != b[j]);
+            keep.min(go(a, b, i + 1, j, memo) + 1)
+                .min(go(a, b, i, j + 1, memo) + 1)
+        };
+        memo[i][j] = d;
+        d
+    }
+    go(a, b, 0, 0, &mut memo)
+}
+
+/// The names an unknown-op error suggests (between "did you mean" and "?").
+fn suggested(name: &str) -> Vec<String> {
+    let e = match ops::invoke(name, &[], &[]) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("{name:?} is an op"),
+    };
+    assert!(e.contains(&format!("no op named {name:?}")), "{e}");
+    match e.split_once("did you mean ") {
+        None => vec![],
+        Some((_, rest)) => rest[..rest.find('?').unwrap()]
+            .split(", ")
+            .map(|s| s.trim_matches('"').to_string())
+            .collect(),
+    }
+}
+
+#[test]
+fn unknown_op_error_lists_the_close_names() {
+    assert_eq!(suggested("tiel"), vec!["tile"]);
+    assert!(suggested("matmull").contains(&"matmul".to_string()));
+    assert!(suggested("quad").contains(&"quadratic".to_string()));
+    assert!(suggested("zzzzzzzzzz").is_empty());
+    let names: Vec<&str> = registry().list().iter().map(|i| i.name).collect();
+    let chars = |s: &str| s.chars().collect::<Vec<_>>();
+    for probe in ["ad", "sum_", "mx", "reshap", "dott", "ring", "cast"] {
+        let got = suggested(probe);
+        let mut want: Vec<(usize, &str)> = names
+            .iter()
+            .map(|&n| (levenshtein(&chars(probe), &chars(n)), n))
+            .filter(|&(d, n)| {
+                let (s, l) = if probe.len() <= n.len() {
+                    (probe, n)
+                } else {
+                    (n, probe)
+                };
+                d <= 2 || (s.len() >= 3 && l.starts_with(s))
+            })
+            .collect();
+        want.sort();
+        let want: Vec<&str> = want.into_iter().take(5).map(|(_, n)| n).collect();
+        assert_eq!(got, want, "suggestions for {probe:?}");
+    }
+    // A one-character typo of every op suggests it.
+    for n in names {
+        let typo = format!("{}#", &n[..n.len() - 1]);
+        assert!(
+            suggested(&typo).contains(&n.to_string()),
+            "{typo:?} -> {n:?}"
+        );
+    }
+}

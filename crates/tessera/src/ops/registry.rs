@@ -25,11 +25,24 @@ pub fn registry() -> &'static Registry {
 }
 
 impl Registry {
-    /// The op called `name`, or an error listing close names.
+    /// The op called `name`, or an error listing close names: within edit distance 2, or one
+    /// name a prefix of the other (at least 3 characters), closest first, at most five.
+    ///
+    /// ```
+    /// let e = tessera::ops::registry().get("tiel").err().unwrap();
+    /// assert!(e.to_string().contains(r#"did you mean "tile""#), "{e}");
+    /// ```
     pub fn get(&self, name: &str) -> Result<&dyn Op> {
         self.table.ops.get(name).map(|b| b.as_ref()).ok_or_else(|| {
+            let close = close_names(name, self.table.ops.keys().copied());
+            let hint = if close.is_empty() {
+                String::new()
+            } else {
+                let list: Vec<String> = close.iter().map(|c| format!("{c:?}")).collect();
+                format!("; did you mean {}?", list.join(", "))
+            };
             TesseraError::InvalidArgument(format!(
-                "no op named {name:?} (see docs/ops.md for the list)"
+                "no op named {name:?}{hint} (see docs/ops.md for the list)"
             ))
         })
     }
@@ -123,6 +136,44 @@ impl Registry {
             ))),
         }
     }
+}
+
+/// The names among `known` close to `name`, closest first (then alphabetical), at most
+/// five: within edit distance 2 (Levenshtein, on characters), or one a prefix of the other
+/// when the shorter has at least 3 characters (`sum_` and `sum`, `quad` and `quadratic`).
+fn close_names<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut close: Vec<(usize, &str)> = known
+        .into_iter()
+        .filter_map(|k| {
+            let d = edit_distance(name, k);
+            let (short, long) = if name.len() <= k.len() {
+                (name, k)
+            } else {
+                (k, name)
+            };
+            let prefix = short.chars().count() >= 3 && long.starts_with(short);
+            (d <= 2 || prefix).then_some((d, k))
+        })
+        .collect();
+    close.sort_unstable();
+    close.into_iter().take(5).map(|(_, k)| k).collect()
+}
+
+/// Levenshtein distance between `a` and `b` (insertions, deletions, substitutions of
+/// characters), two rows of dynamic programming.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        cur[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
 }
 
 /// Runs the op `name` on `inputs` with string parameters (the eager entry point).

@@ -25,6 +25,7 @@ mod payload;
 pub(crate) mod reduce;
 mod views;
 
+use std::any::Any;
 use std::sync::Arc;
 
 pub use borrowed::TensorRef;
@@ -64,9 +65,17 @@ pub struct Tensor {
 /// Where a tensor's elements live.
 #[derive(Clone)]
 enum TensorData {
-    Dense(Arc<Storage>),
+    /// A storage, and the state a higher layer attached to it, if any.
+    Dense(Arc<Storage>, Option<Attachment>),
     Sparse(Arc<dyn SparsePayload>),
 }
+
+/// State that a higher layer keeps with a dense storage (the ring buffer's ring:
+/// docs/design.md O5). Every view made from a tensor that carries it carries it too (views
+/// are made only through `with_layout`), so it is shared by all the handles on that storage
+/// and dropped with the last of them; copies and conversions, which make new storage, do not
+/// carry it.
+pub(crate) type Attachment = Arc<dyn Any + Send + Sync>;
 
 impl Tensor {
     /// Wraps a storage and a layout. The layout must stay inside the storage.
@@ -79,8 +88,44 @@ impl Tensor {
             }
         );
         Tensor {
-            data: TensorData::Dense(storage),
+            data: TensorData::Dense(storage, None),
             layout,
+        }
+    }
+
+    /// A view of the same storage through `layout`, which must already be checked against
+    /// the storage bounds (all layout functions keep views in bounds). Keeps the storage's
+    /// [`Attachment`]. Errors for a sparse tensor.
+    pub(crate) fn with_layout(&self, layout: Layout) -> Result<Tensor> {
+        match &self.data {
+            TensorData::Dense(..) => Ok(Tensor {
+                data: self.data.clone(),
+                layout,
+            }),
+            TensorData::Sparse(p) => Err(self.not_dense(p.as_ref())),
+        }
+    }
+
+    /// This dense tensor with `state` attached to its storage (see [`Attachment`]); meant
+    /// for a fresh storage that no other handle sees yet. Errors for a sparse tensor.
+    pub(crate) fn with_attachment(mut self, state: Attachment) -> Result<Tensor> {
+        match &mut self.data {
+            TensorData::Dense(_, slot) => {
+                *slot = Some(state);
+                Ok(self)
+            }
+            TensorData::Sparse(p) => {
+                let p = p.clone();
+                Err(self.not_dense(p.as_ref()))
+            }
+        }
+    }
+
+    /// The state attached to this tensor's storage, if any.
+    pub(crate) fn attachment(&self) -> Option<&Attachment> {
+        match &self.data {
+            TensorData::Dense(_, a) => a.as_ref(),
+            TensorData::Sparse(_) => None,
         }
     }
 
@@ -96,7 +141,7 @@ impl Tensor {
     /// The sparse payload, or `None` for a dense tensor.
     pub(crate) fn sparse_payload(&self) -> Option<&dyn SparsePayload> {
         match &self.data {
-            TensorData::Dense(_) => None,
+            TensorData::Dense(..) => None,
             TensorData::Sparse(p) => Some(p.as_ref()),
         }
     }
@@ -105,20 +150,25 @@ impl Tensor {
     /// sparse tensor.
     pub(crate) fn dense_storage(&self) -> Result<&Arc<Storage>> {
         match &self.data {
-            TensorData::Dense(s) => Ok(s),
-            TensorData::Sparse(p) => Err(crate::TesseraError::InvalidArgument(format!(
-                "this operation needs a dense tensor, got a {} tensor of shape {:?}; use \
-                 ops::invoke (sparse kernels or the logged fallback) or cast_storage(default)",
-                p.stype(),
-                self.shape()
-            ))),
+            TensorData::Dense(s, _) => Ok(s),
+            TensorData::Sparse(p) => Err(self.not_dense(p.as_ref())),
         }
+    }
+
+    /// The error of a dense-only operation on this sparse tensor (payload `p`).
+    fn not_dense(&self, p: &dyn SparsePayload) -> crate::TesseraError {
+        crate::TesseraError::InvalidArgument(format!(
+            "this operation needs a dense tensor, got a {} tensor of shape {:?}; use \
+             ops::invoke (sparse kernels or the logged fallback) or cast_storage(default)",
+            p.stype(),
+            self.shape()
+        ))
     }
 
     /// This tensor if dense, else a dense copy (for pure reads: `to_vec`, printing).
     pub(crate) fn densified(&self) -> Result<Tensor> {
         match &self.data {
-            TensorData::Dense(_) => Ok(self.clone()),
+            TensorData::Dense(..) => Ok(self.clone()),
             TensorData::Sparse(p) => p.to_dense(),
         }
     }
@@ -126,7 +176,7 @@ impl Tensor {
     /// Storage type (dense tensors are [`StorageType::Default`]).
     pub fn stype(&self) -> StorageType {
         match &self.data {
-            TensorData::Dense(_) => StorageType::Default,
+            TensorData::Dense(..) => StorageType::Default,
             TensorData::Sparse(p) => p.stype(),
         }
     }
@@ -134,7 +184,7 @@ impl Tensor {
     /// Element type.
     pub fn dtype(&self) -> DType {
         match &self.data {
-            TensorData::Dense(s) => s.dtype(),
+            TensorData::Dense(s, _) => s.dtype(),
             TensorData::Sparse(p) => p.dtype(),
         }
     }
@@ -177,7 +227,7 @@ impl Tensor {
     /// True when both tensors are views of the same storage (or the same sparse parts).
     pub fn shares_storage(&self, other: &Tensor) -> bool {
         match (&self.data, &other.data) {
-            (TensorData::Dense(a), TensorData::Dense(b)) => Arc::ptr_eq(a, b),
+            (TensorData::Dense(a, _), TensorData::Dense(b, _)) => Arc::ptr_eq(a, b),
             (TensorData::Sparse(a), TensorData::Sparse(b)) => {
                 std::ptr::addr_eq(Arc::as_ptr(a), Arc::as_ptr(b))
             }

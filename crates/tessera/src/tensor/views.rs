@@ -6,12 +6,6 @@ use crate::index::{self, IndexSpec};
 use crate::layout::{infer_shape, Layout};
 
 impl Tensor {
-    /// A view of the same storage through `layout`, which must already be checked against
-    /// the storage bounds (all layout functions keep views in bounds).
-    pub(crate) fn with_layout(&self, layout: Layout) -> Result<Tensor> {
-        Ok(Tensor::from_parts(self.dense_storage()?.clone(), layout))
-    }
-
     /// A view with explicit `dims`, element `strides` (may be negative or zero) and storage
     /// `offset`, like `torch.as_strided`. Errors if any reachable element lies outside the
     /// storage.
