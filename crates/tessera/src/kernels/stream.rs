@@ -50,18 +50,7 @@ struct Run {
 /// overlap in `dst` (they may be copied in any order), and must lie inside both slices:
 /// a run outside them panics, like slice indexing, before anything of it is copied.
 ///
-/// ```
-/// use tessera::kernels::stream::StreamCopy;
-/// let src: Vec<f32> = (0..16).map(|i| i as f32).collect();
-/// let mut dst = vec![0f32; 8];
-/// // The right half of each row of a 4x4 matrix, packed.
-/// let mut copy = StreamCopy::new(&mut dst, &src, true);
-/// for r in 0..4 {
-///     copy.run(2 * r, 4 * r + 2, 2);
-/// }
-/// copy.finish();
-/// assert_eq!(dst, [2., 3., 6., 7., 10., 11., 14., 15.]);
-/// ```
+/// (The module is crate-private; its unit tests below copy runs like the doc's column block.)
 pub struct StreamCopy<'a, T: Element> {
     dst: &'a mut [T],
     src: &'a [T],
