@@ -4,6 +4,11 @@
 //! [`layout`] hold metadata only; [`storage`] owns element buffers; [`Tensor`] joins them.
 //! Every kernel is generic over [`Element`] and reached through [`with_dtype!`].
 //!
+//! Imports go one way, down this list (`tests/module_graph.rs` fails on any cycle between
+//! modules): [`ops`] (the registry and the one dispatch on storage type); [`sparse`] and
+//! [`ring`]; [`tensor`] (dense kernels only); [`index`]; [`layout`], [`kernels`], [`storage`],
+//! [`promote`]; [`shape`], [`stype`]; [`error`]; [`dtype`].
+//!
 //! ```
 //! use tessera::{DType, Tensor};
 //! let t = Tensor::full(&[2, 2], 1.5, DType::F32).unwrap();

@@ -24,7 +24,8 @@ use crate::error::{Result, TesseraError};
 
 /// The dtype a binary operation on `a` and `b` computes in (NumPy 2's `np.result_type`; see
 /// the [module docs](self) for the choices where NumPy has no answer in Tessera's dtypes).
-/// Looked up in [`TABLE`]; `u8` with `i8` is a [`TesseraError::DType`] error.
+/// Looked up in a table (`TABLE` in this module); `u8` with `i8` is a
+/// [`TesseraError::DType`] error.
 ///
 /// ```
 /// use tessera::{promote::result_type, DType};

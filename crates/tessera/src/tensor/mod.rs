@@ -8,10 +8,11 @@
 //! to use `ops::invoke` (sparse kernels or the logged fallback) or `cast_storage`.
 //!
 //! Layering: this module and its children import only the layers below them (storage,
-//! layout, index, kernels, dtype, error). The sparse formats live in the sparse layer, which
-//! implements [`SparsePayload`]; the methods that choose between dense and sparse kernels
-//! (`astype`, `sum`) live in the ops layer, and `cast_storage` and the sparse accessors in the
-//! sparse layer. The dense kernels here are `astype_dense` and `sum_dense`.
+//! layout, index, kernels, promote, shape, stype, dtype, error). The sparse formats live in
+//! the sparse layer, which implements `SparsePayload` (`payload.rs`); the methods that choose
+//! between dense and sparse kernels (`astype`, `sum`) live in the ops layer, `cast_storage`
+//! and the sparse accessors in the sparse layer. The dense kernels here are `astype_dense` and
+//! `sum_dense`.
 
 pub mod arith;
 mod borrowed;
