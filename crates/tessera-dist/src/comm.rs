@@ -75,24 +75,9 @@ pub trait Communicator: Send + Sync {
         concat_axis: usize,
         concat_counts: &[usize],
     ) -> Result<Tensor> {
-        let out = all_to_all_output(
-            self,
-            send,
-            split_axis,
-            split_counts,
-            concat_axis,
-            concat_counts,
-        )?;
-        let (sendv, recvv) = all_to_all_blocks(
-            send,
-            &out,
-            split_axis,
-            split_counts,
-            concat_axis,
-            concat_counts,
-        )?;
-        self.all_to_all_views(&sendv, &recvv)?;
-        Ok(out)
+        let (split, concat) = ((split_axis, split_counts), (concat_axis, concat_counts));
+        let shape = all_to_all_shape(self, send, split, concat)?;
+        all_to_all_axis_views(self, send, split, concat, &shape)
     }
     /// All-to-all between views: rank r sends the elements of `send[s]` (row-major order) to
     /// each rank s and writes what it receives from rank s into `recv[s]`. The views may be
@@ -140,11 +125,6 @@ pub(crate) fn check_views(send: &[Tensor], recv: &[Tensor], p: usize) -> Result<
     Ok(dtype)
 }
 
-/// Elements `start..start + len` of a 1-D tensor, as a view.
-pub(crate) fn range_1d(t: &Tensor, start: usize, len: usize) -> Result<Tensor> {
-    Ok(t.narrow(0, start, len)?)
-}
-
 /// A view of `t` restricted to `range` along `axis` ([`Tensor::narrow`]).
 pub(crate) fn narrow(t: &Tensor, axis: usize, range: std::ops::Range<usize>) -> Result<Tensor> {
     Ok(t.narrow(axis as isize, range.start, range.len())?)
@@ -189,15 +169,16 @@ pub(crate) fn check_axis_counts(
     Ok(())
 }
 
-/// The output of [`Communicator::all_to_all_axis`] on this rank (a new, contiguous tensor),
-/// after checking the arguments.
+/// An axis of an all-to-all and the per-rank counts along it.
+pub(crate) type AxisCounts<'a> = (usize, &'a [usize]);
+
+/// The shape of this rank's output of [`Communicator::all_to_all_axis`], after checking the
+/// arguments.
 pub(crate) fn all_to_all_shape<C: Communicator + ?Sized>(
     comm: &C,
     send: &Tensor,
-    split_axis: usize,
-    split_counts: &[usize],
-    concat_axis: usize,
-    concat_counts: &[usize],
+    (split_axis, split_counts): AxisCounts,
+    (concat_axis, concat_counts): AxisCounts,
 ) -> Result<Vec<usize>> {
     let (p, me) = (comm.size(), comm.rank());
     check_axis_counts("all_to_all_axis", send, split_axis, split_counts, p)?;
@@ -216,43 +197,26 @@ pub(crate) fn all_to_all_shape<C: Communicator + ?Sized>(
     Ok(with_dim(&out, concat_axis, concat_counts.iter().sum()))
 }
 
-fn all_to_all_output<C: Communicator + ?Sized>(
+/// [`Communicator::all_to_all_axis`] through [`Communicator::all_to_all_views`] into a new
+/// output of `shape` (from [`all_to_all_shape`]): block s of `send` along the split axis goes
+/// to rank s, the block from rank r lands in the output's range of r along the concat axis.
+pub(crate) fn all_to_all_axis_views<C: Communicator + ?Sized>(
     comm: &C,
     send: &Tensor,
-    split_axis: usize,
-    split_counts: &[usize],
-    concat_axis: usize,
-    concat_counts: &[usize],
+    (split_axis, split_counts): AxisCounts,
+    (concat_axis, concat_counts): AxisCounts,
+    shape: &[usize],
 ) -> Result<Tensor> {
-    let shape = all_to_all_shape(
-        comm,
-        send,
-        split_axis,
-        split_counts,
-        concat_axis,
-        concat_counts,
-    )?;
-    Ok(Tensor::empty(&shape, send.dtype())?)
-}
-
-/// The send blocks (of `send`, along `split_axis`) and recv blocks (of `out`, along
-/// `concat_axis`) of an all-to-all along axes, one per rank.
-pub(crate) fn all_to_all_blocks(
-    send: &Tensor,
-    out: &Tensor,
-    split_axis: usize,
-    split_counts: &[usize],
-    concat_axis: usize,
-    concat_counts: &[usize],
-) -> Result<(Vec<Tensor>, Vec<Tensor>)> {
+    let out = Tensor::empty(shape, send.dtype())?;
     let (so, co) = (offsets(split_counts), offsets(concat_counts));
     let sendv = (0..split_counts.len())
         .map(|s| narrow(send, split_axis, so[s]..so[s + 1]))
         .collect::<Result<Vec<_>>>()?;
     let recvv = (0..concat_counts.len())
-        .map(|r| narrow(out, concat_axis, co[r]..co[r + 1]))
+        .map(|r| narrow(&out, concat_axis, co[r]..co[r + 1]))
         .collect::<Result<Vec<_>>>()?;
-    Ok((sendv, recvv))
+    comm.all_to_all_views(&sendv, &recvv)?;
+    Ok(out)
 }
 
 /// [`Communicator::all_gather_axis`] through [`Communicator::all_gather_v`]: the shards as
@@ -279,7 +243,7 @@ pub fn all_gather_axis_packed<C: Communicator + ?Sized>(
     let (at, start) = (offsets(&elems), offsets(counts));
     for r in 0..counts.len() {
         let piece = shaped(
-            &range_1d(&buf, at[r], elems[r])?,
+            &buf.narrow(0, at[r], elems[r])?,
             &with_dim(shape, axis, counts[r]),
         )?;
         narrow(&out, axis, start[r]..start[r + 1])?.assign(&piece)?;
@@ -314,7 +278,7 @@ pub fn reduce_scatter_axis_packed<C: Communicator + ?Sized>(
         let (at, start) = (offsets(&elems), offsets(counts));
         for r in 0..counts.len() {
             let piece = narrow(send, axis, start[r]..start[r + 1])?;
-            shaped(&range_1d(&buf, at[r], elems[r])?, piece.shape())?.assign(&piece)?;
+            shaped(&buf.narrow(0, at[r], elems[r])?, piece.shape())?.assign(&piece)?;
         }
         buf
     };
@@ -346,13 +310,13 @@ pub fn all_to_all_views_packed<C: Communicator + ?Sized>(
     let buf = Tensor::empty(&[send_counts.iter().sum()], dtype)?;
     let mut at = 0;
     for s in send {
-        shaped(&range_1d(&buf, at, s.numel())?, s.shape())?.assign(s)?;
+        shaped(&buf.narrow(0, at, s.numel())?, s.shape())?.assign(s)?;
         at += s.numel();
     }
     let got = comm.all_to_all_v(&buf, &send_counts, &recv_counts)?;
     at = 0;
     for r in recv {
-        r.assign(&shaped(&range_1d(&got, at, r.numel())?, r.shape())?)?;
+        r.assign(&shaped(&got.narrow(0, at, r.numel())?, r.shape())?)?;
         at += r.numel();
     }
     Ok(())

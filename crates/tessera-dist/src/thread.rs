@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use tessera::{DType, Tensor};
 
-use crate::comm::{check_views, combine, range_1d, Comm, Communicator};
+use crate::comm::{check_views, combine, offsets, Comm, Communicator};
 use crate::error::{DistError, Result};
 use crate::sbp::PartialOp;
 
@@ -176,24 +176,13 @@ fn mismatch(what: &str, slots: &[Slot], f: impl Fn(&Slot) -> String) -> DistErro
     DistError::Mismatch(format!("{what}: {}", seen.join("; ")))
 }
 
-fn offsets(counts: &[usize]) -> Vec<usize> {
-    counts
-        .iter()
-        .scan(0, |acc, &c| {
-            let o = *acc;
-            *acc += c;
-            Some(o)
-        })
-        .collect()
-}
-
 /// Concatenates 1-D pieces into one new contiguous tensor.
 fn concat(pieces: &[Tensor], dtype: DType) -> Result<Tensor> {
     let total = pieces.iter().map(|p| p.numel()).sum();
     let out = Tensor::empty(&[total], dtype)?;
     let mut at = 0;
     for p in pieces {
-        range_1d(&out, at, p.numel())?.assign(p)?;
+        out.narrow(0, at, p.numel())?.assign(p)?;
         at += p.numel();
     }
     Ok(out)
@@ -361,7 +350,7 @@ impl Communicator for ThreadComm {
             for s in slots {
                 let d = s.data.as_ref().expect("data");
                 check_len("reduce_scatter_v", d, total)?;
-                pieces.push(range_1d(d, at, counts[me])?);
+                pieces.push(d.narrow(0, at, counts[me])?);
             }
             combine(&pieces, op)
         })
@@ -396,8 +385,8 @@ impl Communicator for ThreadComm {
             }
             let pieces = slots
                 .iter()
-                .map(|s| range_1d(s.data.as_ref().expect("data"), offsets(&s.counts)[me], s.counts[me]))
-                .collect::<Result<Vec<_>>>()?;
+                .map(|s| s.data.as_ref().expect("data").narrow(0, offsets(&s.counts)[me], s.counts[me]))
+                .collect::<tessera::Result<Vec<_>>>()?;
             concat(&pieces, send.dtype())
         })
     }

@@ -18,7 +18,7 @@ use mpi::Address;
 use tessera::{Storage, Tensor};
 
 use super::wire::{count, runs};
-use crate::comm::{range_1d, shaped};
+use crate::comm::shaped;
 use crate::error::{DistError, Result};
 
 /// The datatype of the elements of `t` (of `itemsize` bytes each), in row-major order,
@@ -73,7 +73,7 @@ impl OneStorage {
         let mut stand_ins = Vec::with_capacity(views.len());
         let mut at = 0;
         for v in views {
-            let s = shaped(&range_1d(&buf, at, v.numel())?, v.shape())?;
+            let s = shaped(&buf.narrow(0, at, v.numel())?, v.shape())?;
             if copy_in {
                 s.assign(v)?;
             }

@@ -32,8 +32,8 @@ use mpi::Threading;
 use tessera::{Element, Tensor};
 
 use crate::comm::{
-    all_gather_axis_packed, all_to_all_shape, check_views, reduce_scatter_axis_packed, Comm,
-    Communicator,
+    all_gather_axis_packed, all_to_all_axis_views, all_to_all_shape, check_views,
+    reduce_scatter_axis_packed, Comm, Communicator,
 };
 use crate::error::{DistError, Result};
 use crate::sbp::PartialOp;
@@ -326,30 +326,13 @@ impl Communicator for MpiComm {
         concat_counts: &[usize],
     ) -> Result<Tensor> {
         let (split, concat) = ((split_axis, split_counts), (concat_axis, concat_counts));
-        let shape = all_to_all_shape(
-            self,
-            send,
-            split_axis,
-            split_counts,
-            concat_axis,
-            concat_counts,
-        )?;
+        let shape = all_to_all_shape(self, send, split, concat)?;
         if let Some(shm) = self.shm() {
             if let Some(out) = shm.all_to_all_axis(&self.comm, send, split, concat, &shape)? {
                 return Ok(out);
             }
         }
-        let out = Tensor::empty(&shape, send.dtype())?;
-        let (sendv, recvv) = crate::comm::all_to_all_blocks(
-            send,
-            &out,
-            split_axis,
-            split_counts,
-            concat_axis,
-            concat_counts,
-        )?;
-        self.all_to_all_views(&sendv, &recvv)?;
-        Ok(out)
+        all_to_all_axis_views(self, send, split, concat, &shape)
     }
 
     /// One `MPI_Alltoallw` with a derived datatype per block (module `datatypes`), so MPI

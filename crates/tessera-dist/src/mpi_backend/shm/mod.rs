@@ -29,7 +29,7 @@ use tessera::index::IndexSpec;
 use tessera::storage::STORAGE_ALIGN as ALIGN;
 use tessera::{DType, Tensor};
 
-use crate::comm::{check_axis_counts, combine, combine_op, narrow, offsets, with_dim};
+use crate::comm::{check_axis_counts, combine, combine_op, narrow, offsets, with_dim, AxisCounts};
 use crate::error::{DistError, Result};
 use crate::sbp::{balanced_counts, PartialOp};
 use window::{Lease, Window};
@@ -263,10 +263,9 @@ impl Shm {
         };
         let out = placed.own(&out_shape, dtype)?;
         let at = offsets(counts);
-        let copied = (1..=p).map(|k| (me + k) % p).try_for_each(|r| {
-            if send.numel() == 0 {
-                return Ok(());
-            }
+        // An empty shard writes nothing (and its peers may have no output to write into).
+        let targets = if send.numel() == 0 { 0 } else { p };
+        let copied = (1..=targets).map(|k| (me + k) % p).try_for_each(|r| {
             let dst = if r == me {
                 out.clone()
             } else {
@@ -366,8 +365,8 @@ impl Shm {
         &self,
         comm: &SimpleCommunicator,
         send: &Tensor,
-        split: (usize, &[usize]),
-        concat: (usize, &[usize]),
+        split: AxisCounts,
+        concat: AxisCounts,
         out_shape: &[usize],
     ) -> Result<Option<Tensor>> {
         let (p, me) = (comm.size() as usize, comm.rank() as usize);
