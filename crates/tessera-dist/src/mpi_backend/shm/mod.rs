@@ -7,9 +7,10 @@
 //! Every collective here follows one protocol, so that a failure on one rank is an error on
 //! every rank (docs/design.md D7):
 //! 1. each rank leases its output (or staging space) in a window of the communicator;
-//! 2. one all-gather of a small record per rank (failure flag, bytes needed, where the lease
-//!    is, a digest of the arguments) tells everyone where every output lives; when some rank
-//!    has no room, every rank allocates a new window (collectively) and the round repeats;
+//! 2. one all-gather of a small record per rank (flags: failed, no room, may not grow;
+//!    where the lease is; a digest of the arguments) tells everyone where every output
+//!    lives; when some rank has no room, every rank allocates a new window (collectively)
+//!    and the round repeats;
 //! 3. each rank copies into the peers' outputs, then one all-reduce of failure flags, between
 //!    `MPI_Win_sync` calls, closes the collective: after it every output is complete.
 //!
@@ -47,8 +48,8 @@ const MIN_SEGMENT: usize = 32 << 20;
 const FAILED: u64 = 1;
 const LACK: u64 = 2;
 const NO_GROW: u64 = 4;
-/// Words of the opening record: flags, bytes needed, window index, offset, argument digest.
-const RECORD: usize = 5;
+/// Words of the opening record: flags, window index, offset, argument digest.
+const RECORD: usize = 4;
 
 fn env_usize(name: &str) -> Option<usize> {
     std::env::var(name).ok().and_then(|v| v.parse().ok())
@@ -173,7 +174,7 @@ impl Shm {
             let (index, offset) = mine
                 .as_ref()
                 .map_or((u64::MAX, 0), |(i, l)| (*i as u64, l.offset() as u64));
-            let record = [flags, need as u64, index, offset, args];
+            let record = [flags, index, offset, args];
             let mut all = vec![0u64; RECORD * p];
             comm.all_gather_into(&record[..], &mut all[..]);
             let all: Vec<&[u64]> = all.chunks(RECORD).collect();
@@ -181,7 +182,7 @@ impl Shm {
             if all.iter().any(|r| r[0] & FAILED != 0) {
                 return Err(another_rank_failed(what));
             }
-            if let Some(r) = all.iter().position(|r| r[4] != args) {
+            if let Some(r) = all.iter().position(|r| r[3] != args) {
                 return Err(DistError::Mismatch(format!(
                     "{what}: rank {r} passed other arguments than rank {}",
                     comm.rank()
@@ -202,8 +203,8 @@ impl Shm {
             let at = all
                 .iter()
                 .map(|r| {
-                    let w = usize::try_from(r[2]).ok().and_then(|i| windows.get(i));
-                    w.map(|w| (w.clone(), r[3] as usize))
+                    let w = usize::try_from(r[1]).ok().and_then(|i| windows.get(i));
+                    w.map(|w| (w.clone(), r[2] as usize))
                 })
                 .collect();
             return Ok(Some(Placed {

@@ -16,23 +16,13 @@ use tessera::{DType, Tensor};
 use crate::comm::{check_views, combine, offsets, Comm, Communicator};
 use crate::error::{DistError, Result};
 use crate::sbp::PartialOp;
+use slot::Slot;
+
+mod slot;
 
 /// How long a collective waits for the other ranks by default (override with the
 /// environment variable `TESSERA_DIST_TIMEOUT_SECS`).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// What one rank deposits for a collective.
-#[derive(Clone)]
-struct Slot {
-    tag: &'static str,
-    dtype: Option<DType>,
-    counts: Vec<usize>,
-    counts2: Vec<usize>,
-    arg: usize,
-    data: Option<Tensor>,
-    /// `all_to_all_views`: the send views, then the recv views.
-    views: Vec<Tensor>,
-}
 
 #[derive(Default)]
 struct State {
@@ -176,6 +166,21 @@ fn mismatch(what: &str, slots: &[Slot], f: impl Fn(&Slot) -> String) -> DistErro
     DistError::Mismatch(format!("{what}: {}", seen.join("; ")))
 }
 
+/// Every rank's arguments of one kind of collective, taken by `f` (which `check_common` has
+/// made sure every slot is).
+fn each<'a, T>(slots: &'a [Slot], f: impl Fn(&'a Slot) -> Option<T>) -> Result<Vec<T>> {
+    slots
+        .iter()
+        .map(|s| {
+            f(s).ok_or_else(|| {
+                mismatch("ranks called different collectives", slots, |s| {
+                    s.tag().into()
+                })
+            })
+        })
+        .collect()
+}
+
 /// Concatenates 1-D pieces into one new contiguous tensor.
 fn concat(pieces: &[Tensor], dtype: DType) -> Result<Tensor> {
     let total = pieces.iter().map(|p| p.numel()).sum();
@@ -190,73 +195,49 @@ fn concat(pieces: &[Tensor], dtype: DType) -> Result<Tensor> {
 
 impl ThreadComm {
     /// Runs one collective: deposit, rendezvous, check, compute, rendezvous.
-    fn collective(
-        &self,
-        slot: Slot,
-        compute: impl FnOnce(&[Slot]) -> Result<Tensor>,
-    ) -> Result<Tensor> {
-        if let Some(d) = &slot.data {
-            if d.rank() != 1 {
-                return Err(DistError::Placement(format!(
-                    "{}: buffers must be 1-D, got shape {:?}",
-                    slot.tag,
-                    d.shape()
-                )));
-            }
+    fn collective<T>(&self, slot: Slot, compute: impl FnOnce(&[Slot]) -> Result<T>) -> Result<T> {
+        let tag = slot.tag();
+        if let Some(d) = slot.buffer().filter(|d| d.rank() != 1) {
+            return Err(DistError::Placement(format!(
+                "{tag}: buffers must be 1-D, got shape {:?}",
+                d.shape()
+            )));
         }
-        let tag = slot.tag;
-        self.group.lock().slots[self.rank] = Some(slot);
-        self.group.rendezvous(self.rank, tag)?;
-        let slots: Vec<Slot> = self.group.lock().slots.iter().flatten().cloned().collect();
+        let slots = self.exchange(slot)?;
         let result = check_common(&slots).and_then(|()| compute(&slots));
         self.group.rendezvous(self.rank, tag)?;
         result
     }
 
-    fn slot(&self, tag: &'static str, data: Option<&Tensor>) -> Slot {
-        Slot {
-            tag,
-            dtype: data.map(|d| d.dtype()),
-            counts: Vec::new(),
-            counts2: Vec::new(),
-            arg: 0,
-            data: data.cloned(),
-            views: Vec::new(),
-        }
+    /// Deposits `slot`, waits for every rank, and returns every rank's slot in rank order.
+    fn exchange(&self, slot: Slot) -> Result<Vec<Slot>> {
+        let tag = slot.tag();
+        self.group.lock().slots[self.rank] = Some(slot);
+        self.group.rendezvous(self.rank, tag)?;
+        Ok(self.group.lock().slots.iter().flatten().cloned().collect())
     }
 }
 
 /// Checks that every rank called the same collective with the same dtype and arguments.
 fn check_common(slots: &[Slot]) -> Result<()> {
     let s0 = &slots[0];
-    if slots.iter().any(|s| s.tag != s0.tag) {
+    if slots.iter().any(|s| s.tag() != s0.tag()) {
         return Err(mismatch("ranks called different collectives", slots, |s| {
-            s.tag.to_string()
+            s.tag().to_string()
         }));
     }
-    if slots.iter().any(|s| s.dtype != s0.dtype) {
+    if slots.iter().any(|s| s.dtype() != s0.dtype()) {
         return Err(mismatch(
-            &format!("{}: dtypes differ", s0.tag),
+            &format!("{}: dtypes differ", s0.tag()),
             slots,
-            |s| format!("{:?}", s.dtype),
+            |s| format!("{:?}", s.dtype()),
         ));
     }
-    if slots.iter().any(|s| s.arg != s0.arg) && s0.tag != "split" {
+    if slots.iter().any(|s| s.agreed() != s0.agreed()) {
         return Err(mismatch(
-            &format!("{}: arguments differ", s0.tag),
+            &format!("{}: arguments differ", s0.tag()),
             slots,
-            |s| s.arg.to_string(),
-        ));
-    }
-    Ok(())
-}
-
-fn same_counts(slots: &[Slot]) -> Result<()> {
-    if slots.iter().any(|s| s.counts != slots[0].counts) {
-        return Err(mismatch(
-            &format!("{}: counts differ", slots[0].tag),
-            slots,
-            |s| format!("{:?}", s.counts),
+            |s| format!("{:?}", s.agreed()),
         ));
     }
     Ok(())
@@ -272,10 +253,6 @@ fn check_len(tag: &str, t: &Tensor, want: usize) -> Result<()> {
     Ok(())
 }
 
-fn op_code(op: PartialOp) -> usize {
-    op as usize
-}
-
 impl Communicator for ThreadComm {
     fn rank(&self) -> usize {
         self.rank
@@ -286,35 +263,33 @@ impl Communicator for ThreadComm {
     }
 
     fn barrier(&self) -> Result<()> {
-        self.collective(self.slot("barrier", None), |_| {
-            Ok(Tensor::zeros(&[0], DType::U8)?)
-        })
-        .map(drop)
+        self.collective(Slot::Barrier, |_| Ok(()))
     }
 
     fn broadcast(&self, buf: &Tensor, root: usize) -> Result<Tensor> {
-        let mut slot = self.slot("broadcast", Some(buf));
-        slot.arg = root;
-        slot.counts = vec![buf.numel()];
+        let slot = Slot::Broadcast {
+            buf: buf.clone(),
+            root,
+        };
         self.collective(slot, |slots| {
-            same_counts(slots)?;
-            let src = slots.get(root).ok_or_else(|| {
+            let src = slots.get(root).and_then(Slot::buffer).ok_or_else(|| {
                 DistError::Placement(format!("broadcast root {root} of {}", slots.len()))
             })?;
-            Ok(src.data.as_ref().expect("broadcast deposits data").copy()?)
+            Ok(src.copy()?)
         })
     }
 
     fn all_gather_v(&self, send: &Tensor, counts: &[usize]) -> Result<Tensor> {
-        let mut slot = self.slot("all_gather_v", Some(send));
-        slot.counts = counts.to_vec();
+        let slot = Slot::AllGather {
+            send: send.clone(),
+            counts: counts.to_vec(),
+        };
         self.collective(slot, |slots| {
-            same_counts(slots)?;
             check_counts_len(counts, slots.len())?;
-            let pieces: Vec<Tensor> = slots
-                .iter()
-                .map(|s| s.data.clone().expect("data"))
-                .collect();
+            let pieces = each(slots, |s| match s {
+                Slot::AllGather { send, .. } => Some(send.clone()),
+                _ => None,
+            })?;
             for (r, p) in pieces.iter().enumerate() {
                 check_len("all_gather_v", p, counts[r])?;
             }
@@ -323,32 +298,29 @@ impl Communicator for ThreadComm {
     }
 
     fn all_reduce(&self, send: &Tensor, op: PartialOp) -> Result<Tensor> {
-        let mut slot = self.slot("all_reduce", Some(send));
-        slot.arg = op_code(op);
-        slot.counts = vec![send.numel()];
+        let slot = Slot::AllReduce {
+            send: send.clone(),
+            op,
+        };
         self.collective(slot, |slots| {
-            same_counts(slots)?;
-            let pieces: Vec<Tensor> = slots
-                .iter()
-                .map(|s| s.data.clone().expect("data"))
-                .collect();
+            let pieces = each(slots, |s| s.buffer().cloned())?;
             combine(&pieces, op)
         })
     }
 
     fn reduce_scatter_v(&self, send: &Tensor, counts: &[usize], op: PartialOp) -> Result<Tensor> {
-        let mut slot = self.slot("reduce_scatter_v", Some(send));
-        slot.arg = op_code(op);
-        slot.counts = counts.to_vec();
+        let slot = Slot::ReduceScatter {
+            send: send.clone(),
+            counts: counts.to_vec(),
+            op,
+        };
         let me = self.rank;
         self.collective(slot, |slots| {
-            same_counts(slots)?;
             check_counts_len(counts, slots.len())?;
             let total: usize = counts.iter().sum();
             let at = offsets(counts)[me];
             let mut pieces = Vec::with_capacity(slots.len());
-            for s in slots {
-                let d = s.data.as_ref().expect("data");
+            for d in each(slots, Slot::buffer)? {
                 check_len("reduce_scatter_v", d, total)?;
                 pieces.push(d.narrow(0, at, counts[me])?);
             }
@@ -362,30 +334,41 @@ impl Communicator for ThreadComm {
         send_counts: &[usize],
         recv_counts: &[usize],
     ) -> Result<Tensor> {
-        let mut slot = self.slot("all_to_all_v", Some(send));
-        slot.counts = send_counts.to_vec();
-        slot.counts2 = recv_counts.to_vec();
+        let slot = Slot::AllToAll {
+            send: send.clone(),
+            send_counts: send_counts.to_vec(),
+            recv_counts: recv_counts.to_vec(),
+        };
         let me = self.rank;
         self.collective(slot, |slots| {
             let p = slots.len();
-            for s in slots {
-                check_counts_len(&s.counts, p)?;
-                check_counts_len(&s.counts2, p)?;
+            let all = each(slots, |s| match s {
+                Slot::AllToAll {
+                    send,
+                    send_counts,
+                    recv_counts,
+                } => Some((send, send_counts, recv_counts)),
+                _ => None,
+            })?;
+            for (_, sc, rc) in &all {
+                check_counts_len(sc, p)?;
+                check_counts_len(rc, p)?;
             }
-            for (r, sr) in slots.iter().enumerate() {
-                check_len("all_to_all_v", sr.data.as_ref().expect("data"), sr.counts.iter().sum())?;
-                for (s, ss) in slots.iter().enumerate() {
-                    if sr.counts[s] != ss.counts2[r] {
+            for (r, (data, sc, _)) in all.iter().enumerate() {
+                check_len("all_to_all_v", data, sc.iter().sum())?;
+                for (s, (_, _, rc)) in all.iter().enumerate() {
+                    if sc[s] != rc[r] {
                         return Err(DistError::Mismatch(format!(
-                            "all_to_all_v: rank {r} sends {} elements to rank {s}, which expects {}",
-                            sr.counts[s], ss.counts2[r]
+                            "all_to_all_v: rank {r} sends {} elements to rank {s}, which \
+                             expects {}",
+                            sc[s], rc[r]
                         )));
                     }
                 }
             }
-            let pieces = slots
+            let pieces = all
                 .iter()
-                .map(|s| s.data.as_ref().expect("data").narrow(0, offsets(&s.counts)[me], s.counts[me]))
+                .map(|(data, sc, _)| data.narrow(0, offsets(sc)[me], sc[me]))
                 .collect::<tessera::Result<Vec<_>>>()?;
             concat(&pieces, send.dtype())
         })
@@ -394,19 +377,22 @@ impl Communicator for ThreadComm {
     /// Each rank copies its peers' send views straight into its own recv views (one strided
     /// copy per block, no staging buffers).
     fn all_to_all_views(&self, send: &[Tensor], recv: &[Tensor]) -> Result<()> {
-        let mut slot = self.slot("all_to_all_views", None);
-        slot.dtype = send.first().map(Tensor::dtype);
-        slot.views = send.iter().chain(recv).cloned().collect();
-        slot.arg = send.len();
+        let slot = Slot::AllToAllViews {
+            send: send.to_vec(),
+            recv: recv.to_vec(),
+        };
         let me = self.rank;
         self.collective(slot, |slots| {
-            check_view_slots(slots)?;
-            for (r, s) in slots.iter().enumerate() {
-                recv[r].assign(&s.views[me])?;
+            let views = each(slots, |s| match s {
+                Slot::AllToAllViews { send, recv } => Some((&send[..], &recv[..])),
+                _ => None,
+            })?;
+            check_view_slots(&views)?;
+            for (r, (sent, _)) in views.iter().enumerate() {
+                recv[r].assign(&sent[me])?;
             }
-            Ok(Tensor::zeros(&[0], DType::U8)?)
+            Ok(())
         })
-        .map(drop)
     }
 
     fn split(&self, color: usize, key: usize) -> Result<Comm> {
@@ -415,29 +401,25 @@ impl Communicator for ThreadComm {
             *n += 1;
             *n
         };
-        let mut slot = self.slot("split", None);
-        slot.arg = color;
-        slot.counts = vec![key];
         let (group, rank) = {
-            let slots = {
-                self.group.lock().slots[self.rank] = Some(slot);
-                self.group.rendezvous(self.rank, "split")?;
-                let st = self.group.lock();
-                st.slots.iter().flatten().cloned().collect::<Vec<_>>()
-            };
+            let slots = self.exchange(Slot::Split { color, key })?;
             let checked = check_common(&slots);
-            let mut members: Vec<(usize, usize)> = slots
+            let keys = each(&slots, |s| match s {
+                Slot::Split { color, key } => Some((*color, *key)),
+                _ => None,
+            });
+            // Every rank passes the second rendezvous below, whatever it found here.
+            let mut members: Vec<(usize, usize)> = keys
+                .as_deref()
+                .unwrap_or_default()
                 .iter()
                 .enumerate()
-                .filter(|(_, s)| s.arg == color)
-                .map(|(r, s)| (s.counts[0], r))
+                .filter(|(_, &(c, _))| c == color)
+                .map(|(r, &(_, k))| (k, r))
                 .collect();
             members.sort_unstable();
-            let my = members
-                .iter()
-                .position(|&(_, r)| r == self.rank)
-                .expect("member");
-            let n = members.len();
+            let my = members.iter().position(|&(_, r)| r == self.rank);
+            let n = members.len().max(1);
             let group = {
                 let mut st = self.group.lock();
                 let timeout = self.group.timeout;
@@ -454,6 +436,9 @@ impl Communicator for ThreadComm {
             };
             self.group.rendezvous(self.rank, "split")?;
             checked?;
+            keys?;
+            let my =
+                my.ok_or_else(|| DistError::Comm("split: this rank is not a member".into()))?;
             (group, my)
         };
         Ok(Arc::new(ThreadComm {
@@ -464,25 +449,29 @@ impl Communicator for ThreadComm {
     }
 }
 
-/// Checks every rank's `all_to_all_views` arguments (identically on every rank): local rules,
-/// matching shapes between each sender and receiver, and no recv view of any rank sharing
-/// storage with any rank's send view (which could deadlock the storage locks).
-fn check_view_slots(slots: &[Slot]) -> Result<()> {
-    let p = slots.len();
-    for (r, s) in slots.iter().enumerate() {
-        if s.arg != p || s.views.len() != 2 * p {
-            return Err(mismatch(
-                "all_to_all_views: view counts differ from the group size",
-                slots,
-                |s| format!("{} send, {} recv views", s.arg, s.views.len() - s.arg),
-            ));
-        }
-        check_views(&s.views[..p], &s.views[p..], p)
-            .map_err(|e| DistError::Mismatch(format!("rank {r}: {e}")))?;
+/// Checks every rank's `all_to_all_views` arguments (send views, recv views; identically on
+/// every rank): local rules, matching shapes between each sender and receiver, and no recv
+/// view of any rank sharing storage with any rank's send view (which could deadlock the
+/// storage locks).
+fn check_view_slots(views: &[(&[Tensor], &[Tensor])]) -> Result<()> {
+    let p = views.len();
+    if views.iter().any(|(s, r)| s.len() != p || r.len() != p) {
+        let counts: Vec<String> = views
+            .iter()
+            .enumerate()
+            .map(|(r, (s, v))| format!("rank {r}: {} send, {} recv views", s.len(), v.len()))
+            .collect();
+        return Err(DistError::Mismatch(format!(
+            "all_to_all_views: view counts differ from the group size: {}",
+            counts.join("; ")
+        )));
     }
-    for (r, sr) in slots.iter().enumerate() {
-        for (s, ss) in slots.iter().enumerate() {
-            let (out, inn) = (&sr.views[s], &ss.views[p + r]);
+    for (r, (send, recv)) in views.iter().enumerate() {
+        check_views(send, recv, p).map_err(|e| DistError::Mismatch(format!("rank {r}: {e}")))?;
+    }
+    for (r, (sent, _)) in views.iter().enumerate() {
+        for (s, (_, expected)) in views.iter().enumerate() {
+            let (out, inn) = (&sent[s], &expected[r]);
             if out.shape() != inn.shape() {
                 return Err(DistError::Mismatch(format!(
                     "all_to_all_views: rank {r} sends shape {:?} to rank {s}, which expects {:?}",
@@ -492,14 +481,10 @@ fn check_view_slots(slots: &[Slot]) -> Result<()> {
             }
         }
     }
-    let live = |range: std::ops::Range<usize>| {
-        slots
-            .iter()
-            .flat_map(move |s| s.views[range.clone()].iter())
-            .filter(|v| v.numel() > 0)
-    };
-    for out in live(0..p) {
-        if live(p..2 * p).any(|v| v.shares_storage(out)) {
+    let sends = views.iter().flat_map(|(s, _)| s.iter());
+    let recvs = || views.iter().flat_map(|(_, r)| r.iter());
+    for out in sends.filter(|v| v.numel() > 0) {
+        if recvs().any(|v| v.numel() > 0 && v.shares_storage(out)) {
             return Err(DistError::Placement(
                 "all_to_all_views: a rank receives into storage that a rank sends from".into(),
             ));
