@@ -2,16 +2,15 @@
 
 use pyo3::exceptions::{PyIndexError, PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use tessera::TesseraError;
+use tessera::{IndexFacts, TesseraError};
 
-/// The Python exception for a core error: `Index` → `IndexError`, `DType`/`DTypeMismatch` →
+/// The Python exception for a core error: an axis out of range → NumPy's `AxisError`,
+/// `Index` → `IndexError`, `DType`/`DTypeMismatch` →
 /// `TypeError`, `Allocation` → `MemoryError`, everything else → `ValueError`.
 pub fn to_py(e: TesseraError) -> PyErr {
     let msg = e.to_string();
     match e {
-        TesseraError::Index(m) if m.contains("out of bounds for a tensor of rank") => {
-            axis_error(msg)
-        }
+        TesseraError::Index(IndexFacts::Axis { .. }) => axis_error(msg),
         TesseraError::Index(_) => PyIndexError::new_err(msg),
         TesseraError::DType(_) | TesseraError::DTypeMismatch { .. } => PyTypeError::new_err(msg),
         TesseraError::Allocation(_) => PyMemoryError::new_err(msg),

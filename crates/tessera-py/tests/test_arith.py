@@ -166,3 +166,8 @@ def test_reduction_errors():
         ts.zeros((0, 3)).max()
     with pytest.raises(ValueError):
         ts.zeros((2, 3)).sum(axis=2)
+    # The core's structured axis error becomes NumPy's AxisError, as np.zeros((2, 3)).sum(2).
+    with pytest.raises(np.exceptions.AxisError, match="axis 2 is out of bounds"):
+        ts.zeros((2, 3)).sum(axis=2)
+    with pytest.raises(np.exceptions.AxisError):
+        np.zeros((2, 3)).sum(axis=2)

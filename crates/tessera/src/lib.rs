@@ -33,7 +33,7 @@ pub mod tensor;
 pub use half;
 
 pub use dtype::{DType, Element, Scalar};
-pub use error::{Result, SparseError, TesseraError};
+pub use error::{DTypeFacts, IndexFacts, Result, ShapeFacts, SparseError, TesseraError};
 pub use layout::Layout;
 pub use ring::RingBuffer;
 pub use shape::{Shape, ShapeCache};

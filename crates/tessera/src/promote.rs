@@ -20,7 +20,7 @@
 //! their kind fits. See [`result_type_scalar`].
 
 use crate::dtype::{DType, Scalar};
-use crate::error::{Result, TesseraError};
+use crate::error::{DTypeFacts, Result, TesseraError};
 
 /// The dtype a binary operation on `a` and `b` computes in (NumPy 2's `np.result_type`; see
 /// the [module docs](self) for the choices where NumPy has no answer in Tessera's dtypes).
@@ -38,9 +38,11 @@ pub fn result_type(a: DType, b: DType) -> Result<DType> {
         // The only `None` today is u8 with i8 (NumPy: int16); named in row order so the
         // message does not depend on the operand order.
         let (x, y) = if row(a) <= row(b) { (a, b) } else { (b, a) };
-        TesseraError::DType(format!(
-            "{x} and {y} promote to int16, which tessera lacks; cast one operand first"
-        ))
+        TesseraError::DType(DTypeFacts::NoPromotion {
+            lhs: x,
+            rhs: y,
+            numpy: "int16",
+        })
     })
 }
 

@@ -40,7 +40,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::dtype::DType;
-use crate::error::{Result, TesseraError};
+use crate::error::{DTypeFacts, Result, TesseraError};
 use crate::layout::{normalize_axis, Layout};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
@@ -166,10 +166,12 @@ fn ring_of(t: &Tensor) -> Option<&Mutex<Ring>> {
 /// Checks `input` against a buffer of `buffer_dims` along `axis` and returns `N`.
 fn check_input(input: &Tensor, buffer_dims: &[usize], axis: usize, dtype: DType) -> Result<usize> {
     if input.dtype() != dtype {
-        return Err(TesseraError::DType(format!(
-            "ring_buffer: input dtype {} differs from buffer dtype {dtype}",
-            input.dtype()
-        )));
+        return Err(TesseraError::DType(DTypeFacts::Differ {
+            op: "ring_buffer".into(),
+            what: "input",
+            expected: dtype,
+            got: input.dtype(),
+        }));
     }
     let dims = input.shape();
     let others_agree = dims.len() == buffer_dims.len()
@@ -181,13 +183,13 @@ fn check_input(input: &Tensor, buffer_dims: &[usize], axis: usize, dtype: DType)
     if !others_agree {
         return Err(TesseraError::ShapeMismatch(format!(
             "ring_buffer: input shape {dims:?} and buffer shape {buffer_dims:?} must agree on every dim but axis {axis}"
-        )));
+        ).into()));
     }
     let (n, b) = (dims[axis], buffer_dims[axis]);
     if n > b {
         return Err(TesseraError::ShapeMismatch(format!(
             "ring_buffer: input has N = {n} positions along axis {axis}, more than the buffer length B = {b}"
-        )));
+        ).into()));
     }
     Ok(n)
 }

@@ -1,8 +1,10 @@
 //! The one error type of the `tessera` crate, with the sparse kinds ([`SparseError`]) in it.
 //! Bottom layer: it names only [`crate::dtype`].
 
+mod facts;
 mod sparse;
 
+pub use facts::{DTypeFacts, IndexFacts, ShapeFacts};
 pub use sparse::SparseError;
 
 use crate::dtype::DType;
@@ -43,21 +45,29 @@ pub enum TesseraError {
     /// A view would reach elements outside its storage.
     #[error("out of bounds: {0}")]
     OutOfBounds(String),
-    /// An index is outside the dimension it indexes.
+    /// An index or axis is outside the dimension or rank it indexes.
     #[error("index error: {0}")]
-    Index(String),
+    Index(IndexFacts),
     /// Shapes that must agree (broadcast, expand, reshape, assign) do not.
     #[error("shape mismatch: {0}")]
-    ShapeMismatch(String),
+    ShapeMismatch(ShapeFacts),
     /// The operation is not defined for these dtypes (no promotion rule, wrong kind).
     #[error("dtype error: {0}")]
-    DType(String),
+    DType(DTypeFacts),
     /// A write destination overlaps itself (e.g. an expanded, stride-0 view) (docs/design.md V7).
     #[error("overlapping destination: {0}")]
     OverlappingWrite(String),
     /// An argument has a value outside its allowed range.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// No registered op has this name; `close` lists the registered names close to it.
+    #[error("invalid argument: no op named {name:?}{} (see docs/ops.md for the list)", did_you_mean(.close))]
+    UnknownOp {
+        /// The name asked for.
+        name: String,
+        /// Registered names within a small edit distance (or sharing a prefix).
+        close: Vec<String>,
+    },
     /// Sparse parts that break a CSR / row-sparse invariant (docs/design.md O4).
     #[error("invalid sparse tensor: {0}")]
     Sparse(SparseError),
@@ -70,4 +80,13 @@ impl From<SparseError> for TesseraError {
     fn from(e: SparseError) -> Self {
         TesseraError::Sparse(e)
     }
+}
+
+/// `; did you mean "a", "b"?` for a non-empty list of close names.
+fn did_you_mean(close: &[String]) -> String {
+    if close.is_empty() {
+        return String::new();
+    }
+    let quoted: Vec<String> = close.iter().map(|c| format!("{c:?}")).collect();
+    format!("; did you mean {}?", quoted.join(", "))
 }

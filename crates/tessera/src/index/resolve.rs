@@ -161,9 +161,9 @@ fn count(rank: usize, specs: &[IndexSpec]) -> Result<Counts> {
         ));
     }
     if consumed > rank {
-        return Err(TesseraError::Index(format!(
-            "too many indices: tensor of rank {rank} indexed with {consumed}"
-        )));
+        return Err(TesseraError::Index(
+            format!("too many indices: tensor of rank {rank} indexed with {consumed}").into(),
+        ));
     }
     Ok(Counts {
         out_rank: rank - points + new_axes,
@@ -200,9 +200,9 @@ fn walk_specs(
                 let d = dims[axis] as isize;
                 let p = if i < 0 { i + d } else { i };
                 if !(0..d).contains(&p) {
-                    return Err(TesseraError::Index(format!(
-                        "index {i} is out of bounds for axis {axis} with size {d}"
-                    )));
+                    return Err(TesseraError::Index(
+                        format!("index {i} is out of bounds for axis {axis} with size {d}").into(),
+                    ));
                 }
                 offset += p * strides[axis];
                 axis += 1;

@@ -13,7 +13,7 @@ mod transform;
 pub use reshape::infer_shape;
 pub use transform::{normalize_axes, normalize_axis};
 
-use crate::error::{Result, TesseraError};
+use crate::error::{Result, ShapeFacts, TesseraError};
 use crate::shape::Shape;
 
 /// Shape (dims and signed strides, in elements, from the shape cache) plus the element offset
@@ -130,9 +130,12 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
         .map(|i| match (dim(a, i), dim(b, i)) {
             (x, y) if x == y || y == 1 => Ok(x),
             (1, y) => Ok(y),
-            (x, y) => Err(TesseraError::ShapeMismatch(format!(
-                "shapes {a:?} and {b:?} cannot be broadcast together (dim {i}: {x} vs {y})"
-            ))),
+            (x, y) => Err(TesseraError::ShapeMismatch(ShapeFacts::Broadcast {
+                lhs: a.to_vec(),
+                rhs: b.to_vec(),
+                dim: i,
+                sizes: (x, y),
+            })),
         })
         .collect()
 }
@@ -142,8 +145,12 @@ impl Layout {
     /// size-1 dims that grow get stride 0. Errors if the shapes are incompatible.
     pub fn broadcast_to(&self, dims: &[usize]) -> Result<Layout> {
         let (src, rank) = (self.dims(), dims.len());
-        let err =
-            || TesseraError::ShapeMismatch(format!("cannot broadcast shape {src:?} to {dims:?}"));
+        let err = || {
+            TesseraError::ShapeMismatch(ShapeFacts::BroadcastTo {
+                from: src.to_vec(),
+                to: dims.to_vec(),
+            })
+        };
         if src.len() > rank {
             return Err(err());
         }

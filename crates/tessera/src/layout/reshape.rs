@@ -34,9 +34,9 @@ pub fn infer_shape(requested: &[isize], numel: usize) -> Result<Vec<usize>> {
         }
     }
     let mismatch = || {
-        TesseraError::ShapeMismatch(format!(
-            "cannot reshape {numel} elements into shape {requested:?}"
-        ))
+        TesseraError::ShapeMismatch(
+            format!("cannot reshape {numel} elements into shape {requested:?}").into(),
+        )
     };
     let mut dims: Vec<usize> = requested.iter().map(|&s| s.max(0) as usize).collect();
     match infer {
@@ -60,11 +60,14 @@ impl Layout {
     pub fn reshape_view(&self, dims: &[usize]) -> Result<Option<Layout>> {
         let numel: usize = dims.iter().product();
         if numel != self.numel() {
-            return Err(TesseraError::ShapeMismatch(format!(
-                "cannot reshape {:?} ({} elements) into {dims:?}",
-                self.dims(),
-                self.numel()
-            )));
+            return Err(TesseraError::ShapeMismatch(
+                format!(
+                    "cannot reshape {:?} ({} elements) into {dims:?}",
+                    self.dims(),
+                    self.numel()
+                )
+                .into(),
+            ));
         }
         if numel == 0 || self.is_contiguous() {
             // Row-major order of a contiguous (or empty) layout is its memory order.

@@ -3,16 +3,14 @@
 //! Each returns a new [`Layout`] over the same elements or a typed error (docs/design.md §1).
 
 use super::Layout;
-use crate::error::{Result, TesseraError};
+use crate::error::{IndexFacts, Result, TesseraError};
 use crate::shape::Shape;
 
 /// Resolves a possibly negative `axis` against `rank` (NumPy: `-rank <= axis < rank`).
 pub fn normalize_axis(axis: isize, rank: usize) -> Result<usize> {
     let r = rank as isize;
     if axis < -r || axis >= r {
-        return Err(TesseraError::Index(format!(
-            "axis {axis} is out of bounds for a tensor of rank {rank}"
-        )));
+        return Err(TesseraError::Index(IndexFacts::Axis { axis, rank }));
     }
     Ok(if axis < 0 {
         (axis + r) as usize
@@ -54,17 +52,22 @@ impl Layout {
     pub fn expand(&self, sizes: &[isize]) -> Result<Layout> {
         let rank = self.rank();
         if sizes.len() < rank {
-            return Err(TesseraError::ShapeMismatch(format!(
-                "expand: {} sizes given for a tensor of rank {rank} (need at least as many)",
-                sizes.len()
-            )));
+            return Err(TesseraError::ShapeMismatch(
+                format!(
+                    "expand: {} sizes given for a tensor of rank {rank} (need at least as many)",
+                    sizes.len()
+                )
+                .into(),
+            ));
         }
         let lead = sizes.len() - rank;
         let mut dims = Vec::with_capacity(sizes.len());
         let mut strides = Vec::with_capacity(sizes.len());
         for (i, &s) in sizes.iter().enumerate() {
             let bad = |why: &str| {
-                TesseraError::ShapeMismatch(format!("expand {:?} to {sizes:?}: {why}", self.dims()))
+                TesseraError::ShapeMismatch(
+                    format!("expand {:?} to {sizes:?}: {why}", self.dims()).into(),
+                )
             };
             if i < lead {
                 if s < 0 {
@@ -217,9 +220,10 @@ impl Layout {
         let a = normalize_axis(axis, self.rank())?;
         let dim = self.dims()[a];
         if start.checked_add(len).is_none_or(|end| end > dim) {
-            return Err(TesseraError::Index(format!(
-                "narrow: start {start} + length {len} exceeds size {dim} of axis {axis}"
-            )));
+            return Err(TesseraError::Index(
+                format!("narrow: start {start} + length {len} exceeds size {dim} of axis {axis}")
+                    .into(),
+            ));
         }
         let mut dims = self.dims().to_vec();
         dims[a] = len;

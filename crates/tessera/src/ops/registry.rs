@@ -35,15 +35,10 @@ impl Registry {
     pub fn get(&self, name: &str) -> Result<&dyn Op> {
         self.table.ops.get(name).map(|b| b.as_ref()).ok_or_else(|| {
             let close = close_names(name, self.table.ops.keys().copied());
-            let hint = if close.is_empty() {
-                String::new()
-            } else {
-                let list: Vec<String> = close.iter().map(|c| format!("{c:?}")).collect();
-                format!("; did you mean {}?", list.join(", "))
-            };
-            TesseraError::InvalidArgument(format!(
-                "no op named {name:?}{hint} (see docs/ops.md for the list)"
-            ))
+            TesseraError::UnknownOp {
+                name: name.to_string(),
+                close: close.iter().map(|c| c.to_string()).collect(),
+            }
         })
     }
 
@@ -223,13 +218,16 @@ pub fn invoke_into(
     let results = op.run(kv, inputs)?;
     for (out, r) in outputs.iter().zip(&results) {
         if out.shape() != r.shape() || out.dtype() != r.dtype() {
-            return Err(TesseraError::ShapeMismatch(format!(
-                "op {name:?}: provided output is {:?} {}, the op produces {:?} {}",
-                out.shape(),
-                out.dtype(),
-                r.shape(),
-                r.dtype()
-            )));
+            return Err(TesseraError::ShapeMismatch(
+                format!(
+                    "op {name:?}: provided output is {:?} {}, the op produces {:?} {}",
+                    out.shape(),
+                    out.dtype(),
+                    r.shape(),
+                    r.dtype()
+                )
+                .into(),
+            ));
         }
         out.assign(r)?;
     }

@@ -268,10 +268,13 @@ impl CsrMatrix {
     /// rows' pointers and columns are re-checked (see [`validate`](Self::validate)).
     pub fn rows_slice(&self, start: usize, end: usize) -> Result<CsrMatrix> {
         if start > end || end > self.shape[0] {
-            return Err(TesseraError::Index(format!(
-                "csr row range {start}..{end} is out of bounds for {} rows",
-                self.shape[0]
-            )));
+            return Err(TesseraError::Index(
+                format!(
+                    "csr row range {start}..{end} is out of bounds for {} rows",
+                    self.shape[0]
+                )
+                .into(),
+            ));
         }
         let cols = self.shape[1];
         let (new_ptr, idx, lo, hi) = with_index!(self.index_dtype(), I => {

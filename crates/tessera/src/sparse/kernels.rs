@@ -53,13 +53,16 @@ fn scatter_values(src: &Tensor, pos: &[usize], n: usize, row_len: usize) -> Resu
 /// pattern is the union, the values the dense op on the aligned values.
 pub(crate) fn add_sub_same(a: &Tensor, b: &Tensor, op: BinaryOp) -> Result<Tensor> {
     if a.shape() != b.shape() {
-        return Err(TesseraError::ShapeMismatch(format!(
-            "{} of two {} tensors needs equal shapes (no broadcasting), got {:?} and {:?}",
-            op.name(),
-            a.stype(),
-            a.shape(),
-            b.shape()
-        )));
+        return Err(TesseraError::ShapeMismatch(
+            format!(
+                "{} of two {} tensors needs equal shapes (no broadcasting), got {:?} and {:?}",
+                op.name(),
+                a.stype(),
+                a.shape(),
+                b.shape()
+            )
+            .into(),
+        ));
     }
     match (a.sparse_parts(), b.sparse_parts()) {
         (Some(SparseParts::Csr(x)), Some(SparseParts::Csr(y))) => {
@@ -138,13 +141,16 @@ pub(crate) fn mul_masked(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let d = d
         .broadcast_to(&shape)
         .map_err(|_| {
-            TesseraError::ShapeMismatch(format!(
+            TesseraError::ShapeMismatch(
+                format!(
                 "multiply of a {} tensor {:?} by a dense {:?}: the dense operand must broadcast \
                  to the sparse shape",
                 s.stype(),
                 shape,
                 d.shape()
-            ))
+            )
+                .into(),
+            )
         })?
         .contiguous()?;
     let gathered = with_dtype!(d.dtype(), T => {
@@ -199,11 +205,14 @@ pub(crate) fn dense_dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         }
     };
     if k != k2 {
-        return Err(TesseraError::ShapeMismatch(format!(
-            "dot: shapes {:?} and {:?} are not aligned",
-            a.shape(),
-            b.shape()
-        )));
+        return Err(TesseraError::ShapeMismatch(
+            format!(
+                "dot: shapes {:?} and {:?} are not aligned",
+                a.shape(),
+                b.shape()
+            )
+            .into(),
+        ));
     }
     let out_shape = dot_shape(a.shape(), b.shape());
     let (a, b) = (a.astype_dense(dt)?, b.astype_dense(dt)?);

@@ -38,11 +38,14 @@ const BLOCK_ROWS: usize = 256;
 pub(crate) fn csr_dot(m: &CsrMatrix, b: &Tensor, dt: DType, parallel: bool) -> Result<Tensor> {
     let [rows, cols] = [m.shape()[0], m.shape()[1]];
     if b.shape().first() != Some(&cols) || b.rank() > 2 {
-        return Err(TesseraError::ShapeMismatch(format!(
-            "dot: shapes {:?} and {:?} are not aligned",
-            m.shape(),
-            b.shape()
-        )));
+        return Err(TesseraError::ShapeMismatch(
+            format!(
+                "dot: shapes {:?} and {:?} are not aligned",
+                m.shape(),
+                b.shape()
+            )
+            .into(),
+        ));
     }
     let n = if b.rank() == 2 { b.shape()[1] } else { 1 };
     let data = m.data().astype_if(dt)?;

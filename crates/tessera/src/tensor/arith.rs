@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use super::Tensor;
 use crate::dtype::{DType, Element, Scalar};
-use crate::error::{Result, TesseraError};
+use crate::error::{DTypeFacts, Result, TesseraError};
 use crate::kernels::elementwise::{zip2, zip3, Operand};
 use crate::kernels::plan::Plan;
 use crate::kernels::scalar_math::{convert, Arith};
@@ -106,9 +106,11 @@ impl UnaryOp {
     pub fn result_dtype(self, d: DType) -> Result<DType> {
         use UnaryOp::*;
         match (self, d) {
-            (Neg, DType::Bool) => Err(TesseraError::DType(
-                "negative of a bool tensor is not supported (NumPy); use logical not".into(),
-            )),
+            (Neg, DType::Bool) => Err(TesseraError::DType(DTypeFacts::Unsupported {
+                op: "negative".into(),
+                dtype: DType::Bool,
+                hint: " (NumPy); use logical not",
+            })),
             (Square, DType::Bool) => Ok(DType::I8),
             (Sqrt | Exp | Log | Sin | Tanh, d) => Ok(float_result(d)),
             (_, d) => Ok(d),
@@ -122,9 +124,11 @@ impl BinaryOp {
         let t = result_type(a, b)?;
         match (self, t) {
             (BinaryOp::Div, t) if !t.is_float() => Ok(DType::F64),
-            (BinaryOp::Sub, DType::Bool) => Err(TesseraError::DType(
-                "subtract of bool tensors is not supported (NumPy); use logical xor".into(),
-            )),
+            (BinaryOp::Sub, DType::Bool) => Err(TesseraError::DType(DTypeFacts::Unsupported {
+                op: "subtract".into(),
+                dtype: DType::Bool,
+                hint: " (NumPy); use logical xor",
+            })),
             (BinaryOp::Pow, DType::Bool) => Ok(DType::I8),
             (_, t) => Ok(t),
         }
@@ -238,11 +242,12 @@ impl Tensor {
     pub fn binary_(&self, other: &Tensor, op: BinaryOp) -> Result<()> {
         let dt = op.result_dtype(self.dtype(), other.dtype())?;
         if dt != self.dtype() {
-            return Err(TesseraError::DType(format!(
-                "cannot store the {dt} result of {} in place into a {} tensor",
-                op.name(),
-                self.dtype()
-            )));
+            return Err(TesseraError::DType(DTypeFacts::Differ {
+                op: format!("{} in place", op.name()),
+                what: "result",
+                expected: self.dtype(),
+                got: dt,
+            }));
         }
         self.layout().check_writable()?;
         let layout = other.layout().broadcast_to(self.shape())?;

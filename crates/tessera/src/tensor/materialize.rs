@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::Tensor;
 use crate::dtype::{Element, Scalar};
-use crate::error::{Result, TesseraError};
+use crate::error::{DTypeFacts, Result, TesseraError};
 use crate::kernels::copy::{contiguous_plan, copy_strided};
 use crate::kernels::plan::Plan;
 use crate::layout::Layout;
@@ -74,11 +74,12 @@ impl Tensor {
     /// ```
     pub fn assign(&self, src: &Tensor) -> Result<()> {
         if src.dtype() != self.dtype() {
-            return Err(TesseraError::DType(format!(
-                "assign: source dtype {} differs from destination dtype {}",
-                src.dtype(),
-                self.dtype()
-            )));
+            return Err(TesseraError::DType(DTypeFacts::Differ {
+                op: "assign".into(),
+                what: "source",
+                expected: self.dtype(),
+                got: src.dtype(),
+            }));
         }
         let bcast = src.layout.broadcast_to(self.shape())?;
         self.layout.check_writable()?;

@@ -72,9 +72,9 @@ pub(crate) fn matmul_dims(a: &[usize], b: &[usize]) -> Result<(usize, usize, usi
         )));
     }
     if a[1] != b[0] {
-        return Err(TesseraError::ShapeMismatch(format!(
-            "matmul: inner dims differ in {a:?} @ {b:?}"
-        )));
+        return Err(TesseraError::ShapeMismatch(
+            format!("matmul: inner dims differ in {a:?} @ {b:?}").into(),
+        ));
     }
     Ok((a[0], a[1], b[1]))
 }

@@ -40,9 +40,9 @@ fn infer(p: &DotParams, m: &[TensorMeta]) -> Result<Vec<TensorMeta>> {
     let k_a = a.last().copied();
     let k_b = b.first().copied();
     if a.is_empty() || b.is_empty() || a.len() > 2 || b.len() > 2 || k_a != k_b {
-        return Err(TesseraError::ShapeMismatch(format!(
-            "dot: shapes {a:?} and {b:?} are not aligned (1-D or 2-D operands)"
-        )));
+        return Err(TesseraError::ShapeMismatch(
+            format!("dot: shapes {a:?} and {b:?} are not aligned (1-D or 2-D operands)").into(),
+        ));
     }
     Ok(vec![TensorMeta::dense(
         dot_shape(&a, b),

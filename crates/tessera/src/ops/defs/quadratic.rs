@@ -32,11 +32,14 @@ fn quadratic(p: &QuadraticParams, x: &Tensor) -> Result<Tensor> {
 
 fn backward(p: &QuadraticParams, grad: &Tensor, x: &Tensor) -> Result<Tensor> {
     if grad.shape() != x.shape() {
-        return Err(TesseraError::ShapeMismatch(format!(
-            "_backward_quadratic: output gradient {:?} and input {:?} differ",
-            grad.shape(),
-            x.shape()
-        )));
+        return Err(TesseraError::ShapeMismatch(
+            format!(
+                "_backward_quadratic: output gradient {:?} and input {:?} differ",
+                grad.shape(),
+                x.shape()
+            )
+            .into(),
+        ));
     }
     let (a, b) = (p.a, p.b);
     let slope = x.map_f64(out_dtype(x.dtype())?, move |v| 2.0 * a * v + b)?;

@@ -1,5 +1,6 @@
 //! `ring_buffer` (seed 000, docs/design.md O5): keeps the last B inputs along an axis.
 
+use crate::error::DTypeFacts;
 use crate::layout::normalize_axis;
 use crate::op_params;
 use crate::ops::def::{OpDef, OpTable};
@@ -25,13 +26,15 @@ fn infer(p: &RingBufferParams, m: &[TensorMeta]) -> Result<Vec<TensorMeta>> {
         return Err(TesseraError::ShapeMismatch(format!(
             "ring_buffer: input {:?} does not fit buffer {:?} along axis {axis} (other dims must match, N <= B)",
             input.shape, buffer.shape
-        )));
+        ).into()));
     }
     if input.dtype != buffer.dtype {
-        return Err(TesseraError::DType(format!(
-            "ring_buffer: input is {}, buffer is {}",
-            input.dtype, buffer.dtype
-        )));
+        return Err(TesseraError::DType(DTypeFacts::Differ {
+            op: "ring_buffer".into(),
+            what: "input",
+            expected: buffer.dtype,
+            got: input.dtype,
+        }));
     }
     Ok(vec![TensorMeta::dense(buffer.shape.clone(), buffer.dtype)])
 }
