@@ -20,6 +20,34 @@ fn main() {
     let world = universe.world();
     let (me, size) = (world.rank(), world.size());
     let (mut passed, mut failed) = (0usize, 0usize);
+    // Every rank's kernel pool holds its share of the host's cores (all ranks run on this
+    // host here), unless RAYON_NUM_THREADS chose.
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let want = (cores / size).max(1);
+        let got = rayon::current_num_threads();
+        let ok = got == want;
+        if !ok {
+            eprintln!("rank {me}: {got} kernel threads, expected {want}");
+        }
+        let flag = Tensor::from_slice(&[u8::from(!ok)], &[1]).unwrap();
+        let any = world
+            .all_reduce(&flag, PartialOp::Max)
+            .unwrap()
+            .to_vec::<u8>()
+            .unwrap()[0];
+        if me == 0 {
+            println!(
+                "kernel_threads_share_the_host: {}",
+                if any == 0 { "ok" } else { "FAILED" }
+            );
+        }
+        if any == 0 {
+            passed += 1;
+        } else {
+            failed += 1;
+        }
+    }
     for (name, body) in common::cases() {
         for p in (1..=size).rev() {
             let sub: Comm = if p == size {

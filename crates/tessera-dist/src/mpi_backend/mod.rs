@@ -53,6 +53,7 @@ impl MpiUniverse {
     pub fn init() -> Result<MpiUniverse> {
         let (universe, _) = mpi::initialize_with_threading(Threading::Multiple)
             .ok_or_else(|| DistError::Comm("MPI is already initialised".into()))?;
+        share_cores(&universe.world());
         let world = Arc::new(MpiComm::new(universe.world()));
         Ok(MpiUniverse {
             _universe: universe,
@@ -80,6 +81,26 @@ impl Drop for MpiUniverse {
         // still using them moved to private memory.
         shm::free_all();
     }
+}
+
+/// Sizes the kernels' thread pool (rayon's global pool) to this process's share of the
+/// host's cores, `cores / ranks on this host` (at least 1), unless `RAYON_NUM_THREADS` is set
+/// or the pool already runs. With a pool of every core in every rank, p ranks on one host run
+/// p × cores threads that compete with the ranks' own threads, which wait in MPI calls by
+/// spinning (PyTorch's launcher sets one OpenMP thread per process for the same reason).
+/// Collective over `world` (every rank calls it from [`MpiUniverse::init`]).
+fn share_cores(world: &SimpleCommunicator) {
+    let here = usize::try_from(world.split_shared(0).size())
+        .unwrap_or(1)
+        .max(1);
+    if std::env::var_os("RAYON_NUM_THREADS").is_some() {
+        return;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // An error means the pool already runs (the program used it before MPI): keep it.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads((cores / here).max(1))
+        .build_global();
 }
 
 /// A [`Communicator`] over an MPI communicator.
