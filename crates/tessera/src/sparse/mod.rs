@@ -1,5 +1,5 @@
 //! Sparse storage (docs/design.md O3, O4): CSR matrices and row-sparse arrays held inside a
-//! [`Tensor`](crate::Tensor), their invariants, conversions and kernels. Layer: above the
+//! [`Tensor`], their invariants, conversions and kernels. Layer: above the
 //! tensor layer, below ops. [`SparseParts`] is the payload a sparse `Tensor` holds (it
 //! implements the tensor layer's `SparsePayload`); the `Tensor` methods on sparse parts
 //! (`sparse_parts`, `as_csr`, `cast_storage`, ...) are defined here. The errors are the error

@@ -5,7 +5,7 @@
 //! Dtype rules beyond promotion (all NumPy's):
 //! - `div` is true division: integer and bool operands give `f64`.
 //! - `sqrt`, `exp`, `log`, `sin`, `tanh` of integers/bool compute in
-//!   [`float_result`](crate::promote::float_result) (`f16` for bool/u8/i8, `f64` for i32/i64).
+//!   [`crate::promote::float_result`] (`f16` for bool/u8/i8, `f64` for i32/i64).
 //! - `bool - bool` and `-bool` are errors; `bool ** bool` and `square(bool)` give `i8`.
 //! - An integer `pow` with a negative exponent is an error (NumPy's `ValueError`).
 //! - Integer overflow wraps. `f16`/`bf16` compute each element in `f32` and round once.

@@ -97,7 +97,7 @@ impl Tensor {
     }
 
     /// Arithmetic mean over `axes` (all when `None`): the sum divided by the count, computed
-    /// in the sum's accumulator and `f64`; see the [module docs](self) for dtypes.
+    /// in the sum's accumulator and `f64`; see the `tensor::reduce` module docs for dtypes.
     pub fn mean(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
         let ax = resolve_axes(self.shape(), axes, keepdims)?;
         let dt = reduction_dtype("mean", self.dtype());
