@@ -6,7 +6,10 @@
 //! `to_sbp` gives what the raw collective gives. `TESSERA_BOXING_ONLY=S0_to_S1` (a
 //! conversion's name; pass it to every rank with `mpirun -x`) runs that conversion alone, so a
 //! profile shows only it; `TESSERA_BOXING_ITERS=N` times N runs of each instead of the
-//! default count, so the timed loop dominates such a profile.
+//! default count, so the timed loop dominates such a profile. S(0) -> S(1) also prints a
+//! `+pack` row and a `boxing_S0_to_S1_<size>_vs_pack_and_alltoall` line: against the same
+//! all-to-all preceded by the column-block pack an MPI program must do (the raw line's buffer
+//! is packed before timing).
 
 use std::time::Instant;
 
@@ -94,6 +97,10 @@ struct Raw {
     recv: Tensor,
     counts: (Vec<i32>, Vec<i32>),
     recv_counts: (Vec<i32>, Vec<i32>),
+    /// S(0) -> S(1) only: this rank's rows, row-major, and the column block widths, for the
+    /// baseline that packs the column blocks on every call ([`Raw::run_packing`]).
+    rows: Vec<f32>,
+    col_counts: Vec<usize>,
 }
 
 impl Raw {
@@ -139,7 +146,29 @@ impl Raw {
             recv: Tensor::zeros(&[recv_len], DType::F32).unwrap(),
             counts,
             recv_counts,
+            rows: my_rows.to_vec(),
+            col_counts: balanced_counts(cols, p),
         }
+    }
+
+    /// S(0) -> S(1) as an MPI program without Tessera writes it: pack this rank's column
+    /// blocks (a plain row-by-row copy) into the send buffer, then the same all-to-all. The
+    /// raw line leaves the pack out (its buffer is packed once, before timing).
+    fn run_packing(&mut self, world: &SimpleCommunicator) {
+        {
+            let mut send = self.send.storage().unwrap().write::<f32>().unwrap();
+            let cols: usize = self.col_counts.iter().sum();
+            let mut at = 0;
+            let mut c0 = 0;
+            for &c in &self.col_counts {
+                for row in self.rows.chunks(cols) {
+                    send[at..at + c].copy_from_slice(&row[c0..c0 + c]);
+                    at += c;
+                }
+                c0 += c;
+            }
+        }
+        self.run(world);
     }
 
     fn run(&mut self, world: &SimpleCommunicator) {
@@ -245,6 +274,30 @@ fn main() {
                     "ratio boxing_overhead_{name}_{size} {:.3}",
                     ours / base
                 ));
+            }
+            if name == "S0_to_S1" {
+                // Against the all-to-all that packs on every call (information, no goal).
+                let (ours, base) = {
+                    let mut ours_f = || {
+                        std::hint::black_box(x.to_sbp(&[dst]).unwrap());
+                    };
+                    let mut packing_f = || raw.run_packing(&world);
+                    time_pair(&comm, iters, &mut ours_f, &mut packing_f)
+                };
+                assert!(raw.recv.to_vec::<f32>().unwrap() == want);
+                if me == 0 {
+                    println!(
+                        "{:<10} {size:>6} {:>12.3} {:>12.3} {:>8.3}",
+                        "+pack",
+                        ours * 1e3,
+                        base * 1e3,
+                        ours / base
+                    );
+                    ratios.push(format!(
+                        "ratio boxing_{name}_{size}_vs_pack_and_alltoall {:.3}",
+                        ours / base
+                    ));
+                }
             }
         }
     }
