@@ -4,6 +4,7 @@
 //! `N passed, M failed` and the process exits non-zero on any failure.
 
 mod common;
+mod mpi_hardening;
 
 use tessera::{DType, Tensor};
 use tessera_dist::mpi_backend::MpiUniverse;
@@ -48,7 +49,8 @@ fn main() {
             failed += 1;
         }
     }
-    for (name, body) in common::cases() {
+    let skip_common = std::env::var_os("TESSERA_DIST_HARDENING_CASE").is_some();
+    for (name, body) in common::cases().into_iter().filter(|_| !skip_common) {
         for p in (1..=size).rev() {
             let sub: Comm = if p == size {
                 world.clone()
@@ -99,6 +101,17 @@ fn main() {
             .map(drop);
         let name = "shm_argument_mismatch_errors_on_every_rank";
         tally(&world, name, got, &mut passed, &mut failed);
+    }
+    // D7 for every path: one rank's SPMD mistake is an error on every rank (issue 15).
+    if size >= 2 {
+        let only = std::env::var("TESSERA_DIST_HARDENING_CASE").ok();
+        for (name, body) in mpi_hardening::cases() {
+            if only.as_deref().is_some_and(|o| o != name) {
+                continue;
+            }
+            let got = body(&world);
+            tally(&world, name, got, &mut passed, &mut failed);
+        }
     }
     if me == 0 {
         println!("{passed} passed, {failed} failed");
