@@ -46,6 +46,7 @@ pub fn cases() -> Vec<Case> {
             dtype_mismatch_all_gather_axis_large,
         ),
         ("dtype_mismatch_all_reduce", dtype_mismatch_all_reduce),
+        ("window_then_refusal", window_then_refusal),
     ]
 }
 
@@ -184,4 +185,16 @@ fn check_dtype_error(got: tessera_dist::Result<()>) -> tessera_dist::Result<()> 
         }
         ok => ok,
     }
+}
+
+/// A large all-gather (on the single-host path it creates a window, freed at exit), then a
+/// local refusal on rank 0. With `TESSERA_DIST_TEST_DETACH_FAIL=0` rank 0 then fails to detach
+/// the window's tensors at exit: every rank must still finish (issue 15, the window free).
+fn window_then_refusal(comm: &Comm) -> tessera_dist::Result<()> {
+    let p = comm.size();
+    let send = Tensor::ones(&[256, 512], DType::F32)?;
+    let kept = comm.all_gather_axis(&send, 0, &vec![256; p])?;
+    // A tensor still on the window at exit, to be detached then.
+    std::mem::forget(kept);
+    local_refusal_all_gather_v(comm)
 }
