@@ -20,6 +20,15 @@ fn main() {
     };
     let world = universe.world();
     let (me, size) = (world.rank(), world.size());
+    if me == 0 {
+        // TESSERA_DIST_MPI_THREADING=serialized runs the suite under the backend's lock (D9).
+        let level = if universe.thread_multiple() {
+            "MPI_THREAD_MULTIPLE"
+        } else {
+            "below MPI_THREAD_MULTIPLE: calls serialised"
+        };
+        println!("thread level: {level}");
+    }
     let (mut passed, mut failed) = (0usize, 0usize);
     // Every rank's kernel pool holds its share of the host's cores (all ranks run on this
     // host here), unless RAYON_NUM_THREADS chose.
