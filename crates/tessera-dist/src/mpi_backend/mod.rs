@@ -7,8 +7,8 @@
 //! (module `wire`; `all_to_all_views` moves bytes, so any dtype as is). It has no
 //! `MPI_Alltoallw` either: module `datatypes` calls it through `ffi` with derived datatypes
 //! describing strided views. Counts above `i32::MAX` elements are an error (not chunked yet).
-//! MPI cannot detect an SPMD mismatch in general: a mismatched program may hang or abort
-//! under `mpirun` (which then stops every rank).
+//! MPI cannot detect an SPMD mismatch in general; the opening agreement (below) catches the
+//! mismatches of one collective's arguments, not collectives called in different orders.
 //!
 //! When every rank runs on one host, large collectives take the single-host path (module
 //! `shm`): outputs in MPI-3 shared-memory windows that peers write into directly.
