@@ -4,6 +4,7 @@
 //! `N passed, M failed` and the process exits non-zero on any failure.
 
 mod common;
+mod mpi_hardening;
 
 use tessera::{DType, Tensor};
 use tessera_dist::mpi_backend::MpiUniverse;
@@ -19,6 +20,15 @@ fn main() {
     };
     let world = universe.world();
     let (me, size) = (world.rank(), world.size());
+    if me == 0 {
+        // TESSERA_DIST_MPI_THREADING=serialized runs the suite under the backend's lock (D9).
+        let level = if universe.thread_multiple() {
+            "MPI_THREAD_MULTIPLE"
+        } else {
+            "below MPI_THREAD_MULTIPLE: calls serialised"
+        };
+        println!("thread level: {level}");
+    }
     let (mut passed, mut failed) = (0usize, 0usize);
     // Every rank's kernel pool holds its share of the host's cores (all ranks run on this
     // host here), unless RAYON_NUM_THREADS chose.
@@ -48,7 +58,8 @@ fn main() {
             failed += 1;
         }
     }
-    for (name, body) in common::cases() {
+    let skip_common = std::env::var_os("TESSERA_DIST_HARDENING_CASE").is_some();
+    for (name, body) in common::cases().into_iter().filter(|_| !skip_common) {
         for p in (1..=size).rev() {
             let sub: Comm = if p == size {
                 world.clone()
@@ -99,6 +110,17 @@ fn main() {
             .map(drop);
         let name = "shm_argument_mismatch_errors_on_every_rank";
         tally(&world, name, got, &mut passed, &mut failed);
+    }
+    // D7 for every path: one rank's SPMD mistake is an error on every rank (issue 15).
+    if size >= 2 {
+        let only = std::env::var("TESSERA_DIST_HARDENING_CASE").ok();
+        for (name, body) in mpi_hardening::cases() {
+            if only.as_deref().is_some_and(|o| o != name) {
+                continue;
+            }
+            let got = body(&world);
+            tally(&world, name, got, &mut passed, &mut failed);
+        }
     }
     if me == 0 {
         println!("{passed} passed, {failed} failed");

@@ -114,60 +114,98 @@ fn raw(types: &[UserDatatype]) -> Vec<mpi::ffi::MPI_Datatype> {
     types.iter().map(|t| t.as_raw()).collect()
 }
 
-/// `MPI_Alltoallw` of the views between different ranks (`send[me]` / `recv[me]` are left
-/// alone; empty views move nothing), collective over `comm`. Views spread over several
-/// storages are staged through one buffer per side (a local decision, invisible to peers).
-pub(crate) fn alltoallw(comm: &SimpleCommunicator, send: &[Tensor], recv: &[Tensor]) -> Result<()> {
-    let (p, me) = (comm.size() as usize, comm.rank() as usize);
-    let Some(dtype) = send.first().map(Tensor::dtype) else {
-        return Ok(());
-    };
-    let src = OneStorage::new(send, true)?;
-    let dst = OneStorage::new(recv, false)?;
-    let item = dtype.itemsize();
-    let (sc, st) = counts_types(&src.views, me, item)?;
-    let (rc, rt) = counts_types(&dst.views, me, item)?;
-    let (st, rt) = (raw(&st), raw(&rt));
-    let displs = vec![0i32; p];
-    tessera::with_dtype!(dtype, T => {
-        let s = src.storage.as_ref().map(|s| s.read::<T>()).transpose()?;
-        let mut d = dst.storage.as_ref().map(|s| s.write::<T>()).transpose()?;
-        // A real address for a side without storage: a dangling pointer can equal
-        // `MPI_IN_PLACE` (address 1 in Open MPI).
-        let mut spare = [0u64; 2];
-        let none: *mut T = spare.as_mut_ptr().cast();
-        let sp = s.as_ref().map_or(none.cast_const(), |s| s.as_ptr());
-        let dp = d.as_mut().map_or(none.wrapping_byte_add(8), |d| d.as_mut_ptr());
-        // SAFETY: every count-1 datatype addresses bytes of the element range of one view of
-        // the guarded storage (views are bounds-checked against their storage when made),
-        // relative to that storage's start `sp` / `dp`; count-0 entries touch no memory, so
-        // `spare` (no storage: every view empty) is never accessed. The read guard on the
-        // send storage and the write guard on the (distinct, checked) recv storage are held
-        // for the whole call; the count, displacement and datatype arrays hold one entry per
-        // rank and outlive the call, as do the datatypes behind the raw handles.
-        let code = unsafe {
-            mpi::ffi::MPI_Alltoallw(
-                sp.cast(),
-                sc.as_ptr(),
-                displs.as_ptr(),
-                st.as_ptr(),
-                dp.cast(),
-                rc.as_ptr(),
-                displs.as_ptr(),
-                rt.as_ptr(),
-                comm.as_raw(),
-            )
+/// An `MPI_Alltoallw` of views, prepared: the views in one storage per side, counts and
+/// datatypes. Everything that can fail locally happens in [`Exchange::prepare`], before the
+/// ranks agree (module `agree`); [`Exchange::run`] only calls MPI and copies back.
+pub(crate) struct Exchange {
+    dtype: tessera::DType,
+    src: OneStorage,
+    dst: OneStorage,
+    sc: Vec<i32>,
+    rc: Vec<i32>,
+    /// The datatypes behind the raw handles (kept alive for the call).
+    _types: (Vec<UserDatatype>, Vec<UserDatatype>),
+    st: Vec<mpi::ffi::MPI_Datatype>,
+    rt: Vec<mpi::ffi::MPI_Datatype>,
+}
+
+impl Exchange {
+    /// Prepares the exchange of the views between different ranks (`send[me]` / `recv[me]`
+    /// are left alone; empty views move nothing). Views spread over several storages are
+    /// staged through one buffer per side (a local decision, invisible to peers). `None`:
+    /// there are no views.
+    pub fn prepare(me: usize, send: &[Tensor], recv: &[Tensor]) -> Result<Option<Exchange>> {
+        let Some(dtype) = send.first().map(Tensor::dtype) else {
+            return Ok(None);
         };
-        if code != 0 {
-            return Err(DistError::Comm(format!("MPI_Alltoallw returned {code}")));
-        }
-    });
-    if dst.staged {
-        for (r, (out, got)) in recv.iter().zip(&dst.views).enumerate() {
-            if r != me && out.numel() > 0 {
-                out.assign(got)?;
+        let src = OneStorage::new(send, true)?;
+        let dst = OneStorage::new(recv, false)?;
+        let item = dtype.itemsize();
+        let (sc, st) = counts_types(&src.views, me, item)?;
+        let (rc, rt) = counts_types(&dst.views, me, item)?;
+        let (st_raw, rt_raw) = (raw(&st), raw(&rt));
+        Ok(Some(Exchange {
+            dtype,
+            src,
+            dst,
+            sc,
+            rc,
+            _types: (st, rt),
+            st: st_raw,
+            rt: rt_raw,
+        }))
+    }
+
+    /// The `MPI_Alltoallw` (collective over `comm`), then the copy of staged views back into
+    /// `recv` (this rank's `me` excluded).
+    pub fn run(&self, comm: &SimpleCommunicator, me: usize, recv: &[Tensor]) -> Result<()> {
+        let p = comm.size() as usize;
+        let (src, dst) = (&self.src, &self.dst);
+        let (sc, rc, st, rt) = (&self.sc, &self.rc, &self.st, &self.rt);
+        let displs = vec![0i32; p];
+        tessera::with_dtype!(self.dtype, T => {
+            let s = src.storage.as_ref().map(|s| s.read::<T>()).transpose()?;
+            let mut d = dst.storage.as_ref().map(|s| s.write::<T>()).transpose()?;
+            // A real address for a side without storage: a dangling pointer can equal
+            // `MPI_IN_PLACE` (address 1 in Open MPI).
+            let mut spare = [0u64; 2];
+            let none: *mut T = spare.as_mut_ptr().cast();
+            let sp = s.as_ref().map_or(none.cast_const(), |s| s.as_ptr());
+            let dp = d.as_mut().map_or(none.wrapping_byte_add(8), |d| d.as_mut_ptr());
+            // SAFETY: every count-1 datatype addresses bytes of the element range of one view
+            // of the guarded storage (views are bounds-checked against their storage when
+            // made), relative to that storage's start `sp` / `dp`; count-0 entries touch no
+            // memory, so `spare` (no storage: every view empty) is never accessed. The read
+            // guard on the send storage and the write guard on the (distinct, checked) recv
+            // storage are held for the whole call; the count, displacement and datatype
+            // arrays hold one entry per rank and outlive the call, as do the datatypes behind
+            // the raw handles (`_types`). Every rank agreed on the dtype and the per-pair
+            // sizes before this call (module `agree`), so every written byte is a valid
+            // element of the receiving dtype.
+            let code = unsafe {
+                mpi::ffi::MPI_Alltoallw(
+                    sp.cast(),
+                    sc.as_ptr(),
+                    displs.as_ptr(),
+                    st.as_ptr(),
+                    dp.cast(),
+                    rc.as_ptr(),
+                    displs.as_ptr(),
+                    rt.as_ptr(),
+                    comm.as_raw(),
+                )
+            };
+            if code != 0 {
+                return Err(DistError::Comm(format!("MPI_Alltoallw returned {code}")));
+            }
+        });
+        if dst.staged {
+            for (r, (out, got)) in recv.iter().zip(&dst.views).enumerate() {
+                if r != me && out.numel() > 0 {
+                    out.assign(got)?;
+                }
             }
         }
+        Ok(())
     }
-    Ok(())
 }

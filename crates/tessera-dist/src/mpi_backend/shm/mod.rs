@@ -14,8 +14,8 @@
 //! 3. each rank copies into the peers' outputs, then one all-reduce of failure flags, between
 //!    `MPI_Win_sync` calls, closes the collective: after it every output is complete.
 //!
-//! Which path a collective takes depends only on the arguments every rank passes (the largest
-//! output), so all ranks agree without talking. `TESSERA_DIST_SHM=0` on any rank turns the
+//! Which path a collective takes is agreed before it opens (module `agree`: every rank must
+//! want it), and the caller has checked the arguments on every rank by then. `TESSERA_DIST_SHM=0` on any rank turns the
 //! path off; `TESSERA_DIST_SHM_MIN_BYTES` sets the threshold and `TESSERA_DIST_SHM_MAX_BYTES`
 //! the cap on each rank's window memory.
 
@@ -262,20 +262,24 @@ impl Shm {
         let Some(mut placed) = self.open(comm, what, need, dtype, args, local)? else {
             return Ok(None);
         };
-        let out = placed.own(&out_shape, dtype)?;
+        // From here on a local failure goes into the closing all-reduce, never an early
+        // return that would leave the peers waiting in it.
+        let out = placed.own(&out_shape, dtype);
         let at = offsets(counts);
         // An empty shard writes nothing (and its peers may have no output to write into).
         let targets = if send.numel() == 0 { 0 } else { p };
-        let copied = (1..=targets).map(|k| (me + k) % p).try_for_each(|r| {
-            let dst = if r == me {
-                out.clone()
-            } else {
-                placed.peer(r, &out_shape, dtype)?
-            };
-            Ok(narrow(&dst, axis, at[me]..at[me + 1])?.assign(send)?)
+        let copied = out.as_ref().map_err(Clone::clone).and_then(|out| {
+            (1..=targets).map(|k| (me + k) % p).try_for_each(|r| {
+                let dst = if r == me {
+                    out.clone()
+                } else {
+                    placed.peer(r, &out_shape, dtype)?
+                };
+                Ok(narrow(&dst, axis, at[me]..at[me + 1])?.assign(send)?)
+            })
         });
         self.close(comm, what, copied)?;
-        Ok(Some(out))
+        out.map(Some)
     }
 
     /// [`crate::Communicator::reduce_scatter_axis`]: each rank writes its part of every
@@ -313,19 +317,22 @@ impl Shm {
         let Some(mut placed) = self.open(comm, what, need, dtype, args, local)? else {
             return Ok(None);
         };
-        let staged = placed.own(&staging(me), dtype)?;
+        let staged = placed.own(&staging(me), dtype);
         let at = offsets(counts);
         let slot = |t: &Tensor, r: usize| -> Result<Tensor> {
             Ok(t.index(&[IndexSpec::Point(r as isize)])?)
         };
-        let copied = (1..p).map(|k| (me + k) % p).try_for_each(|r| {
-            let part = narrow(send, axis, at[r]..at[r + 1])?;
-            if part.numel() == 0 {
-                return Ok(());
-            }
-            Ok(slot(&placed.peer(r, &staging(r), dtype)?, me)?.assign(&part)?)
+        let copied = staged.as_ref().map_err(Clone::clone).and_then(|_| {
+            (1..p).map(|k| (me + k) % p).try_for_each(|r| {
+                let part = narrow(send, axis, at[r]..at[r + 1])?;
+                if part.numel() == 0 {
+                    return Ok(());
+                }
+                Ok(slot(&placed.peer(r, &staging(r), dtype)?, me)?.assign(&part)?)
+            })
         });
         self.close(comm, what, copied)?;
+        let staged = staged?;
         let parts = (0..p)
             .map(|r| {
                 if r == me {
@@ -388,21 +395,23 @@ impl Shm {
         let Some(mut placed) = self.open(comm, what, need, dtype, args, Ok(()))? else {
             return Ok(None);
         };
-        let out = placed.own(out_shape, dtype)?;
+        let out = placed.own(out_shape, dtype);
         let (so, co) = (offsets(sc), offsets(cc));
-        let copied = (1..=p).map(|k| (me + k) % p).try_for_each(|r| {
-            let src = narrow(send, sa, so[r]..so[r + 1])?;
-            if src.numel() == 0 {
-                return Ok(());
-            }
-            let dst = if r == me {
-                out.clone()
-            } else {
-                placed.peer(r, &shape_of(r), dtype)?
-            };
-            Ok(narrow(&dst, ca, co[me]..co[me + 1])?.assign(&src)?)
+        let copied = out.as_ref().map_err(Clone::clone).and_then(|out| {
+            (1..=p).map(|k| (me + k) % p).try_for_each(|r| {
+                let src = narrow(send, sa, so[r]..so[r + 1])?;
+                if src.numel() == 0 {
+                    return Ok(());
+                }
+                let dst = if r == me {
+                    out.clone()
+                } else {
+                    placed.peer(r, &shape_of(r), dtype)?
+                };
+                Ok(narrow(&dst, ca, co[me]..co[me + 1])?.assign(&src)?)
+            })
         });
         self.close(comm, what, copied)?;
-        Ok(Some(out))
+        out.map(Some)
     }
 }

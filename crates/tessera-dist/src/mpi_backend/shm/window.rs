@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use mpi::ffi;
 use mpi::raw::AsRaw;
 use mpi::topology::SimpleCommunicator;
+use mpi::traits::Communicator as _;
 use tessera::storage::STORAGE_ALIGN;
 use tessera::{DType, Storage, Tensor};
 
@@ -34,6 +35,9 @@ static WINDOWS: Mutex<Vec<Arc<Window>>> = Mutex::new(Vec::new());
 /// address in this process.
 pub(crate) struct Window {
     win: Mutex<ffi::MPI_Win>,
+    /// A duplicate of the window's communicator, for the agreement before the free
+    /// ([`free_all`], which takes and frees it: freeing it after `MPI_Finalize` aborts).
+    comm: Mutex<Option<SimpleCommunicator>>,
     /// Every rank's segment: address in this process (0 for an empty one) and bytes.
     segments: Vec<(usize, usize)>,
     me: usize,
@@ -111,6 +115,7 @@ impl Window {
         };
         let window = Arc::new(Window {
             win: Mutex::new(win),
+            comm: Mutex::new(Some(comm.duplicate())),
             segments,
             me,
             free: Mutex::new((len > skip).then_some(skip..len).into_iter().collect()),
@@ -251,24 +256,45 @@ pub(crate) fn total_bytes() -> usize {
 
 /// Frees every window, in creation order (collective over each window's communicator, so
 /// every rank calls this at the same point: before `MPI_Finalize`). Tensors still using a
-/// window first move their elements into private memory.
+/// window first move their elements into private memory; the ranks then agree (one all-reduce
+/// per window) that every rank detached them all, and only then free the window. A window
+/// some rank could not detach (an allocation failure) stays on every rank, and MPI unmaps it
+/// at exit, instead of one rank leaving its peers waiting in `MPI_Win_free`.
 pub(crate) fn free_all() {
+    use mpi::collective::SystemOperation;
+    use mpi::traits::CommunicatorCollectives;
     let windows = std::mem::take(&mut *lock(&WINDOWS));
     for w in windows {
-        let users: Vec<_> = lock(&w.users).drain(..).collect();
-        for s in users.iter().filter_map(Weak::upgrade) {
-            // An allocation failure leaves the tensor on the window; freeing it anyway would
-            // leave it dangling, so such a window stays (and MPI unmaps it at exit).
-            if s.detach_external().is_err() {
-                return;
+        let detached = free_ok(&w);
+        let Some(comm) = lock(&w.comm).take() else {
+            continue;
+        };
+        let mut all = 0u8;
+        comm.all_reduce_into(&u8::from(detached), &mut all, SystemOperation::min());
+        if all == 1 {
+            let mut win = lock(&w.win);
+            // SAFETY: every rank detached every storage over this window (agreed just
+            // above), so nothing reads or writes it any more; the window is live, and freed
+            // once (it left `WINDOWS`).
+            unsafe {
+                ffi::MPI_Win_unlock_all(*win);
+                ffi::MPI_Win_free(&mut *win);
             }
         }
-        let mut win = lock(&w.win);
-        // SAFETY: every storage over this window was detached, so nothing reads or writes
-        // it any more; the window is live, and freed once (it left `WINDOWS`).
-        unsafe {
-            ffi::MPI_Win_unlock_all(*win);
-            ffi::MPI_Win_free(&mut *win);
-        }
+        drop(comm);
     }
+}
+
+/// Whether every storage over `w` moved into private memory (test hook:
+/// `TESSERA_DIST_TEST_DETACH_FAIL=<rank>` makes that rank fail, as an allocation failure would).
+fn free_ok(w: &Window) -> bool {
+    let fail = std::env::var("TESSERA_DIST_TEST_DETACH_FAIL").ok();
+    if fail.is_some_and(|r| r.parse() == Ok(w.me)) {
+        return false;
+    }
+    let users: Vec<_> = lock(&w.users).drain(..).collect();
+    users
+        .iter()
+        .filter_map(Weak::upgrade)
+        .all(|s| s.detach_external().is_ok())
 }
