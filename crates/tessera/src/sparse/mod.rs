@@ -17,6 +17,7 @@
 //! scalar ops, `astype`, `sum` over all axes) do not look at the indices and do not check
 //! them; their output shares the written parts and the next kernel reading those reports it.
 
+mod alloc;
 mod builder;
 mod cast;
 mod csr;

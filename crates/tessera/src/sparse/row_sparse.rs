@@ -1,6 +1,6 @@
 //! Row-sparse arrays: sorted unique row ids plus a dense block of those rows (docs/design.md O4).
 
-use super::{index_vec, values, with_slice, SparseError};
+use super::{alloc, index_vec, values, with_slice, SparseError};
 use crate::error::Result;
 use crate::tensor::Tensor;
 use crate::with_dtype;
@@ -28,6 +28,8 @@ impl RowSparseArray {
         if shape.is_empty() {
             return Err(SparseError::Part("row_sparse needs rank >= 1".into()).into());
         }
+        // The logical size must fit, so `row_len` and dense offsets never overflow.
+        alloc::product(shape, "row_sparse shape")?;
         let mut expected = vec![indices.len()];
         expected.extend_from_slice(&shape[1..]);
         if data.shape() != expected.as_slice() {
@@ -130,25 +132,30 @@ impl RowSparseArray {
     }
 
     /// A dense copy.
+    ///
+    /// Errors: `Allocation` if the dense copy cannot be allocated, `Sparse(Modified)` for
+    /// row ids written after construction.
     pub fn to_dense(&self) -> Result<Tensor> {
         let rows = self.checked_rows()?;
         let w = self.row_len();
+        let out = Tensor::zeros(&self.shape, self.data.dtype())?;
         with_dtype!(self.data.dtype(), T => {
-            let mut dense = vec![T::default(); self.shape[0] * w];
+            // A fresh storage: no other guard on it can exist.
+            let mut dense = out.dense_storage()?.write::<T>()?;
             with_slice::<T, _>(&self.data, |block| {
                 for (k, &r) in rows.iter().enumerate() {
                     let r = r as usize;
                     dense[r * w..(r + 1) * w].copy_from_slice(&block[k * w..(k + 1) * w]);
                 }
             })?;
-            Tensor::from_vec(dense, &self.shape)
-        })
+        });
+        Ok(out)
     }
 
     /// Keeps the stored rows whose ids are in `keep` (any order, duplicates ignored).
     pub fn retain(&self, keep: &[i64]) -> Result<RowSparseArray> {
         let rows = self.checked_rows()?;
-        let mut keep = keep.to_vec();
+        let mut keep = alloc::collect(keep.len(), keep.iter().copied())?;
         keep.sort_unstable();
         let sel: Vec<usize> = (0..rows.len())
             .filter(|&k| keep.binary_search(&rows[k]).is_ok())
@@ -177,8 +184,9 @@ impl RowSparseArray {
         dims.extend_from_slice(&self.shape[1..]);
         let data = with_dtype!(self.data.dtype(), T => {
             let v = with_slice::<T, _>(&self.data, |b| {
-                sel.iter().flat_map(|&k| b[k * w..(k + 1) * w].iter().copied()).collect::<Vec<T>>()
-            })?;
+                let n = sel.len() * w; // at most the block's length
+                alloc::collect(n, sel.iter().flat_map(|&k| b[k * w..(k + 1) * w].iter().copied()))
+            })??;
             Tensor::from_vec(v, &dims)?
         });
         Self::from_trusted(&self.shape, sel.iter().map(|&k| rows[k]).collect(), data)
