@@ -2,7 +2,7 @@
 //! row slicing and `eliminate_zeros`. Index parts are `int32` or `int64` (see `index.rs`).
 
 use super::index::{index_dtype_for, index_part, index_tensor, with_index, CsrIndex};
-use super::{alloc, values, with_slice, SparseError};
+use super::{alloc, values, with_slice, with_slices, SparseError};
 use crate::dtype::{DType, Element};
 use crate::error::{Result, TesseraError};
 use crate::tensor::Tensor;
@@ -71,9 +71,7 @@ impl CsrMatrix {
             indices = indices.astype_if(DType::I64)?;
         }
         with_index!(indptr.dtype(), I => {
-            with_slice::<I, _>(&indptr, |p| {
-                with_slice::<I, _>(&indices, |i| check_csr(shape, p, i, &data, true))
-            })???
+            with_slices::<I, _>(&indptr, &indices, |p, i| check_csr(shape, p, i, &data, true))??
         });
         let dt = index_dtype_for(indices.numel(), shape[1]);
         Ok(CsrMatrix {
@@ -232,7 +230,7 @@ impl CsrMatrix {
     /// (empty vectors without it, so validating copies nothing).
     fn check_parts(&self, widen: bool) -> Result<(Vec<i64>, Vec<i64>)> {
         with_index!(self.index_dtype(), I => {
-            with_slice::<I, _>(&self.indptr, |p| with_slice::<I, _>(&self.indices, |i| {
+            with_slices::<I, _>(&self.indptr, &self.indices, |p, i| {
                 check_csr(self.shape, p, i, &self.data, self.canonical)
                     .map_err(SparseError::modified)?;
                 let wide = |s: &[I]| -> Result<Vec<i64>> {
@@ -242,7 +240,7 @@ impl CsrMatrix {
                     }
                 };
                 Ok::<_, TesseraError>((wide(p)?, wide(i)?))
-            }))??
+            })?
         })
     }
 
@@ -283,7 +281,7 @@ impl CsrMatrix {
         }
         let cols = self.shape[1];
         let (new_ptr, idx, lo, hi) = with_index!(self.index_dtype(), I => {
-            with_slice::<I, _>(&self.indptr, |p| with_slice::<I, _>(&self.indices, |i| {
+            with_slices::<I, _>(&self.indptr, &self.indices, |p, i| {
                 let window = p.get(start..=end).ok_or_else(|| {
                     SparseError::IndptrLength { expected: self.shape[0] + 1, got: p.len() }
                         .modified()
@@ -294,7 +292,7 @@ impl CsrMatrix {
                 let ptr = alloc::collect(window.len(), window.iter().map(|v| (v.to_usize() - lo) as i64))?;
                 let idx = alloc::collect(hi - lo, i[lo..hi].iter().map(|c| c.to_i64()))?;
                 Ok::<_, TesseraError>((ptr, idx, lo, hi))
-            }))???
+            })??
         });
         let data = with_dtype!(self.data.dtype(), T => {
             let v = with_slice::<T, _>(&self.data, |s| {

@@ -2,7 +2,7 @@
 //! wherever the pattern is kept (so dtype rules are the dense ops'); pattern work (merges,
 //! gathers, products) is done here, generic over the element type.
 
-use super::{alloc, values, with_slice, CsrMatrix, RowSparseArray, SparseParts};
+use super::{alloc, values, with_slice, with_slices, CsrMatrix, RowSparseArray, SparseParts};
 use crate::dtype::DType;
 use crate::error::{Result, TesseraError};
 use crate::kernels::scalar_math::Arith;
@@ -163,11 +163,21 @@ pub(crate) fn mul_masked(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             )
         })?
         .contiguous()?;
+    // The index parts are read (and checked) before the dense operand's guard is taken: they
+    // may be views of its storage (see `with_slice`).
+    let pattern = match s.sparse_parts() {
+        Some(SparseParts::Csr(m)) => Pattern::Csr(m.checked_index_vecs()?),
+        Some(SparseParts::RowSparse(rs)) => Pattern::Rows(rs.checked_rows()?, rs),
+        None => {
+            return Err(TesseraError::InvalidArgument(
+                "mul_masked needs a sparse operand".into(),
+            ))
+        }
+    };
     let gathered = with_dtype!(d.dtype(), T => {
         with_slice::<T, _>(&d, |dv| -> Result<Tensor> {
-            match s.sparse_parts() {
-                Some(SparseParts::Csr(m)) => {
-                    let (p, idx) = m.checked_index_vecs()?;
+            match &pattern {
+                Pattern::Csr((p, idx)) => {
                     let cols = shape[1];
                     let mut g = alloc::with_capacity(idx.len())?;
                     for r in 0..shape[0] {
@@ -177,8 +187,7 @@ pub(crate) fn mul_masked(a: &Tensor, b: &Tensor) -> Result<Tensor> {
                     }
                     values(g)
                 }
-                Some(SparseParts::RowSparse(rs)) => {
-                    let rows = rs.checked_rows()?;
+                Pattern::Rows(rows, rs) => {
                     let w = rs.row_len();
                     // At most the dense operand's length.
                     let g: Vec<T> = alloc::collect(
@@ -187,11 +196,17 @@ pub(crate) fn mul_masked(a: &Tensor, b: &Tensor) -> Result<Tensor> {
                     )?;
                     Tensor::from_vec(g, rs.data().shape())
                 }
-                None => Err(TesseraError::InvalidArgument("mul_masked needs a sparse operand".into())),
             }
         })??
     });
     map_values(s, |v| v.binary(&gathered, BinaryOp::Mul))
+}
+
+/// The checked stored positions of a sparse operand: CSR `(indptr, indices)`, or row-sparse
+/// row ids and the array.
+enum Pattern<'a> {
+    Csr((Vec<i64>, Vec<i64>)),
+    Rows(Vec<i64>, &'a RowSparseArray),
 }
 
 /// Dense `a @ b` for 1-D/2-D operands (NumPy `dot` on vectors and matrices).
@@ -231,7 +246,8 @@ pub(crate) fn dense_dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     with_dtype!(dt, T => {
         // A fresh storage: no other guard on it can exist.
         let mut out = res.dense_storage()?.write::<T>()?;
-        with_slice::<T, _>(&a, |av| with_slice::<T, _>(&b, |bv| {
+        // `dot(x, x)`: one guard serves both operands.
+        with_slices::<T, _>(&a, &b, |av, bv| {
             for i in 0..m {
                 for p in 0..k {
                     let x = av[i * k + p];
@@ -240,7 +256,7 @@ pub(crate) fn dense_dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
                     }
                 }
             }
-        }))??;
+        })?;
     });
     Ok(res)
 }
@@ -280,7 +296,7 @@ pub(crate) fn csr_t_dot(m: &CsrMatrix, b: &Tensor, dt: DType) -> Result<Tensor> 
     with_dtype!(dt, T => {
         // A fresh storage: no other guard on it can exist.
         let mut out = block.dense_storage()?.write::<T>()?;
-        with_slice::<T, _>(&data, |vals| with_slice::<T, _>(&b, |bv| {
+        with_slices::<T, _>(&data, &b, |vals, bv| {
             for r in 0..rows {
                 let src = &bv[r * n..(r + 1) * n];
                 for k in ptr[r] as usize..ptr[r + 1] as usize {
@@ -291,7 +307,7 @@ pub(crate) fn csr_t_dot(m: &CsrMatrix, b: &Tensor, dt: DType) -> Result<Tensor> 
                     }
                 }
             }
-        }))??;
+        })?;
     });
     Tensor::from_sparse(SparseParts::RowSparse(RowSparseArray::from_trusted(
         &out_shape, present, block,
