@@ -151,14 +151,14 @@ impl CsrMatrix {
         })
     }
 
-    /// The same pattern (index tensors shared) with other values, `data.numel() == nnz`
-    /// (kernels keeping a pattern).
-    pub(crate) fn with_data(&self, data: Tensor) -> CsrMatrix {
-        debug_assert_eq!(self.indices.numel(), data.numel());
-        CsrMatrix {
-            data,
+    /// The same pattern (index tensors shared) with other values (kernels keeping a
+    /// pattern); `data` must be 1-D with `nnz` elements (`Part` / `DataLength` otherwise).
+    pub(crate) fn with_data(&self, data: Tensor) -> Result<CsrMatrix> {
+        check_data(self.indices.numel(), &data)?;
+        Ok(CsrMatrix {
+            data: data.contiguous()?,
             ..self.clone()
-        }
+        })
     }
 
     /// `[rows, cols]`.
@@ -339,10 +339,8 @@ fn check_csr<I: CsrIndex>(
 ) -> std::result::Result<(), SparseError> {
     let [rows, cols] = shape;
     if data.rank() != 1 {
-        return Err(SparseError::Part(format!(
-            "csr data must be 1-D, got shape {:?}",
-            data.shape()
-        )));
+        // Reported before the index parts, as the first violation.
+        return check_data(0, data);
     }
     let Some(ptrs) = rows.checked_add(1) else {
         return Err(SparseError::Part(format!(
@@ -367,6 +365,18 @@ fn check_csr<I: CsrIndex>(
             end: indptr[rows].to_i64(),
             nnz,
         });
+    }
+    check_data(nnz, data)
+}
+
+/// Checks that the values `data` of a CSR matrix with `nnz` stored elements are 1-D of length
+/// `nnz`.
+fn check_data(nnz: usize, data: &Tensor) -> std::result::Result<(), SparseError> {
+    if data.rank() != 1 {
+        return Err(SparseError::Part(format!(
+            "csr data must be 1-D, got shape {:?}",
+            data.shape()
+        )));
     }
     if data.numel() != nnz {
         return Err(SparseError::DataLength {

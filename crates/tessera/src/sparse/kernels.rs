@@ -17,7 +17,7 @@ pub(crate) fn map_values(x: &Tensor, f: impl FnOnce(&Tensor) -> Result<Tensor>) 
         Some(SparseParts::Csr(m)) => {
             // Only values are read, so the index parts are not re-checked: parts written
             // after construction stay as they are and the next kernel reading them reports it.
-            SparseParts::Csr(m.with_data(f(m.data())?))
+            SparseParts::Csr(m.with_data(f(m.data())?)?)
         }
         Some(SparseParts::RowSparse(r)) => {
             let data = f(r.data())?;
@@ -25,7 +25,7 @@ pub(crate) fn map_values(x: &Tensor, f: impl FnOnce(&Tensor) -> Result<Tensor>) 
                 r.shape().to_vec(),
                 r.indices().clone(),
                 data,
-            ))
+            )?)
         }
         None => return f(x),
     };
