@@ -161,3 +161,77 @@ fn kernels_on_parts_of_one_storage_finish_under_a_concurrent_writer() {
         Err(mpsc::RecvTimeoutError::Disconnected) => panic!("the kernel thread failed"),
     }
 }
+
+/// The kernels of [`run_kernels`] that read the index parts, each giving its values or an
+/// error (parts caught while written to invalid values).
+fn try_kernels(s: &Shared, csr: &Tensor) -> Vec<Result<Vec<i64>, tessera::TesseraError>> {
+    let m = csr.as_csr().unwrap();
+    let one = |op: &str, inputs: &[Tensor], kv: &[(&str, &str)]| {
+        ops::invoke(op, inputs, kv).map(|mut v| to_i64(&v.remove(0)))
+    };
+    vec![
+        m.to_dense().map(|d| to_i64(&d)),
+        one("dot", &[csr.clone(), s.x.clone()], &[]),
+        one(
+            "dot",
+            &[csr.clone(), s.dense.clone()],
+            &[("transpose_a", "true")],
+        ),
+        one("multiply", &[csr.clone(), s.dense.clone()], &[]),
+        one("add", &[csr.clone(), csr.clone()], &[]),
+        one("sum", std::slice::from_ref(csr), &[("axis", "0")]),
+        csr.csr_rows(3, 30).map(|t| to_i64(&t)),
+    ]
+}
+
+#[test]
+fn kernels_finish_while_the_shared_index_part_itself_is_written() {
+    // The writer breaks and restores the indices (breaking the never-write contract): every
+    // kernel call must finish, with the intact result or `SparseError::Modified`.
+    let s = shared();
+    let m = CsrMatrix::try_from_tensors(
+        [ROWS, COLS],
+        s.indptr.clone(),
+        s.indices.clone(),
+        s.data.clone(),
+    )
+    .unwrap();
+    let csr = Tensor::from_sparse_parts(SparseParts::Csr(m)).unwrap();
+    let want: Vec<Vec<i64>> = try_kernels(&s, &csr)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    let original = s.indices.copy().unwrap();
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (stop, indices) = (stop.clone(), s.indices.clone());
+        thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                indices.fill_(COLS as i64 + 3).unwrap();
+                indices.assign(&original).unwrap();
+            }
+        })
+    };
+    let (done, finished) = mpsc::channel();
+    thread::spawn(move || {
+        for _ in 0..ITERATIONS {
+            for (got, want) in try_kernels(&s, &csr).into_iter().zip(&want) {
+                match got {
+                    Ok(v) => assert_eq!(&v, want),
+                    Err(e) => assert!(matches!(e, tessera::TesseraError::Sparse(_)), "{e}"),
+                }
+            }
+        }
+        done.send(()).unwrap();
+    });
+    let outcome = finished.recv_timeout(DEADLINE);
+    stop.store(true, Ordering::Relaxed);
+    match outcome {
+        Ok(()) => writer.join().unwrap(),
+        Err(mpsc::RecvTimeoutError::Timeout) => {
+            panic!("deadlock: sparse kernels under a writer of their indices did not finish in {DEADLINE:?}")
+        }
+        Err(mpsc::RecvTimeoutError::Disconnected) => panic!("the kernel thread failed"),
+    }
+}
