@@ -221,7 +221,8 @@ impl CsrMatrix {
     }
 
     /// `indptr` and `indices` widened to `i64`, after [`validate`](Self::validate)'s checks
-    /// on the same contents (both read guards are held through the check and the copy).
+    /// on the same contents (the read guards, one per storage, are held through the check and
+    /// the copy).
     pub(crate) fn checked_index_vecs(&self) -> Result<(Vec<i64>, Vec<i64>)> {
         self.check_parts(true)
     }

@@ -16,6 +16,13 @@
 //! out-of-bounds read or a wrong result. Kernels that only read or map the values (`quadratic`,
 //! scalar ops, `astype`, `sum` over all axes) do not look at the indices and do not check
 //! them; their output shares the written parts and the next kernel reading those reports it.
+//!
+//! Parts can be views of one buffer (`CsrMatrix::try_from_tensors` keeps the caller's tensors),
+//! so a kernel takes one read guard per storage (`with_slices`, `unshared`), never two
+//! guards of one lock: a parking_lot reader waits behind a queued writer, and a second guard
+//! would deadlock with a concurrent `fill_`. Buffers sized by a user shape are allocated
+//! fallibly with checked sizes (`alloc.rs`; dense outputs via `Tensor::zeros`), giving
+//! `TesseraError::Allocation` / `ShapeOverflow` instead of aborting.
 
 mod alloc;
 mod builder;
