@@ -1,6 +1,6 @@
 //! Building canonical CSR from unsorted COO triples (docs/design.md O4: sort, sum duplicates).
 
-use super::{values, CsrMatrix, SparseError};
+use super::{alloc, values, CsrMatrix, SparseError};
 use crate::dtype::Element;
 use crate::error::Result;
 use crate::kernels::scalar_math::Arith;
@@ -45,10 +45,14 @@ pub fn csr_from_triplets<T: Element + Arith>(
             .into());
         }
     }
-    let mut order: Vec<usize> = (0..rows.len()).collect();
+    let mut order: Vec<usize> = alloc::collect(rows.len(), 0..rows.len())?;
     order.sort_unstable_by_key(|&k| (rows[k], cols[k]));
-    let mut indptr = vec![0i64; shape[0] + 1];
-    let (mut idx, mut data): (Vec<i64>, Vec<T>) = (Vec::new(), Vec::new());
+    let mut indptr = alloc::filled(alloc::add(shape[0], 1, "csr row pointers")?, 0i64)?;
+    // At most one stored element per triple, so no push reallocates.
+    let (mut idx, mut data): (Vec<i64>, Vec<T>) = (
+        alloc::with_capacity(rows.len())?,
+        alloc::with_capacity(rows.len())?,
+    );
     let mut last: Option<(i64, i64)> = None;
     for k in order {
         let key = (rows[k], cols[k]);

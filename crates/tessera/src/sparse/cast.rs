@@ -1,6 +1,6 @@
 //! `cast_storage` among default, csr and row_sparse (dense to sparse keeps only non-zeros).
 
-use super::{with_slice, CsrMatrix, RowSparseArray, SparseParts};
+use super::{alloc, with_slice, CsrMatrix, RowSparseArray, SparseParts};
 use crate::error::{Result, TesseraError};
 use crate::stype::StorageType;
 use crate::tensor::Tensor;
@@ -42,9 +42,9 @@ fn dense_to_csr(d: &Tensor) -> Result<CsrMatrix> {
             )))
         }
     };
+    let mut indptr = alloc::with_capacity(alloc::add(rows, 1, "csr row pointers")?)?;
     with_dtype!(d.dtype(), T => {
-        let (indptr, idx, vals) = with_slice::<T, _>(d, |v| {
-            let mut indptr = Vec::with_capacity(rows + 1);
+        let (idx, vals) = with_slice::<T, _>(d, |v| {
             indptr.push(0i64);
             let (mut idx, mut vals) = (Vec::new(), Vec::new());
             for r in 0..rows {
@@ -56,7 +56,7 @@ fn dense_to_csr(d: &Tensor) -> Result<CsrMatrix> {
                 }
                 indptr.push(idx.len() as i64);
             }
-            (indptr, idx, vals)
+            (idx, vals)
         })?;
         CsrMatrix::from_trusted([rows, cols], indptr, idx, super::values(vals)?, true)
     })

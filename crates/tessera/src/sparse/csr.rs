@@ -2,7 +2,7 @@
 //! row slicing and `eliminate_zeros`. Index parts are `int32` or `int64` (see `index.rs`).
 
 use super::index::{index_dtype_for, index_part, index_tensor, with_index, CsrIndex};
-use super::{values, with_slice, SparseError};
+use super::{alloc, values, with_slice, with_slices, SparseError};
 use crate::dtype::{DType, Element};
 use crate::error::{Result, TesseraError};
 use crate::tensor::Tensor;
@@ -71,9 +71,7 @@ impl CsrMatrix {
             indices = indices.astype_if(DType::I64)?;
         }
         with_index!(indptr.dtype(), I => {
-            with_slice::<I, _>(&indptr, |p| {
-                with_slice::<I, _>(&indices, |i| check_csr(shape, p, i, &data, true))
-            })???
+            with_slices::<I, _>(&indptr, &indices, |p, i| check_csr(shape, p, i, &data, true))??
         });
         let dt = index_dtype_for(indices.numel(), shape[1]);
         Ok(CsrMatrix {
@@ -153,14 +151,14 @@ impl CsrMatrix {
         })
     }
 
-    /// The same pattern (index tensors shared) with other values, `data.numel() == nnz`
-    /// (kernels keeping a pattern).
-    pub(crate) fn with_data(&self, data: Tensor) -> CsrMatrix {
-        debug_assert_eq!(self.indices.numel(), data.numel());
-        CsrMatrix {
-            data,
+    /// The same pattern (index tensors shared) with other values (kernels keeping a
+    /// pattern); `data` must be 1-D with `nnz` elements (`Part` / `DataLength` otherwise).
+    pub(crate) fn with_data(&self, data: Tensor) -> Result<CsrMatrix> {
+        check_data(self.indices.numel(), &data)?;
+        Ok(CsrMatrix {
+            data: data.contiguous()?,
             ..self.clone()
-        }
+        })
     }
 
     /// `[rows, cols]`.
@@ -223,7 +221,8 @@ impl CsrMatrix {
     }
 
     /// `indptr` and `indices` widened to `i64`, after [`validate`](Self::validate)'s checks
-    /// on the same contents (both read guards are held through the check and the copy).
+    /// on the same contents (the read guards, one per storage, are held through the check and
+    /// the copy).
     pub(crate) fn checked_index_vecs(&self) -> Result<(Vec<i64>, Vec<i64>)> {
         self.check_parts(true)
     }
@@ -232,27 +231,32 @@ impl CsrMatrix {
     /// (empty vectors without it, so validating copies nothing).
     fn check_parts(&self, widen: bool) -> Result<(Vec<i64>, Vec<i64>)> {
         with_index!(self.index_dtype(), I => {
-            with_slice::<I, _>(&self.indptr, |p| with_slice::<I, _>(&self.indices, |i| {
+            with_slices::<I, _>(&self.indptr, &self.indices, |p, i| {
                 check_csr(self.shape, p, i, &self.data, self.canonical)
                     .map_err(SparseError::modified)?;
-                let wide = |s: &[I]| -> Vec<i64> {
-                    if widen {
-                        s.iter().map(|v| v.to_i64()).collect()
-                    } else {
-                        Vec::new()
+                let wide = |s: &[I]| -> Result<Vec<i64>> {
+                    match widen {
+                        true => alloc::collect(s.len(), s.iter().map(|v| v.to_i64())),
+                        false => Ok(Vec::new()),
                     }
                 };
-                Ok::<_, TesseraError>((wide(p), wide(i)))
-            }))??
+                Ok::<_, TesseraError>((wide(p)?, wide(i)?))
+            })?
         })
     }
 
     /// A dense copy.
+    ///
+    /// Errors: `ShapeOverflow` if `rows * cols` overflows, `Allocation` if the dense copy
+    /// cannot be allocated, `Sparse(Modified)` for parts written after construction.
     pub fn to_dense(&self) -> Result<Tensor> {
         let [rows, cols] = self.shape;
+        alloc::mul(rows, cols, "csr to_dense")?;
         let (indptr, indices) = self.checked_index_vecs()?;
+        let out = Tensor::zeros(&self.shape, self.data.dtype())?;
         with_dtype!(self.data.dtype(), T => {
-            let mut dense = vec![T::default(); rows * cols];
+            // A fresh storage: no other guard on it can exist.
+            let mut dense = out.dense_storage()?.write::<T>()?;
             with_slice::<T, _>(&self.data, |vals| {
                 for r in 0..rows {
                     for k in indptr[r] as usize..indptr[r + 1] as usize {
@@ -260,8 +264,8 @@ impl CsrMatrix {
                     }
                 }
             })?;
-            Tensor::from_vec(dense, &self.shape)
-        })
+        });
+        Ok(out)
     }
 
     /// Rows `start..end` (SciPy `m[start:end]`); the values are copied. Only the selected
@@ -278,7 +282,7 @@ impl CsrMatrix {
         }
         let cols = self.shape[1];
         let (new_ptr, idx, lo, hi) = with_index!(self.index_dtype(), I => {
-            with_slice::<I, _>(&self.indptr, |p| with_slice::<I, _>(&self.indices, |i| {
+            with_slices::<I, _>(&self.indptr, &self.indices, |p, i| {
                 let window = p.get(start..=end).ok_or_else(|| {
                     SparseError::IndptrLength { expected: self.shape[0] + 1, got: p.len() }
                         .modified()
@@ -286,14 +290,16 @@ impl CsrMatrix {
                 check_rows(start, window, i, cols, self.canonical).map_err(SparseError::modified)?;
                 // Checked: the window's pointers are non-decreasing and within `i`.
                 let (lo, hi) = (window[0].to_usize(), window[end - start].to_usize());
-                let ptr: Vec<i64> = window.iter().map(|v| (v.to_usize() - lo) as i64).collect();
-                let idx: Vec<i64> = i[lo..hi].iter().map(|c| c.to_i64()).collect();
+                let ptr = alloc::collect(window.len(), window.iter().map(|v| (v.to_usize() - lo) as i64))?;
+                let idx = alloc::collect(hi - lo, i[lo..hi].iter().map(|c| c.to_i64()))?;
                 Ok::<_, TesseraError>((ptr, idx, lo, hi))
-            }))???
+            })??
         });
         let data = with_dtype!(self.data.dtype(), T => {
-            let v = with_slice::<T, _>(&self.data, |s| s.get(lo..hi).map(<[T]>::to_vec))?;
-            values(v.ok_or_else(|| SparseError::DataLength { indices: hi, data: self.nnz() }.modified())?)?
+            let v = with_slice::<T, _>(&self.data, |s| {
+                s.get(lo..hi).map(|v| alloc::collect(v.len(), v.iter().copied()))
+            })?;
+            values(v.ok_or_else(|| SparseError::DataLength { indices: hi, data: self.nnz() }.modified())??)?
         });
         Self::from_trusted([end - start, cols], new_ptr, idx, data, self.canonical)
     }
@@ -302,17 +308,21 @@ impl CsrMatrix {
     pub fn eliminate_zeros(&self) -> Result<CsrMatrix> {
         let (indptr, indices) = self.checked_index_vecs()?;
         with_dtype!(self.data.dtype(), T => {
-            let vals = with_slice::<T, _>(&self.data, |s| s.to_vec())?;
-            let (mut p, mut i, mut d) = (vec![0i64], Vec::new(), Vec::new());
-            for r in 0..self.shape[0] {
-                for k in indptr[r] as usize..indptr[r + 1] as usize {
-                    if vals[k] != T::default() {
-                        i.push(indices[k]);
-                        d.push(vals[k]);
+            // Sized up front (rows + 1 pointers, at most nnz kept), so no push reallocates.
+            let mut p = alloc::with_capacity(indptr.len())?;
+            let (mut i, mut d) = (alloc::with_capacity(indices.len())?, alloc::with_capacity(indices.len())?);
+            p.push(0i64);
+            with_slice::<T, _>(&self.data, |vals| {
+                for r in 0..self.shape[0] {
+                    for k in indptr[r] as usize..indptr[r + 1] as usize {
+                        if vals[k] != T::default() {
+                            i.push(indices[k]);
+                            d.push(vals[k]);
+                        }
                     }
+                    p.push(i.len() as i64);
                 }
-                p.push(i.len() as i64);
-            }
+            })?;
             Self::from_trusted(self.shape, p, i, values(d)?, self.canonical)
         })
     }
@@ -330,14 +340,17 @@ fn check_csr<I: CsrIndex>(
 ) -> std::result::Result<(), SparseError> {
     let [rows, cols] = shape;
     if data.rank() != 1 {
-        return Err(SparseError::Part(format!(
-            "csr data must be 1-D, got shape {:?}",
-            data.shape()
-        )));
+        // Reported before the index parts, as the first violation.
+        return check_data(0, data);
     }
-    if indptr.len() != rows + 1 {
+    let Some(ptrs) = rows.checked_add(1) else {
+        return Err(SparseError::Part(format!(
+            "csr shape {shape:?}: rows + 1 row pointers overflow"
+        )));
+    };
+    if indptr.len() != ptrs {
         return Err(SparseError::IndptrLength {
-            expected: rows + 1,
+            expected: ptrs,
             got: indptr.len(),
         });
     }
@@ -353,6 +366,18 @@ fn check_csr<I: CsrIndex>(
             end: indptr[rows].to_i64(),
             nnz,
         });
+    }
+    check_data(nnz, data)
+}
+
+/// Checks that the values `data` of a CSR matrix with `nnz` stored elements are 1-D of length
+/// `nnz`.
+fn check_data(nnz: usize, data: &Tensor) -> std::result::Result<(), SparseError> {
+    if data.rank() != 1 {
+        return Err(SparseError::Part(format!(
+            "csr data must be 1-D, got shape {:?}",
+            data.shape()
+        )));
     }
     if data.numel() != nnz {
         return Err(SparseError::DataLength {

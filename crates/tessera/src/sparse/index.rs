@@ -2,7 +2,7 @@
 //! `get_index_dtype` chooses), else `int64`. Half the index bytes is most of the memory traffic
 //! SpMV saves on banded matrices.
 
-use super::{values, with_slice};
+use super::{alloc, values, with_slice};
 use crate::dtype::{DType, Element};
 use crate::error::{Result, TesseraError};
 use crate::tensor::Tensor;
@@ -61,7 +61,7 @@ pub(crate) fn index_dtype_for(nnz: usize, cols: usize) -> DType {
 /// (they are validated parts whose dtype came from [`index_dtype_for`]).
 pub(crate) fn index_tensor(v: Vec<i64>, dt: DType) -> Result<Tensor> {
     if dt == DType::I32 {
-        values(v.iter().map(|&x| x as i32).collect())
+        values(alloc::collect(v.len(), v.iter().map(|&x| x as i32))?)
     } else {
         values(v)
     }
@@ -69,7 +69,7 @@ pub(crate) fn index_tensor(v: Vec<i64>, dt: DType) -> Result<Tensor> {
 
 /// The elements of a contiguous `int32` or `int64` index part, widened to `i64`.
 pub(crate) fn index_vec(t: &Tensor) -> Result<Vec<i64>> {
-    with_index!(t.dtype(), I => with_slice::<I, _>(t, |s| s.iter().map(|v| v.to_i64()).collect()))
+    with_index!(t.dtype(), I => with_slice::<I, _>(t, |s| alloc::collect(s.len(), s.iter().map(|v| v.to_i64())))?)
 }
 
 /// A user-given index part as a contiguous 1-D `int32` or `int64` tensor (other integer

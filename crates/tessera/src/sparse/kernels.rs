@@ -2,7 +2,7 @@
 //! wherever the pattern is kept (so dtype rules are the dense ops'); pattern work (merges,
 //! gathers, products) is done here, generic over the element type.
 
-use super::{values, with_slice, CsrMatrix, RowSparseArray, SparseParts};
+use super::{alloc, values, with_slice, with_slices, CsrMatrix, RowSparseArray, SparseParts};
 use crate::dtype::DType;
 use crate::error::{Result, TesseraError};
 use crate::kernels::scalar_math::Arith;
@@ -17,7 +17,7 @@ pub(crate) fn map_values(x: &Tensor, f: impl FnOnce(&Tensor) -> Result<Tensor>) 
         Some(SparseParts::Csr(m)) => {
             // Only values are read, so the index parts are not re-checked: parts written
             // after construction stay as they are and the next kernel reading them reports it.
-            SparseParts::Csr(m.with_data(f(m.data())?))
+            SparseParts::Csr(m.with_data(f(m.data())?)?)
         }
         Some(SparseParts::RowSparse(r)) => {
             let data = f(r.data())?;
@@ -25,7 +25,7 @@ pub(crate) fn map_values(x: &Tensor, f: impl FnOnce(&Tensor) -> Result<Tensor>) 
                 r.shape().to_vec(),
                 r.indices().clone(),
                 data,
-            ))
+            )?)
         }
         None => return f(x),
     };
@@ -37,16 +37,18 @@ pub(crate) fn map_values(x: &Tensor, f: impl FnOnce(&Tensor) -> Result<Tensor>) 
 fn scatter_values(src: &Tensor, pos: &[usize], n: usize, row_len: usize) -> Result<Tensor> {
     let mut dims = src.shape().to_vec();
     dims[0] = n;
+    let out = Tensor::zeros(&dims, src.dtype())?;
     with_dtype!(src.dtype(), T => {
         let w = row_len;
-        let mut out = vec![T::default(); n * w];
+        // A fresh storage: no other guard on it can exist.
+        let mut out = out.dense_storage()?.write::<T>()?;
         with_slice::<T, _>(src, |s| {
             for (k, &p) in pos.iter().enumerate() {
                 out[p * w..(p + 1) * w].copy_from_slice(&s[k * w..(k + 1) * w]);
             }
         })?;
-        Tensor::from_vec(out, &dims)
-    })
+    });
+    Ok(out)
 }
 
 /// `a op b` for two CSR or two row-sparse tensors of one shape (`op` is add or sub): the
@@ -68,8 +70,15 @@ pub(crate) fn add_sub_same(a: &Tensor, b: &Tensor, op: BinaryOp) -> Result<Tenso
         (Some(SparseParts::Csr(x)), Some(SparseParts::Csr(y))) => {
             let (px, ix) = x.checked_index_vecs()?;
             let (py, iy) = y.checked_index_vecs()?;
-            let (mut ptr, mut idx) = (vec![0i64], Vec::new());
-            let (mut pos_x, mut pos_y) = (Vec::new(), Vec::new());
+            // Sized up front (rows + 1 pointers, at most nnz(x) + nnz(y) stored), so no push
+            // reallocates.
+            let most = alloc::add(ix.len(), iy.len(), "add")?;
+            let (mut ptr, mut idx) = (alloc::with_capacity(px.len())?, alloc::with_capacity(most)?);
+            let (mut pos_x, mut pos_y) = (
+                alloc::with_capacity(ix.len())?,
+                alloc::with_capacity(iy.len())?,
+            );
+            ptr.push(0i64);
             for r in 0..x.shape()[0] {
                 let (mut i, ie) = (px[r] as usize, px[r + 1] as usize);
                 let (mut j, je) = (py[r] as usize, py[r + 1] as usize);
@@ -101,7 +110,8 @@ pub(crate) fn add_sub_same(a: &Tensor, b: &Tensor, op: BinaryOp) -> Result<Tenso
         }
         (Some(SparseParts::RowSparse(x)), Some(SparseParts::RowSparse(y))) => {
             let (rx, ry) = (x.checked_rows()?, y.checked_rows()?);
-            let mut rows: Vec<i64> = rx.iter().chain(&ry).copied().collect();
+            let n = alloc::add(rx.len(), ry.len(), "add")?;
+            let mut rows: Vec<i64> = alloc::collect(n, rx.iter().chain(&ry).copied())?;
             rows.sort_unstable();
             rows.dedup();
             let pos = |r: &[i64]| -> Vec<usize> {
@@ -153,13 +163,23 @@ pub(crate) fn mul_masked(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             )
         })?
         .contiguous()?;
+    // The index parts are read (and checked) before the dense operand's guard is taken: they
+    // may be views of its storage (see `with_slice`).
+    let pattern = match s.sparse_parts() {
+        Some(SparseParts::Csr(m)) => Pattern::Csr(m.checked_index_vecs()?),
+        Some(SparseParts::RowSparse(rs)) => Pattern::Rows(rs.checked_rows()?, rs),
+        None => {
+            return Err(TesseraError::InvalidArgument(
+                "mul_masked needs a sparse operand".into(),
+            ))
+        }
+    };
     let gathered = with_dtype!(d.dtype(), T => {
         with_slice::<T, _>(&d, |dv| -> Result<Tensor> {
-            match s.sparse_parts() {
-                Some(SparseParts::Csr(m)) => {
-                    let (p, idx) = m.checked_index_vecs()?;
+            match &pattern {
+                Pattern::Csr((p, idx)) => {
                     let cols = shape[1];
-                    let mut g = Vec::with_capacity(idx.len());
+                    let mut g = alloc::with_capacity(idx.len())?;
                     for r in 0..shape[0] {
                         for k in p[r] as usize..p[r + 1] as usize {
                             g.push(dv[r * cols + idx[k] as usize]);
@@ -167,20 +187,26 @@ pub(crate) fn mul_masked(a: &Tensor, b: &Tensor) -> Result<Tensor> {
                     }
                     values(g)
                 }
-                Some(SparseParts::RowSparse(rs)) => {
-                    let rows = rs.checked_rows()?;
+                Pattern::Rows(rows, rs) => {
                     let w = rs.row_len();
-                    let g: Vec<T> = rows
-                        .iter()
-                        .flat_map(|&r| dv[r as usize * w..(r as usize + 1) * w].iter().copied())
-                        .collect();
+                    // At most the dense operand's length.
+                    let g: Vec<T> = alloc::collect(
+                        rows.len() * w,
+                        rows.iter().flat_map(|&r| dv[r as usize * w..(r as usize + 1) * w].iter().copied()),
+                    )?;
                     Tensor::from_vec(g, rs.data().shape())
                 }
-                None => Err(TesseraError::InvalidArgument("mul_masked needs a sparse operand".into())),
             }
         })??
     });
     map_values(s, |v| v.binary(&gathered, BinaryOp::Mul))
+}
+
+/// The checked stored positions of a sparse operand: CSR `(indptr, indices)`, or row-sparse
+/// row ids and the array.
+enum Pattern<'a> {
+    Csr((Vec<i64>, Vec<i64>)),
+    Rows(Vec<i64>, &'a RowSparseArray),
 }
 
 /// Dense `a @ b` for 1-D/2-D operands (NumPy `dot` on vectors and matrices).
@@ -216,9 +242,12 @@ pub(crate) fn dense_dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     }
     let out_shape = dot_shape(a.shape(), b.shape());
     let (a, b) = (a.astype_dense(dt)?, b.astype_dense(dt)?);
+    let res = Tensor::zeros(&out_shape, dt)?; // m * n elements, checked
     with_dtype!(dt, T => {
-        let out = with_slice::<T, _>(&a, |av| with_slice::<T, _>(&b, |bv| {
-            let mut out = vec![T::default(); m * n];
+        // A fresh storage: no other guard on it can exist.
+        let mut out = res.dense_storage()?.write::<T>()?;
+        // `dot(x, x)`: one guard serves both operands.
+        with_slices::<T, _>(&a, &b, |av, bv| {
             for i in 0..m {
                 for p in 0..k {
                     let x = av[i * k + p];
@@ -227,10 +256,9 @@ pub(crate) fn dense_dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
                     }
                 }
             }
-            out
-        }))??;
-        Tensor::from_vec(out, &out_shape)
-    })
+        })?;
+    });
+    Ok(res)
 }
 
 /// NumPy's `dot` output shape for 1-D/2-D operands.
@@ -251,13 +279,11 @@ pub(crate) fn csr_t_dot(m: &CsrMatrix, b: &Tensor, dt: DType) -> Result<Tensor> 
     let [rows, cols] = [m.shape()[0], m.shape()[1]];
     let n = if b.rank() == 2 { b.shape()[1] } else { 1 };
     let (ptr, idx) = m.checked_index_vecs()?;
-    let mut present: Vec<i64> = idx.clone();
+    // The stored columns, sorted: a stored row of the output each. An element's row is found
+    // by binary search (a table indexed by column would be sized by `cols`, not by nnz).
+    let mut present: Vec<i64> = alloc::collect(idx.len(), idx.iter().copied())?;
     present.sort_unstable();
     present.dedup();
-    let mut slot = vec![0usize; cols];
-    for (s, &c) in present.iter().enumerate() {
-        slot[c as usize] = s;
-    }
     let data = m.data().astype_if(dt)?;
     let b = b.astype_if(dt)?.contiguous()?;
     let mut out_shape = vec![cols];
@@ -266,23 +292,26 @@ pub(crate) fn csr_t_dot(m: &CsrMatrix, b: &Tensor, dt: DType) -> Result<Tensor> 
         out_shape.push(n);
         block_shape.push(n);
     }
+    let block = Tensor::zeros(&block_shape, dt)?;
     with_dtype!(dt, T => {
-        let block = with_slice::<T, _>(&data, |vals| with_slice::<T, _>(&b, |bv| {
-            let mut block = vec![T::default(); present.len() * n];
+        // A fresh storage: no other guard on it can exist.
+        let mut out = block.dense_storage()?.write::<T>()?;
+        with_slices::<T, _>(&data, &b, |vals, bv| {
             for r in 0..rows {
                 let src = &bv[r * n..(r + 1) * n];
                 for k in ptr[r] as usize..ptr[r + 1] as usize {
-                    let s = slot[idx[k] as usize];
-                    for (dst, x) in block[s * n..(s + 1) * n].iter_mut().zip(src) {
+                    // Found: `present` holds every stored column.
+                    let s = present.binary_search(&idx[k]).unwrap_or(0);
+                    for (dst, x) in out[s * n..(s + 1) * n].iter_mut().zip(src) {
                         *dst = Arith::add(*dst, Arith::mul(vals[k], *x));
                     }
                 }
             }
-            block
-        }))??;
-        let block = Tensor::from_vec(block, &block_shape)?;
-        Tensor::from_sparse(SparseParts::RowSparse(RowSparseArray::from_trusted(&out_shape, present, block)?))
-    })
+        })?;
+    });
+    Tensor::from_sparse(SparseParts::RowSparse(RowSparseArray::from_trusted(
+        &out_shape, present, block,
+    )?))
 }
 
 /// `sum` of a sparse tensor over `axes` (all when `None`): dense, in the dtype of the dense
@@ -303,27 +332,27 @@ pub(crate) fn sparse_sum(x: &Tensor, axes: Option<&[isize]>, keepdims: bool) -> 
             }
             let data = m.data().astype_if(dt)?;
             let (ptr, idx) = m.checked_index_vecs()?;
-            let [rows, cols] = [m.shape()[0], m.shape()[1]];
+            let rows = m.shape()[0];
+            // `rows` or `cols` elements (`out_shape` is either with a 1 kept or not).
+            let res = Tensor::zeros(&out_shape, dt)?;
             with_dtype!(dt, T => {
-                let v = with_slice::<T, _>(&data, |vals| {
+                // A fresh storage: no other guard on it can exist.
+                let mut out = res.dense_storage()?.write::<T>()?;
+                with_slice::<T, _>(&data, |vals| {
                     if ax[0] == 1 {
-                        (0..rows)
-                            .map(|r| {
-                                vals[ptr[r] as usize..ptr[r + 1] as usize]
-                                    .iter()
-                                    .fold(T::default(), |a, b| Arith::add(a, *b))
-                            })
-                            .collect::<Vec<T>>()
+                        for (r, o) in out.iter_mut().enumerate().take(rows) {
+                            *o = vals[ptr[r] as usize..ptr[r + 1] as usize]
+                                .iter()
+                                .fold(T::default(), |a, b| Arith::add(a, *b));
+                        }
                     } else {
-                        let mut out = vec![T::default(); cols];
                         for (v, &c) in vals.iter().zip(&idx) {
                             out[c as usize] = Arith::add(out[c as usize], *v);
                         }
-                        out
                     }
                 })?;
-                Tensor::from_vec(v, &out_shape)
-            })
+            });
+            Ok(res)
         }
         Some(SparseParts::RowSparse(r)) => {
             let block = r.data().sum_dense(Some(&signed), keepdims)?;

@@ -1,6 +1,6 @@
 //! Row-sparse arrays: sorted unique row ids plus a dense block of those rows (docs/design.md O4).
 
-use super::{index_vec, values, with_slice, SparseError};
+use super::{alloc, index_vec, values, with_slice, SparseError};
 use crate::error::Result;
 use crate::tensor::Tensor;
 use crate::with_dtype;
@@ -25,33 +25,23 @@ pub struct RowSparseArray {
 impl RowSparseArray {
     /// Checked constructor: each O4 violation is its own [`SparseError`].
     pub fn try_new(shape: &[usize], indices: Vec<i64>, data: Tensor) -> Result<RowSparseArray> {
-        if shape.is_empty() {
-            return Err(SparseError::Part("row_sparse needs rank >= 1".into()).into());
-        }
-        let mut expected = vec![indices.len()];
-        expected.extend_from_slice(&shape[1..]);
-        if data.shape() != expected.as_slice() {
-            return Err(SparseError::BlockShape {
-                expected,
-                got: data.shape().to_vec(),
-            }
-            .into());
-        }
+        check_block(shape, indices.len(), &data)?;
         check_rows(&indices, shape[0])?;
         Self::store(shape, indices, data)
     }
 
-    /// Parts built by a kernel that keeps every O4 invariant (rank at least 1, sorted unique
-    /// in-range rows, a block of the right shape); checked in debug builds. Crate-private: it
-    /// was public as `new_unchecked`, which let bad parts through to a later panic (an empty
-    /// shape, a block too small for its rows); callers outside the crate use
-    /// [`try_new`](Self::try_new), whose checks are one linear pass over the row ids.
+    /// Parts built by a kernel that keeps the O4 row-id invariants (sorted unique in-range
+    /// rows; checked in debug builds). The shape checks (rank at least 1, a size that fits, a
+    /// block of shape `[len(indices), shape[1..]...]`) cost O(rank) and always run, so a
+    /// wrong block is `BlockShape`, never a later panic. Crate-private: it was public as
+    /// `new_unchecked`; callers outside the crate use [`try_new`](Self::try_new).
     pub(crate) fn from_trusted(
         shape: &[usize],
         indices: Vec<i64>,
         data: Tensor,
     ) -> Result<RowSparseArray> {
-        debug_assert!(Self::try_new(shape, indices.clone(), data.clone()).is_ok());
+        check_block(shape, indices.len(), &data)?;
+        debug_assert!(check_rows(&indices, shape[0]).is_ok());
         Self::store(shape, indices, data)
     }
 
@@ -64,13 +54,28 @@ impl RowSparseArray {
         })
     }
 
-    /// Parts already held as tensors.
-    pub(crate) fn from_parts(shape: Vec<usize>, indices: Tensor, data: Tensor) -> RowSparseArray {
-        RowSparseArray {
+    /// Parts already held as tensors (a kernel keeping the row ids of an array and replacing
+    /// its block). The shapes are checked as by [`from_trusted`](Self::from_trusted); the row
+    /// ids are not read (kernels reading them re-check them, see [`validate`](Self::validate)).
+    pub(crate) fn from_parts(
+        shape: Vec<usize>,
+        indices: Tensor,
+        data: Tensor,
+    ) -> Result<RowSparseArray> {
+        if indices.rank() != 1 || indices.dtype() != crate::DType::I64 {
+            return Err(SparseError::Part(format!(
+                "row_sparse row ids must be 1-D int64, got {} {:?}",
+                indices.dtype(),
+                indices.shape()
+            ))
+            .into());
+        }
+        check_block(&shape, indices.numel(), &data)?;
+        Ok(RowSparseArray {
             shape,
             indices,
             data,
-        }
+        })
     }
 
     /// The logical shape.
@@ -114,41 +119,37 @@ impl RowSparseArray {
     /// The row ids, after [`validate`](Self::validate)'s checks on them.
     pub(crate) fn checked_rows(&self) -> Result<Vec<i64>> {
         let rows = index_vec(&self.indices)?;
-        if self.data.shape().first() != Some(&rows.len()) {
-            return Err(SparseError::BlockShape {
-                expected: [rows.len()]
-                    .into_iter()
-                    .chain(self.shape[1..].iter().copied())
-                    .collect(),
-                got: self.data.shape().to_vec(),
-            }
-            .modified()
-            .into());
-        }
+        // Holds by construction; checked again since every offset below depends on it.
+        check_block(&self.shape, rows.len(), &self.data)?;
         check_rows(&rows, self.shape[0]).map_err(SparseError::modified)?;
         Ok(rows)
     }
 
     /// A dense copy.
+    ///
+    /// Errors: `Allocation` if the dense copy cannot be allocated, `Sparse(Modified)` for
+    /// row ids written after construction.
     pub fn to_dense(&self) -> Result<Tensor> {
         let rows = self.checked_rows()?;
         let w = self.row_len();
+        let out = Tensor::zeros(&self.shape, self.data.dtype())?;
         with_dtype!(self.data.dtype(), T => {
-            let mut dense = vec![T::default(); self.shape[0] * w];
+            // A fresh storage: no other guard on it can exist.
+            let mut dense = out.dense_storage()?.write::<T>()?;
             with_slice::<T, _>(&self.data, |block| {
                 for (k, &r) in rows.iter().enumerate() {
                     let r = r as usize;
                     dense[r * w..(r + 1) * w].copy_from_slice(&block[k * w..(k + 1) * w]);
                 }
             })?;
-            Tensor::from_vec(dense, &self.shape)
-        })
+        });
+        Ok(out)
     }
 
     /// Keeps the stored rows whose ids are in `keep` (any order, duplicates ignored).
     pub fn retain(&self, keep: &[i64]) -> Result<RowSparseArray> {
         let rows = self.checked_rows()?;
-        let mut keep = keep.to_vec();
+        let mut keep = alloc::collect(keep.len(), keep.iter().copied())?;
         keep.sort_unstable();
         let sel: Vec<usize> = (0..rows.len())
             .filter(|&k| keep.binary_search(&rows[k]).is_ok())
@@ -177,12 +178,33 @@ impl RowSparseArray {
         dims.extend_from_slice(&self.shape[1..]);
         let data = with_dtype!(self.data.dtype(), T => {
             let v = with_slice::<T, _>(&self.data, |b| {
-                sel.iter().flat_map(|&k| b[k * w..(k + 1) * w].iter().copied()).collect::<Vec<T>>()
-            })?;
+                let n = sel.len() * w; // at most the block's length
+                alloc::collect(n, sel.iter().flat_map(|&k| b[k * w..(k + 1) * w].iter().copied()))
+            })??;
             Tensor::from_vec(v, &dims)?
         });
         Self::from_trusted(&self.shape, sel.iter().map(|&k| rows[k]).collect(), data)
     }
+}
+
+/// Checks the shapes of row-sparse parts: rank at least 1, a logical size that fits in
+/// `usize` (so `row_len` and dense offsets never overflow), and a block of shape
+/// `[stored, shape[1..]...]`.
+fn check_block(shape: &[usize], stored: usize, data: &Tensor) -> Result<()> {
+    if shape.is_empty() {
+        return Err(SparseError::Part("row_sparse needs rank >= 1".into()).into());
+    }
+    alloc::product(shape, "row_sparse shape")?;
+    if data.shape().first() != Some(&stored) || data.shape()[1..] != shape[1..] {
+        let mut expected = vec![stored];
+        expected.extend_from_slice(&shape[1..]);
+        return Err(SparseError::BlockShape {
+            expected,
+            got: data.shape().to_vec(),
+        }
+        .into());
+    }
+    Ok(())
 }
 
 /// Checks row ids against O4: each in `[0, rows)`, strictly increasing (so sorted and
@@ -203,4 +225,36 @@ fn check_rows(ids: &[i64], rows: usize) -> std::result::Result<(), SparseError> 
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dtype::DType;
+    use crate::error::TesseraError;
+
+    fn block(dims: &[usize]) -> Tensor {
+        Tensor::zeros(dims, DType::F64).unwrap()
+    }
+
+    fn is_block_shape(e: TesseraError) -> bool {
+        matches!(e, TesseraError::Sparse(SparseError::BlockShape { .. }))
+    }
+
+    #[test]
+    fn trusted_parts_with_a_wrong_block_shape_are_an_error() {
+        // Too few rows in the block, wrong trailing dims, a block of another rank, no rank.
+        for (shape, rows, dims) in [
+            (&[4usize, 3][..], vec![0i64, 2], &[1usize, 3][..]),
+            (&[4, 3], vec![0, 2], &[2, 2]),
+            (&[4, 3], vec![1], &[3]),
+            (&[4], vec![1], &[1, 1]),
+        ] {
+            let e = RowSparseArray::from_trusted(shape, rows, block(dims)).unwrap_err();
+            assert!(is_block_shape(e), "{shape:?} {dims:?}");
+        }
+        let e = RowSparseArray::from_trusted(&[], vec![], block(&[0])).unwrap_err();
+        assert!(matches!(e, TesseraError::Sparse(_)), "{e}");
+        assert!(RowSparseArray::from_trusted(&[4, 3], vec![0, 2], block(&[2, 3])).is_ok());
+    }
 }

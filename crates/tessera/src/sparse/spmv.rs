@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 use super::index::{with_index, CsrIndex};
 use super::kernels::dot_shape;
-use super::{with_slice, CsrMatrix, SparseError};
+use super::{unshared, with_slices, CsrMatrix, SparseError};
 use crate::dtype::DType;
 use crate::error::{Result, TesseraError};
 use crate::kernels::scalar_math::Arith;
@@ -48,19 +48,20 @@ pub(crate) fn csr_dot(m: &CsrMatrix, b: &Tensor, dt: DType, parallel: bool) -> R
         ));
     }
     let n = if b.rank() == 2 { b.shape()[1] } else { 1 };
-    let data = m.data().astype_if(dt)?;
-    let b = b.astype_if(dt)?.contiguous()?;
+    // One read guard per storage (docs of `with_slice`): index parts sharing one buffer share a
+    // guard, and so do values and rhs; values or rhs sharing the index parts' buffer are copied.
+    let index_parts = [m.indptr(), m.indices()];
+    let data = unshared(&m.data().astype_if(dt)?, &index_parts)?;
+    let b = unshared(&b.astype_if(dt)?.contiguous()?, &index_parts)?;
     let out = Tensor::for_overwrite(&dot_shape(m.shape(), b.shape()), dt)?;
     let chunk_rows =
         (parallel && rayon::current_num_threads() > 1 && rows * n > 1 << 14).then_some(CHUNK_ROWS);
     with_dtype!(dt, T => with_index!(m.index_dtype(), I => {
         // A fresh storage: nothing else can hold it, and every element is written below.
         let mut o = out.dense_storage()?.write::<T>()?;
-        with_slice::<I, _>(m.indptr(), |ptr| with_slice::<I, _>(m.indices(), |idx| {
-            with_slice::<T, _>(&data, |vals| with_slice::<T, _>(&b, |x| {
-                spmm(ptr, idx, vals, x, n, &mut o, chunk_rows)
-            }))
-        }))?????;
+        with_slices::<I, _>(m.indptr(), m.indices(), |ptr, idx| {
+            with_slices::<T, _>(&data, &b, |vals, x| spmm(ptr, idx, vals, x, n, &mut o, chunk_rows))
+        })???;
     }));
     Ok(out)
 }
