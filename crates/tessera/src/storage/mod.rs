@@ -13,6 +13,9 @@
 //! writer, at a time. Kernels that read and write the same storage must copy the source first
 //! (docs/design.md V7) rather than take both locks.
 
+mod fallible;
+pub use fallible::{checked_numel, checked_vec_bytes, try_vec, try_with_capacity, try_zeroed_vec};
+
 use std::alloc::{self, Layout as AllocLayout};
 use std::ptr::NonNull;
 
