@@ -18,6 +18,7 @@ pub use fallible::{checked_numel, checked_vec_bytes, try_vec, try_with_capacity,
 
 use std::alloc::{self, Layout as AllocLayout};
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 use parking_lot::{
     MappedRwLockReadGuard, MappedRwLockWriteGuard, RwLock, RwLockReadGuard, RwLockWriteGuard,
@@ -294,6 +295,9 @@ pub struct Storage {
     dtype: DType,
     len: usize,
     buf: RwLock<AlignedBuf>,
+    /// `buf`'s base address, readable without the lock ([`Storage::as_ptr`]): set at
+    /// allocation and changed only by [`Storage::detach_external`], under the write lock.
+    base: AtomicPtr<u8>,
 }
 
 impl Storage {
@@ -337,6 +341,7 @@ impl Storage {
                 ptr,
                 origin: Origin::External(owner),
             }),
+            base: AtomicPtr::new(ptr.as_ptr()),
         })
     }
 
@@ -356,6 +361,7 @@ impl Storage {
         // write lock excludes every other access through this storage, and the external
         // memory stays valid until the old buffer (and with it its owner) drops below.
         unsafe { std::ptr::copy_nonoverlapping(buf.ptr.as_ptr(), own.ptr.as_ptr(), bytes) };
+        self.base.store(own.ptr.as_ptr(), Ordering::Release);
         *buf = own;
         Ok(())
     }
@@ -372,10 +378,12 @@ impl Storage {
 
     fn alloc(dtype: DType, len: usize, zero: bool) -> Result<Storage> {
         let bytes = Storage::bytes(dtype, len)?;
+        let buf = AlignedBuf::new(bytes, zero)?;
         Ok(Storage {
             dtype,
             len,
-            buf: RwLock::new(AlignedBuf::new(bytes, zero)?),
+            base: AtomicPtr::new(buf.ptr.as_ptr()),
+            buf: RwLock::new(buf),
         })
     }
 
@@ -405,8 +413,12 @@ impl Storage {
     /// except that [`Storage::detach_external`] moves an external storage's elements).
     ///
     /// For foreign-memory interop only: accesses through it bypass the reader-writer lock.
+    ///
+    /// Takes no lock (a caller may hold a read or write guard of this storage): the address
+    /// is kept beside the buffer. Racing with `detach_external` yields either address; the
+    /// old one is dangling once the detach returns, as the caveat above says.
     pub fn as_ptr(&self) -> *const u8 {
-        self.buf.read().ptr.as_ptr()
+        self.base.load(Ordering::Acquire)
     }
 
     /// Shared access to the elements as `[T]`; errors if `T` is not the storage's dtype.
@@ -501,6 +513,7 @@ mod tests {
         s.detach_external().unwrap();
         assert_eq!(drops.load(std::sync::atomic::Ordering::SeqCst), 1);
         assert_ne!(s.as_ptr(), ptr.as_ptr().cast_const());
+        assert_eq!(s.as_ptr(), s.read::<f64>().unwrap().as_ptr().cast::<u8>());
         assert_eq!(s.read::<f64>().unwrap()[..4], [0.0, 0.0, 0.0, 2.5]);
         s.detach_external().unwrap();
         drop(s);
