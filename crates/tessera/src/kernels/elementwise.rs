@@ -262,8 +262,8 @@ fn drive<const K: usize>(plan: &Plan<K>, run: &(impl Fn([isize; K], usize) + Syn
     if plan.numel == 0 {
         return;
     }
+    let par = plan.numel >= PAR_MIN && super::parallel::enabled();
     let threads = rayon::current_num_threads();
-    let par = plan.numel >= PAR_MIN && threads > 1;
     if let Some(p) = blocking_dim(plan) {
         return drive_strips(plan, p, run, par);
     }

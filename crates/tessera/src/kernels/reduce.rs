@@ -174,7 +174,11 @@ pub fn reduce<T: Element, R: Reducer<T>>(
         return acc;
     }
     let threads = rayon::current_num_threads();
-    if plan.numel >= PAR_MIN && threads > 1 && out_n * 8 <= plan.numel && plan.dims[0] > 1 {
+    if plan.numel >= PAR_MIN
+        && super::parallel::enabled()
+        && out_n * 8 <= plan.numel
+        && plan.dims[0] > 1
+    {
         let d0 = plan.dims[0];
         let chunk = d0.div_ceil(2 * threads);
         let partials: Vec<Vec<R::Acc>> = (0..d0.div_ceil(chunk))
