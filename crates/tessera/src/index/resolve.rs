@@ -80,7 +80,8 @@ fn resolve_interval(
         (
             s,
             if s > e {
-                ((s - e - 1) / (-step) + 1) as usize
+                // `unsigned_abs`: `-step` overflows for `isize::MIN` (`t[::-(2**63)]`).
+                (s - e - 1) as usize / step.unsigned_abs() + 1
             } else {
                 0
             },

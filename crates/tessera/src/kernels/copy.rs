@@ -54,7 +54,7 @@ pub(crate) fn copy_strided<T: Element>(plan: &Plan<2>, dst: &mut [T], src: &[T])
     let item = std::mem::size_of::<T>();
     let stream = (plan.inner_stride(0), plan.inner_stride(1)) == (1, 1)
         && should_stream(plan.numel * item, plan.inner_len() * item);
-    if plan.numel >= PAR_THRESHOLD && rayon::current_num_threads() > 1 {
+    if plan.numel >= PAR_THRESHOLD && super::parallel::enabled() {
         copy_par(plan.clone(), dst, src, stream);
     } else {
         copy_seq(plan, dst, src, stream);

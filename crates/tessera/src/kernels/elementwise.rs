@@ -19,6 +19,8 @@ use rayon::prelude::*;
 
 use super::plan::{Dims, Plan};
 use crate::dtype::Element;
+use crate::error::{Result, TesseraError};
+use crate::layout::overlap::check_writable_parts;
 
 /// Element count from which kernels run on several threads.
 pub const PAR_MIN: usize = 1 << 16;
@@ -51,12 +53,16 @@ impl<T> DstPtr<T> {
         }
     }
 
-    /// Checks that a run of `n` elements from `start` with stride `stride >= 0` stays inside
-    /// the buffer (layouts are bounds-checked; this turns a planner bug into a panic, not UB).
+    /// Checks that a run of `n >= 1` elements from `start` with stride `stride >= 0` stays
+    /// inside the buffer, with checked arithmetic (the entry points validated the operands;
+    /// this turns a planner bug into a panic, not UB).
     fn check_run(&self, start: isize, n: usize, stride: isize) {
-        let last = start + (n as isize - 1) * stride;
+        let last = isize::try_from(n - 1)
+            .ok()
+            .and_then(|m| m.checked_mul(stride))
+            .and_then(|r| r.checked_add(start));
         assert!(
-            start >= 0 && stride >= 0 && (last as usize) < self.len,
+            start >= 0 && stride >= 0 && matches!(last, Some(l) if (l as usize) < self.len),
             "elementwise kernel: destination run out of bounds"
         );
     }
@@ -72,10 +78,47 @@ pub struct Operand<'a> {
     pub offset: usize,
 }
 
+/// Checks that the operand reaches only elements of a buffer of `len` elements over `dims`
+/// (checked arithmetic: a span that overflows is out of bounds too).
+fn check_operand(what: &str, dims: &[usize], op: &Operand<'_>, len: usize) -> Result<()> {
+    let oob = || {
+        TesseraError::OutOfBounds(format!(
+            "{what} with dims {dims:?}, strides {:?} and offset {} does not fit in {len} elements",
+            op.strides, op.offset
+        ))
+    };
+    if op.strides.len() != dims.len() {
+        return Err(TesseraError::InvalidShape(format!(
+            "{what} has {} strides for {} dims",
+            op.strides.len(),
+            dims.len()
+        )));
+    }
+    if dims.contains(&0) {
+        return Ok(());
+    }
+    let (mut lo, mut hi) = (0isize, 0isize);
+    for (&d, &s) in dims.iter().zip(op.strides) {
+        let reach = isize::try_from(d - 1)
+            .ok()
+            .and_then(|m| m.checked_mul(s))
+            .ok_or_else(oob)?;
+        let side = if reach < 0 { &mut lo } else { &mut hi };
+        *side = side.checked_add(reach).ok_or_else(oob)?;
+    }
+    let base = isize::try_from(op.offset).map_err(|_| oob())?;
+    match (base.checked_add(lo), base.checked_add(hi)) {
+        (Some(first), Some(last)) if first >= 0 && (last as usize) < len => Ok(()),
+        _ => Err(oob()),
+    }
+}
+
 /// `out[i] = f(out[i], a[i])` over `dims`.
 ///
-/// The destination must not overlap itself (no two indices map to one element); callers
-/// check that (docs/design.md V7) before calling. `out` and `a` are different buffers.
+/// Checked: every operand must stay inside its buffer ([`TesseraError::OutOfBounds`]) and
+/// the destination must not overlap itself ([`TesseraError::OverlappingWrite`], docs/design.md
+/// V7); nothing is written when a check fails. `out` and `a` are different buffers (the
+/// borrows guarantee it).
 pub fn zip2<O: Element, A: Element>(
     dims: &[usize],
     out: &mut [O],
@@ -83,7 +126,10 @@ pub fn zip2<O: Element, A: Element>(
     a: &[A],
     src: Operand<'_>,
     f: impl Fn(O, A) -> O + Sync,
-) {
+) -> Result<()> {
+    check_operand("destination", dims, &dst, out.len())?;
+    check_operand("source", dims, &src, a.len())?;
+    check_writable_parts(dims, dst.strides)?;
     let plan = Plan::new(dims, [dst.strides, src.strides], [dst.offset, src.offset]);
     let ptr = DstPtr::new(out);
     let (so, sa) = (plan.inner_stride(0), plan.inner_stride(1));
@@ -124,10 +170,11 @@ pub fn zip2<O: Element, A: Element>(
             }
         }
     });
+    Ok(())
 }
 
-/// `out[i] = f(a[i], b[i])` over `dims`. The destination must not overlap itself and must
-/// not share memory with `a` or `b`.
+/// `out[i] = f(a[i], b[i])` over `dims`, checked as [`zip2`] is (the borrows keep `out`
+/// apart from `a` and `b`).
 pub fn zip3<O: Element, A: Element, B: Element>(
     dims: &[usize],
     out: &mut [O],
@@ -135,7 +182,11 @@ pub fn zip3<O: Element, A: Element, B: Element>(
     (a, sa): (&[A], Operand<'_>),
     (b, sb): (&[B], Operand<'_>),
     f: impl Fn(A, B) -> O + Sync,
-) {
+) -> Result<()> {
+    check_operand("destination", dims, &dst, out.len())?;
+    check_operand("first input", dims, &sa, a.len())?;
+    check_operand("second input", dims, &sb, b.len())?;
+    check_writable_parts(dims, dst.strides)?;
     let plan = Plan::new(
         dims,
         [dst.strides, sa.strides, sb.strides],
@@ -201,6 +252,7 @@ pub fn zip3<O: Element, A: Element, B: Element>(
             }
         }
     });
+    Ok(())
 }
 
 /// Calls `run(offsets, len)` for pieces of runs that together cover the plan exactly once,
@@ -210,8 +262,8 @@ fn drive<const K: usize>(plan: &Plan<K>, run: &(impl Fn([isize; K], usize) + Syn
     if plan.numel == 0 {
         return;
     }
+    let par = plan.numel >= PAR_MIN && super::parallel::enabled();
     let threads = rayon::current_num_threads();
-    let par = plan.numel >= PAR_MIN && threads > 1;
     if let Some(p) = blocking_dim(plan) {
         return drive_strips(plan, p, run, par);
     }
@@ -376,7 +428,8 @@ mod tests {
             };
             zip3(&dims, &mut got, op(0), (&a, op(1)), (&b, op(2)), |x, y| {
                 x + y
-            });
+            })
+            .unwrap();
             naive(&dims, [&s[0], &s[1], &s[2]], off, &a, &b, &mut want);
             assert_eq!(got, want, "{dims:?} {s:?}");
         }
@@ -395,12 +448,125 @@ mod tests {
             strides: &[1, 2],
             offset: 0,
         };
-        zip2(&[2, 80000], &mut out, dst, &a, src, |o, x| o * 10 + x);
+        zip2(&[2, 80000], &mut out, dst, &a, src, |o, x| o * 10 + x).unwrap();
         for i in 0..2 {
             for j in 0..80000 {
                 let (d, s) = (1 + 2 * i + 4 * j, i + 2 * j);
                 assert_eq!(out[d], d as i64 * 10 + s as i64);
                 assert_eq!(out[d - 1], d as i64 - 1);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod checks {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn op(strides: &[isize], offset: usize) -> Operand<'_> {
+        Operand { strides, offset }
+    }
+
+    #[test]
+    fn overlapping_destination_is_refused_before_any_write() {
+        // [1<<16, 4] with strides [1, 1]: index (i, j) and (i + 1, j - 1) share an element,
+        // and the kernel would split the runs across threads (a data race).
+        let n = 1usize << 16;
+        let mut out = vec![0i64; n + 3];
+        let r = zip2(
+            &[n, 4],
+            &mut out,
+            op(&[1, 1], 0),
+            &[1i64],
+            op(&[0, 0], 0),
+            |o, x| o + x,
+        );
+        assert!(matches!(r, Err(TesseraError::OverlappingWrite(_))), "{r:?}");
+        assert!(out.iter().all(|&x| x == 0));
+        let r = zip3(
+            &[n, 4],
+            &mut out,
+            op(&[1, 1], 0),
+            (&[1i64], op(&[0, 0], 0)),
+            (&[2i64], op(&[0, 0], 0)),
+            |x, y| x + y,
+        );
+        assert!(matches!(r, Err(TesseraError::OverlappingWrite(_))), "{r:?}");
+    }
+
+    #[test]
+    fn spans_that_overflow_are_out_of_bounds_not_wrapped() {
+        let mut out = vec![0u8; 4];
+        let huge = isize::MAX / 2 + 1; // (3 - 1) * huge overflows isize
+        for (dst, src) in [
+            (op(&[huge], 1), op(&[0], 0)),
+            (op(&[1], 0), op(&[huge], 0)),
+            (op(&[-huge], 1), op(&[0], 0)),
+            (op(&[1], usize::MAX), op(&[0], 0)),
+            (op(&[1], 2), op(&[0], 0)), // last element 4 of a 4-element buffer
+            (op(&[1], 0), op(&[1], 0)), // source of 1 element read at 0..3
+        ] {
+            let r = zip2(&[3], &mut out, dst, &[1u8], src, |o, x| o + x);
+            assert!(matches!(r, Err(TesseraError::OutOfBounds(_))), "{r:?}");
+        }
+        let r = zip2(
+            &[3],
+            &mut out,
+            op(&[1, 1], 0),
+            &[1u8],
+            op(&[0], 0),
+            |o, x| o + x,
+        );
+        assert!(matches!(r, Err(TesseraError::InvalidShape(_))), "{r:?}");
+        assert_eq!(out, [0; 4]);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Against a reference walk by odometer: a destination is accepted exactly when it is
+        /// in bounds and its offsets are distinct, and then every element gets `+1` once.
+        #[test]
+        fn zip2_accepts_exactly_the_sound_destinations(
+            geometry in (1usize..=3).prop_flat_map(|r| (
+                prop::collection::vec(0usize..=5, r),
+                prop::collection::vec(-6isize..=6, r),
+                0usize..40,
+            ))
+        ) {
+            let (dims, strides, offset) = geometry;
+            let len = 40;
+            let numel: usize = dims.iter().product();
+            let mut offsets = Vec::new();
+            for lin in 0..numel {
+                let (mut rem, mut o) = (lin, offset as isize);
+                for d in (0..dims.len()).rev() {
+                    o += (rem % dims[d]) as isize * strides[d];
+                    rem /= dims[d];
+                }
+                offsets.push(o);
+            }
+            let in_bounds = offsets.iter().all(|&o| (0..len as isize).contains(&o));
+            let mut sorted = offsets.clone();
+            sorted.sort();
+            sorted.dedup();
+            let distinct = sorted.len() == offsets.len();
+            let mut out = vec![0i32; len];
+            let zeros = vec![0isize; dims.len()];
+            let r = zip2(&dims, &mut out, op(&strides, offset), &[1i32], op(&zeros, 0), |o, x| o + x);
+            match (in_bounds, distinct) {
+                (false, _) => prop_assert!(matches!(r, Err(TesseraError::OutOfBounds(_)))),
+                (true, false) => prop_assert!(matches!(r, Err(TesseraError::OverlappingWrite(_)))),
+                (true, true) => {
+                    prop_assert!(r.is_ok());
+                    let mut want = vec![0i32; len];
+                    for &o in &offsets {
+                        want[o as usize] += 1;
+                    }
+                    prop_assert_eq!(out, want);
+                }
             }
         }
     }

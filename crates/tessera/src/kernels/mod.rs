@@ -3,6 +3,7 @@
 
 pub(crate) mod copy;
 pub mod elementwise;
+pub mod parallel;
 pub mod plan;
 pub mod reduce;
 pub mod scalar_math;

@@ -18,6 +18,8 @@ use super::elementwise::PAR_MIN;
 use super::plan::Plan;
 use super::scalar_math::{convert, Arith};
 use crate::dtype::Element;
+use crate::error::{Result, TesseraError};
+use crate::storage::{checked_numel, try_vec};
 
 /// How to reduce elements of type `T` into accumulators of type `Self::Acc`.
 pub trait Reducer<T: Element>: Sync {
@@ -159,27 +161,34 @@ pub fn reduce<T: Element, R: Reducer<T>>(
     offset: usize,
     reduced: &[bool],
     r: &R,
-) -> Vec<R::Acc> {
+) -> Result<Vec<R::Acc>> {
     let mut acc_strides = vec![0isize; dims.len()];
     let mut out_n = 1usize;
     for d in (0..dims.len()).rev() {
         if !reduced[d] {
-            acc_strides[d] = out_n as isize;
-            out_n *= dims[d];
+            acc_strides[d] = isize::try_from(out_n).map_err(|_| {
+                TesseraError::ShapeOverflow(format!("{dims:?} kept by a reduction"))
+            })?;
+            out_n = checked_numel(&[out_n, dims[d]])?;
         }
     }
-    let mut acc = vec![r.identity(); out_n];
+    // Sized by the kept dims of a possibly broadcast view: fallible (an error, not an abort).
+    let mut acc = try_vec(r.identity(), out_n)?;
     let plan = Plan::new(dims, [strides, &acc_strides], [offset, 0]);
     if plan.numel == 0 {
-        return acc;
+        return Ok(acc);
     }
     let threads = rayon::current_num_threads();
-    if plan.numel >= PAR_MIN && threads > 1 && out_n * 8 <= plan.numel && plan.dims[0] > 1 {
+    if plan.numel >= PAR_MIN
+        && super::parallel::enabled()
+        && out_n * 8 <= plan.numel
+        && plan.dims[0] > 1
+    {
         let d0 = plan.dims[0];
         let chunk = d0.div_ceil(2 * threads);
         let partials: Vec<Vec<R::Acc>> = (0..d0.div_ceil(chunk))
             .into_par_iter()
-            .map(|c| {
+            .map(|c| -> Result<Vec<R::Acc>> {
                 let (lo, hi) = (c * chunk, ((c + 1) * chunk).min(d0));
                 let mut sub = plan.clone();
                 sub.dims[0] = hi - lo;
@@ -187,11 +196,11 @@ pub fn reduce<T: Element, R: Reducer<T>>(
                 for k in 0..2 {
                     sub.offsets[k] += lo as isize * plan.strides[k][0];
                 }
-                let mut part = vec![r.identity(); out_n];
+                let mut part = try_vec(r.identity(), out_n)?;
                 run_plan(data, &sub, &mut part, r);
-                part
+                Ok(part)
             })
-            .collect();
+            .collect::<Result<_>>()?;
         for part in partials {
             for (a, p) in acc.iter_mut().zip(part) {
                 *a = r.combine(*a, p);
@@ -200,7 +209,7 @@ pub fn reduce<T: Element, R: Reducer<T>>(
     } else {
         run_plan(data, &plan, &mut acc, r);
     }
-    acc
+    Ok(acc)
 }
 
 /// The serial traversal of one (sub-)plan into `acc`.
@@ -233,7 +242,7 @@ mod tests {
     fn pairwise_is_accurate() {
         // 1e6 copies of 0.1f32: naive f32 accumulation drifts by ~1%; pairwise stays close.
         let v = vec![0.1f32; 1_000_000];
-        let s = reduce(&v, &[v.len()], &[1], 0, &[true], &Sum)[0];
+        let s = reduce(&v, &[v.len()], &[1], 0, &[true], &Sum).unwrap()[0];
         assert!((s - 100_000.0).abs() < 1.0, "{s}");
     }
 
@@ -244,7 +253,7 @@ mod tests {
         let data: Vec<i64> = (0..(a * b * c) as i64).collect();
         // Memory layout [c, b, a] contiguous; view dims [a, b, c].
         let strides = [1isize, a as isize, (a * b) as isize];
-        let got = reduce(&data, &[a, b, c], &strides, 0, &[true, false, true], &Sum);
+        let got = reduce(&data, &[a, b, c], &strides, 0, &[true, false, true], &Sum).unwrap();
         for (j, g) in got.iter().enumerate() {
             let mut want = 0i64;
             for i in 0..a {
@@ -254,7 +263,7 @@ mod tests {
             }
             assert_eq!(*g, want);
         }
-        let m = reduce(&data, &[a, b, c], &strides, 0, &[false, true, false], &Max);
+        let m = reduce(&data, &[a, b, c], &strides, 0, &[false, true, false], &Max).unwrap();
         assert_eq!(m.len(), a * c);
         assert_eq!(m[0], data[2 * a]);
     }

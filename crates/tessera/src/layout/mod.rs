@@ -6,7 +6,7 @@
 //! [`Layout::as_strided`] and [`Layout::broadcast_to`]. Whether a layout can be written
 //! (no two indices on one element, V7) is [`Layout::check_writable`].
 
-mod overlap;
+pub(crate) mod overlap;
 mod reshape;
 mod transform;
 

@@ -26,48 +26,64 @@ impl Layout {
     /// assert!(folded.check_writable().is_err());
     /// ```
     pub fn check_writable(&self) -> Result<()> {
-        if self.numel() <= 1 {
-            return Ok(());
-        }
-        let err = || {
-            TesseraError::OverlappingWrite(format!(
-                "cannot write into a view with dims {:?} and strides {:?}: elements overlap",
-                self.dims(),
-                self.strides()
-            ))
-        };
-        let mut axes: Vec<(usize, usize)> = self
-            .dims()
-            .iter()
-            .zip(self.strides())
-            .filter(|(&d, _)| d > 1)
-            .map(|(&d, &s)| (d, s.unsigned_abs()))
-            .collect();
-        if axes.iter().any(|&(_, s)| s == 0) {
-            return Err(err());
-        }
-        axes.sort_by_key(|&(_, s)| s);
-        let mut reach = 0usize;
-        let mut nested = true;
-        for &(d, s) in &axes {
-            nested &= s > reach;
-            reach = reach.saturating_add((d - 1).saturating_mul(s));
-        }
-        if nested {
-            return Ok(());
-        }
-        // Not nested: mark every reached offset, relative to the lowest one.
-        let (lo, hi) = self.shape().offset_span();
-        let mut seen = vec![false; (hi - lo) as usize + 1];
-        let mut overlap = false;
-        for_each_offset(self.dims(), self.strides(), -lo, |at| {
-            overlap |= std::mem::replace(&mut seen[at as usize], true);
+        check_writable_parts(self.dims(), self.strides())
+    }
+}
+
+/// [`Layout::check_writable`] on bare dims and strides (same length): errors with
+/// [`TesseraError::OverlappingWrite`] unless distinct indices reach distinct offsets. The
+/// exact (non-nested) check allocates one flag per offset of the span, so callers bound the
+/// span first (a valid view's span lies inside its storage); a span that does not fit in
+/// `isize` is refused as an overlap-free-unprovable layout.
+pub(crate) fn check_writable_parts(dims: &[usize], strides: &[isize]) -> Result<()> {
+    if dims.iter().product::<usize>() <= 1 || dims.contains(&0) {
+        return Ok(());
+    }
+    let err = || {
+        TesseraError::OverlappingWrite(format!(
+            "cannot write into a view with dims {dims:?} and strides {strides:?}: elements overlap"
+        ))
+    };
+    let mut axes: Vec<(usize, usize)> = dims
+        .iter()
+        .zip(strides)
+        .filter(|(&d, _)| d > 1)
+        .map(|(&d, &s)| (d, s.unsigned_abs()))
+        .collect();
+    if axes.iter().any(|&(_, s)| s == 0) {
+        return Err(err());
+    }
+    axes.sort_by_key(|&(_, s)| s);
+    let mut reach = 0usize;
+    let mut nested = true;
+    for &(d, s) in &axes {
+        nested &= s > reach;
+        reach = reach.saturating_add((d - 1).saturating_mul(s));
+    }
+    if nested {
+        return Ok(());
+    }
+    // Not nested: mark every reached offset, relative to the lowest one. `reach` is the
+    // span's length minus one (saturated: such a span cannot be in any buffer).
+    let lo = dims
+        .iter()
+        .zip(strides)
+        .filter(|(_, &s)| s < 0)
+        .try_fold(0isize, |lo, (&d, &s)| {
+            isize::try_from(d - 1).ok()?.checked_mul(s)?.checked_add(lo)
         });
-        if overlap {
-            Err(err())
-        } else {
-            Ok(())
-        }
+    let (Some(lo), Some(len)) = (lo, reach.checked_add(1)) else {
+        return Err(err());
+    };
+    let mut seen = crate::storage::try_vec(false, len)?;
+    let mut overlap = false;
+    for_each_offset(dims, strides, -lo, |at| {
+        overlap |= std::mem::replace(&mut seen[at as usize], true);
+    });
+    if overlap {
+        Err(err())
+    } else {
+        Ok(())
     }
 }
 

@@ -139,19 +139,30 @@ impl ShapeCache {
 
     /// A new, empty cache keeping the last `retain` descriptors each stripe created alive
     /// after their handles drop (0: free every descriptor with its last handle).
+    ///
+    /// # Panics
+    /// When the retention slots cannot be allocated (see [`ShapeCache::try_with_retention`]).
     pub fn with_retention(retain: usize) -> ShapeCache {
-        ShapeCache {
+        ShapeCache::try_with_retention(retain).expect("ShapeCache retention slots")
+    }
+
+    /// [`ShapeCache::with_retention`], with [`crate::TesseraError::Allocation`] or
+    /// [`crate::TesseraError::ShapeOverflow`] when `retain` slots per stripe cannot be had.
+    pub fn try_with_retention(retain: usize) -> crate::Result<ShapeCache> {
+        let mut stripes = Vec::with_capacity(NUM_STRIPES);
+        for _ in 0..NUM_STRIPES {
+            stripes.push(Mutex::new(Stripe {
+                root: Node::default(),
+                retained: crate::storage::try_vec(None, retain)?,
+                next: 0,
+            }));
+        }
+        Ok(ShapeCache {
             inner: Arc::new(CacheInner {
-                stripes: std::array::from_fn(|_| {
-                    Mutex::new(Stripe {
-                        root: Node::default(),
-                        retained: vec![None; retain],
-                        next: 0,
-                    })
-                }),
+                stripes: stripes.try_into().unwrap_or_else(|_| unreachable!()),
                 live: AtomicUsize::new(0),
             }),
-        }
+        })
     }
 
     /// The process-wide cache that tensors use.

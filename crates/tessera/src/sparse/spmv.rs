@@ -54,8 +54,8 @@ pub(crate) fn csr_dot(m: &CsrMatrix, b: &Tensor, dt: DType, parallel: bool) -> R
     let data = unshared(&m.data().astype_if(dt)?, &index_parts)?;
     let b = unshared(&b.astype_if(dt)?.contiguous()?, &index_parts)?;
     let out = Tensor::for_overwrite(&dot_shape(m.shape(), b.shape()), dt)?;
-    let chunk_rows =
-        (parallel && rayon::current_num_threads() > 1 && rows * n > 1 << 14).then_some(CHUNK_ROWS);
+    let chunk_rows = (parallel && crate::kernels::parallel::enabled() && rows * n > 1 << 14)
+        .then_some(CHUNK_ROWS);
     with_dtype!(dt, T => with_index!(m.index_dtype(), I => {
         // A fresh storage: nothing else can hold it, and every element is written below.
         let mut o = out.dense_storage()?.write::<T>()?;

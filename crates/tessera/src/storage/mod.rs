@@ -3,7 +3,10 @@
 //! Buffers of [`HUGE_PAGE_THRESHOLD`] bytes or more are anonymous mappings advised to use
 //! huge pages, and a few of them are cached for reuse when freed; smaller ones come from the
 //! global allocator, zeroed, and a few freed ones of at least [`HEAP_REUSE_MIN`] bytes are kept
-//! for reuse too. Bytes are always initialised: every element is a valid value of its dtype
+//! for reuse too. The two caches hold at most `TESSERA_CACHE_MAX_BYTES` bytes together
+//! (environment variable, a byte count, default [`DEFAULT_CACHE_MAX_BYTES`]; `0` disables
+//! caching; see [`cache_max_bytes`]), and a buffer larger than that is never cached.
+//! Bytes are always initialised: every element is a valid value of its dtype
 //! (kernels that overwrite everything may skip clearing a reused buffer, except for `bool`).
 //! A storage may also wrap memory that someone else allocated and frees
 //! ([`Storage::from_external`]): the MPI backend of `tessera-dist` hands out outputs in MPI
@@ -13,8 +16,20 @@
 //! writer, at a time. Kernels that read and write the same storage must copy the source first
 //! (docs/design.md V7) rather than take both locks.
 
+mod cache;
+mod fallible;
+use cache::HeapBlock;
+#[cfg(target_os = "linux")]
+use cache::Region;
+pub use cache::{
+    cache_max_bytes, cached_bytes, set_cache_max_bytes, CACHED_HEAP_BUFFERS, CACHED_REGIONS,
+    CACHED_REGION_MAX, DEFAULT_CACHE_MAX_BYTES, HEAP_REUSE_MIN,
+};
+pub use fallible::{checked_numel, checked_vec_bytes, try_vec, try_with_capacity, try_zeroed_vec};
+
 use std::alloc::{self, Layout as AllocLayout};
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 use parking_lot::{
     MappedRwLockReadGuard, MappedRwLockWriteGuard, RwLock, RwLockReadGuard, RwLockWriteGuard,
@@ -57,170 +72,6 @@ enum Origin {
 unsafe impl Send for AlignedBuf {}
 // SAFETY: as above; shared references only hand out shared slices.
 unsafe impl Sync for AlignedBuf {}
-
-/// Large mapped regions kept for reuse after their storage is dropped (like glibc's heap
-/// reuse that NumPy benefits from): reusing a region avoids faulting fresh pages in again.
-/// At most [`CACHED_REGIONS`] regions of at most [`CACHED_REGION_MAX`] bytes each, most
-/// recently freed last; when full, the least recently freed one is unmapped, so a size that
-/// is allocated and freed repeatedly (an op's output in a loop) always finds its region
-/// again, whatever sizes were freed before.
-#[cfg(target_os = "linux")]
-static REGION_CACHE: parking_lot::Mutex<Vec<Region>> = parking_lot::Mutex::new(Vec::new());
-/// Regions the cache keeps.
-pub const CACHED_REGIONS: usize = 4;
-/// Largest region the cache keeps, in bytes.
-pub const CACHED_REGION_MAX: usize = 256 << 20;
-
-/// Freed heap buffers kept for reuse (at most [`CACHED_HEAP_BUFFERS`], each of at least
-/// [`HEAP_REUSE_MIN`] and below [`HUGE_PAGE_THRESHOLD`] bytes), most recently freed last: an
-/// overwrite-only allocation of the same size takes one back without the zero-fill (which for
-/// a 1 MiB buffer costs as much as a small collective).
-static HEAP_CACHE: parking_lot::Mutex<Vec<HeapBlock>> = parking_lot::Mutex::new(Vec::new());
-/// Heap buffers the cache keeps.
-pub const CACHED_HEAP_BUFFERS: usize = 4;
-/// Smallest heap buffer the cache keeps, in bytes.
-pub const HEAP_REUSE_MIN: usize = 64 << 10;
-
-/// Puts a freed buffer into `cache` (most recently freed last) when `keep`, and returns what
-/// the caller must free now: the buffer itself when not kept, or the least recently freed one
-/// when the cache already holds `cap`. Both buffer caches (heap blocks, mapped regions) use
-/// this, so a size freed and allocated again in a loop always finds its buffer.
-fn keep_freed<T>(cache: &parking_lot::Mutex<Vec<T>>, cap: usize, buf: T, keep: bool) -> Option<T> {
-    if !keep {
-        return Some(buf);
-    }
-    let mut cache = cache.lock();
-    let evicted = (cache.len() == cap).then(|| cache.remove(0));
-    cache.push(buf);
-    evicted
-}
-
-/// Takes from `cache` the smallest buffer of at least `bytes` bytes (by `size`) that does not
-/// waste more than half of itself, if any. Both mapped caches (anonymous regions)
-/// use this.
-#[cfg(target_os = "linux")]
-fn take_fitting<T>(
-    cache: &parking_lot::Mutex<Vec<T>>,
-    bytes: usize,
-    size: impl Fn(&T) -> usize,
-) -> Option<T> {
-    let mut cache = cache.lock();
-    let best = (0..cache.len())
-        .filter(|&i| size(&cache[i]) >= bytes && size(&cache[i]) / 2 <= bytes)
-        .min_by_key(|&i| size(&cache[i]))?;
-    // `remove`, not `swap_remove`: the order is the release order.
-    Some(cache.remove(best))
-}
-
-/// One freed global-allocator buffer.
-struct HeapBlock {
-    ptr: NonNull<u8>,
-    layout: AllocLayout,
-}
-
-// SAFETY: a `HeapBlock` exclusively owns its allocation, moved between the cache and one
-// buffer.
-unsafe impl Send for HeapBlock {}
-
-impl HeapBlock {
-    /// A cached buffer of exactly `layout`, if any.
-    fn from_cache(layout: AllocLayout) -> Option<HeapBlock> {
-        if !Self::cacheable(layout) {
-            return None;
-        }
-        let mut cache = HEAP_CACHE.lock();
-        let i = cache.iter().rposition(|b| b.layout == layout)?;
-        Some(cache.remove(i))
-    }
-
-    fn cacheable(layout: AllocLayout) -> bool {
-        (HEAP_REUSE_MIN..HUGE_PAGE_THRESHOLD).contains(&layout.size())
-    }
-
-    /// Keeps the buffer for reuse (evicting the least recently freed one when full), or
-    /// frees it when it is not a cacheable size.
-    fn release(self) {
-        let keep = Self::cacheable(self.layout);
-        if let Some(b) = keep_freed(&HEAP_CACHE, CACHED_HEAP_BUFFERS, self, keep) {
-            // SAFETY: `ptr` was returned by the global allocator with exactly `layout`, and
-            // nothing refers to it any more (it left the cache or its buffer is dropped).
-            unsafe { alloc::dealloc(b.ptr.as_ptr(), b.layout) };
-        }
-    }
-}
-
-/// One anonymous mapping: `base`/`len` as mapped, `ptr` the 2 MiB-aligned start of `cap`
-/// usable bytes.
-#[cfg(target_os = "linux")]
-struct Region {
-    base: *mut libc::c_void,
-    len: usize,
-    ptr: NonNull<u8>,
-    cap: usize,
-}
-
-// SAFETY: a `Region` is an exclusively owned mapping, moved between the cache and one buffer.
-#[cfg(target_os = "linux")]
-unsafe impl Send for Region {}
-
-#[cfg(target_os = "linux")]
-impl Region {
-    /// A fresh anonymous mapping of at least `bytes` (zero-filled by the kernel, lazily),
-    /// aligned to 2 MiB and advised to use huge pages over whole huge pages: advice on a
-    /// range ending inside a huge page leaves that last part in 4 KiB pages (a 16 MB buffer
-    /// then faults ~320 times more on first use and keeps 1.3 MB of small pages).
-    fn map(bytes: usize) -> Result<Region> {
-        let usable = bytes
-            .checked_next_multiple_of(HUGE_PAGE)
-            .ok_or(TesseraError::Allocation(bytes))?;
-        let len = usable
-            .checked_add(HUGE_PAGE)
-            .ok_or(TesseraError::Allocation(bytes))?;
-        // SAFETY: an anonymous private mapping with no address hint has no preconditions.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if base == libc::MAP_FAILED {
-            return Err(TesseraError::Allocation(bytes));
-        }
-        let skip = (HUGE_PAGE - base as usize % HUGE_PAGE) % HUGE_PAGE;
-        // SAFETY: `skip < HUGE_PAGE` and the mapping is `usable + HUGE_PAGE` long, so the
-        // aligned pointer and the `usable >= bytes` bytes after it lie inside the mapping.
-        let ptr = unsafe { base.cast::<u8>().add(skip) };
-        // SAFETY: advice on a range inside our own mapping; failure only loses the hint.
-        unsafe { libc::madvise(ptr.cast(), usable, libc::MADV_HUGEPAGE) };
-        let ptr = NonNull::new(ptr).ok_or(TesseraError::Allocation(bytes))?;
-        Ok(Region {
-            base,
-            len,
-            ptr,
-            cap: len - skip,
-        })
-    }
-
-    /// A cached region that fits `bytes` without wasting more than half of it, if any.
-    fn from_cache(bytes: usize) -> Option<Region> {
-        take_fitting(&REGION_CACHE, bytes, |r| r.cap)
-    }
-
-    /// Keeps the region for reuse (unmapping the least recently freed one when the cache is
-    /// full), or unmaps it when it is too large to keep.
-    fn release(self) {
-        let keep = self.cap <= CACHED_REGION_MAX;
-        if let Some(r) = keep_freed(&REGION_CACHE, CACHED_REGIONS, self, keep) {
-            // SAFETY: `base`/`len` are exactly the mapping `mmap` returned, and nothing
-            // refers to it any more (it left the cache, or its buffer is being dropped).
-            unsafe { libc::munmap(r.base, r.len) };
-        }
-    }
-}
 
 impl AlignedBuf {
     /// A buffer of `bytes`; all zero when `zero`, otherwise with unspecified (but
@@ -291,6 +142,9 @@ pub struct Storage {
     dtype: DType,
     len: usize,
     buf: RwLock<AlignedBuf>,
+    /// `buf`'s base address, readable without the lock ([`Storage::as_ptr`]): set at
+    /// allocation and changed only by [`Storage::detach_external`], under the write lock.
+    base: AtomicPtr<u8>,
 }
 
 impl Storage {
@@ -334,6 +188,7 @@ impl Storage {
                 ptr,
                 origin: Origin::External(owner),
             }),
+            base: AtomicPtr::new(ptr.as_ptr()),
         })
     }
 
@@ -353,6 +208,7 @@ impl Storage {
         // write lock excludes every other access through this storage, and the external
         // memory stays valid until the old buffer (and with it its owner) drops below.
         unsafe { std::ptr::copy_nonoverlapping(buf.ptr.as_ptr(), own.ptr.as_ptr(), bytes) };
+        self.base.store(own.ptr.as_ptr(), Ordering::Release);
         *buf = own;
         Ok(())
     }
@@ -369,10 +225,12 @@ impl Storage {
 
     fn alloc(dtype: DType, len: usize, zero: bool) -> Result<Storage> {
         let bytes = Storage::bytes(dtype, len)?;
+        let buf = AlignedBuf::new(bytes, zero)?;
         Ok(Storage {
             dtype,
             len,
-            buf: RwLock::new(AlignedBuf::new(bytes, zero)?),
+            base: AtomicPtr::new(buf.ptr.as_ptr()),
+            buf: RwLock::new(buf),
         })
     }
 
@@ -402,8 +260,12 @@ impl Storage {
     /// except that [`Storage::detach_external`] moves an external storage's elements).
     ///
     /// For foreign-memory interop only: accesses through it bypass the reader-writer lock.
+    ///
+    /// Takes no lock (a caller may hold a read or write guard of this storage): the address
+    /// is kept beside the buffer. Racing with `detach_external` yields either address; the
+    /// old one is dangling once the detach returns, as the caveat above says.
     pub fn as_ptr(&self) -> *const u8 {
-        self.buf.read().ptr.as_ptr()
+        self.base.load(Ordering::Acquire)
     }
 
     /// Shared access to the elements as `[T]`; errors if `T` is not the storage's dtype.
@@ -464,6 +326,9 @@ impl std::fmt::Debug for Storage {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cache::HEAP_CACHE;
+    #[cfg(target_os = "linux")]
+    use cache::REGION_CACHE;
 
     /// Counts its drops, so a test sees the owner of external memory released exactly once;
     /// holds the memory (freed with it).
@@ -498,6 +363,7 @@ mod tests {
         s.detach_external().unwrap();
         assert_eq!(drops.load(std::sync::atomic::Ordering::SeqCst), 1);
         assert_ne!(s.as_ptr(), ptr.as_ptr().cast_const());
+        assert_eq!(s.as_ptr(), s.read::<f64>().unwrap().as_ptr().cast::<u8>());
         assert_eq!(s.read::<f64>().unwrap()[..4], [0.0, 0.0, 0.0, 2.5]);
         s.detach_external().unwrap();
         drop(s);

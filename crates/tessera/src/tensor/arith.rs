@@ -392,8 +392,7 @@ fn map_into<O: Element, A: Element>(
         &a,
         operand(src.layout()),
         f,
-    );
-    Ok(())
+    )
 }
 
 /// `out = f(a, b)` where `out` is fresh and `a`, `b` have its shape. One read lock serves
@@ -420,8 +419,7 @@ fn zip_into<O: Element, T: Element>(
         (&ga, la),
         (bd, lb),
         f,
-    );
-    Ok(())
+    )
 }
 
 /// `dst = f(dst, src)` through the view `dst`; `src` has `dst`'s shape and dtype and does
@@ -450,8 +448,7 @@ fn update_in_place<T: Element>(
         &a,
         operand(src.layout()),
         f,
-    );
-    Ok(())
+    )
 }
 
 /// Errors if any element of the integer tensor `t` is negative (an exponent of `pow`).

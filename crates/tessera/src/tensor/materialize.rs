@@ -199,7 +199,8 @@ impl Tensor {
     /// tensor's dtype.
     pub(super) fn gather_vec<T: Element>(&self) -> Result<Vec<T>> {
         let data = self.dense_storage()?.read::<T>()?;
-        let mut out = vec![T::default(); self.numel()];
+        // Sized by the view (possibly a huge broadcast): fallible, an error and not an abort.
+        let mut out = crate::storage::try_zeroed_vec::<T>(self.numel())?;
         let plan = contiguous_plan(self.shape(), self.strides(), self.layout.offset())?;
         copy_strided(&plan, &mut out, &data);
         Ok(out)

@@ -92,26 +92,30 @@ fn gemm<T: Arith>(a: &[T], b: &[T], c: &mut [T], m: usize, k: usize, n: usize) {
     if m == 0 || n == 0 || k == 0 {
         return;
     }
-    c.par_chunks_mut(ROW_BLOCK * n)
-        .enumerate()
-        .for_each(|(blk, c_rows)| {
-            let i0 = blk * ROW_BLOCK;
-            let rows = c_rows.len() / n;
-            for k0 in (0..k).step_by(DEPTH_BLOCK) {
-                let k1 = (k0 + DEPTH_BLOCK).min(k);
-                for j0 in (0..n).step_by(COL_BLOCK) {
-                    let j1 = (j0 + COL_BLOCK).min(n);
-                    for r in 0..rows {
-                        let a_row = &a[(i0 + r) * k..(i0 + r + 1) * k];
-                        let c_row = &mut c_rows[r * n + j0..r * n + j1];
-                        for (kk, &aik) in a_row[k0..k1].iter().enumerate() {
-                            let b_row = &b[(k0 + kk) * n + j0..(k0 + kk) * n + j1];
-                            for (cv, &bv) in c_row.iter_mut().zip(b_row) {
-                                *cv = cv.add(aik.mul(bv));
-                            }
+    let block = |(blk, c_rows): (usize, &mut [T])| {
+        let i0 = blk * ROW_BLOCK;
+        let rows = c_rows.len() / n;
+        for k0 in (0..k).step_by(DEPTH_BLOCK) {
+            let k1 = (k0 + DEPTH_BLOCK).min(k);
+            for j0 in (0..n).step_by(COL_BLOCK) {
+                let j1 = (j0 + COL_BLOCK).min(n);
+                for r in 0..rows {
+                    let a_row = &a[(i0 + r) * k..(i0 + r + 1) * k];
+                    let c_row = &mut c_rows[r * n + j0..r * n + j1];
+                    for (kk, &aik) in a_row[k0..k1].iter().enumerate() {
+                        let b_row = &b[(k0 + kk) * n + j0..(k0 + kk) * n + j1];
+                        for (cv, &bv) in c_row.iter_mut().zip(b_row) {
+                            *cv = cv.add(aik.mul(bv));
                         }
                     }
                 }
             }
-        });
+        }
+    };
+    // Sequential in a forked child (the pool has no threads there) or on a one-thread pool.
+    if crate::kernels::parallel::enabled() {
+        c.par_chunks_mut(ROW_BLOCK * n).enumerate().for_each(block);
+    } else {
+        c.chunks_mut(ROW_BLOCK * n).enumerate().for_each(block);
+    }
 }

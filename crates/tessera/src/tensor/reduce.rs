@@ -74,14 +74,7 @@ impl Tensor {
     fn reduce_with<T: Element, R: Reducer<T>>(&self, ax: &Axes, r: &R) -> Result<Vec<R::Acc>> {
         let data = self.dense_storage()?.read_as::<T>();
         let l = self.layout();
-        Ok(reduce(
-            &data,
-            l.dims(),
-            l.strides(),
-            l.offset(),
-            &ax.reduced,
-            r,
-        ))
+        reduce(&data, l.dims(), l.strides(), l.offset(), &ax.reduced, r)
     }
 
     /// The dense kernel of [`Tensor::sum`]: the sum over `axes` (all when `None`); see the
@@ -91,7 +84,7 @@ impl Tensor {
         let dt = reduction_dtype("sum", self.dtype());
         with_dtype!(self.dtype(), T => with_dtype!(dt, O => {
             let acc = self.reduce_with::<T, Sum>(&ax, &Sum)?;
-            let v: Vec<O> = acc.into_iter().map(convert).collect();
+            let v: Vec<O> = map_vec(acc, convert)?;
             Tensor::from_vec(v, &ax.out_shape)
         }))
     }
@@ -104,7 +97,7 @@ impl Tensor {
         let n = ax.count as f64;
         with_dtype!(self.dtype(), T => with_dtype!(dt, O => {
             let acc = self.reduce_with::<T, Sum>(&ax, &Sum)?;
-            let v: Vec<O> = acc.into_iter().map(|a| O::from_f64(a.to_f64() / n)).collect();
+            let v: Vec<O> = map_vec(acc, |a| O::from_f64(a.to_f64() / n))?;
             Tensor::from_vec(v, &ax.out_shape)
         }))
     }
@@ -137,4 +130,11 @@ impl Tensor {
             Tensor::from_vec(v, &ax.out_shape)
         })
     }
+}
+
+/// `v` mapped through `f` into a vector allocated fallibly (its size comes from the shape).
+fn map_vec<A, O>(v: Vec<A>, f: impl FnMut(A) -> O) -> Result<Vec<O>> {
+    let mut out = crate::storage::try_with_capacity(v.len())?;
+    out.extend(v.into_iter().map(f));
+    Ok(out)
 }
