@@ -55,17 +55,32 @@ pub fn from_ndarray(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
     // Every element is overwritten below: no zero-fill.
     let t = Tensor::empty(arr.shape(), dt).py()?;
     let n = t.numel();
-    if n > 0 {
-        // SAFETY: `arr` is a C-contiguous, aligned, native-order array of `n` elements of
-        // dtype `dt` (checked above), alive for this call; its data pointer is therefore valid
-        // for `n` reads of `T`. NumPy bools are the bytes 0 and 1, valid Rust `bool`s.
-        with_dtype!(dt, T => {
-            let src = unsafe {
-                std::slice::from_raw_parts((*arr.as_array_ptr()).fields.data.cast::<T>().cast_const(), n)
-            };
-            t.storage().py()?.write::<T>().py()?.copy_from_slice(src);
-        });
+    if n == 0 {
+        return Ok(t);
     }
+    // SAFETY (both reads below): `arr` is a C-contiguous, aligned, native-order array of `n`
+    // elements of dtype `dt` (checked above), alive for this call; its data pointer is
+    // therefore valid for `n` reads of `T` (and of `u8`, whose size and alignment are
+    // `bool`'s).
+    let data = unsafe { (*arr.as_array_ptr()).fields.data };
+    if dt == DType::Bool {
+        // A NumPy bool is any byte (`np.frombuffer(b"\x02", np.bool_)`, `.view(np.bool_)`),
+        // and only 0 and 1 are Rust `bool`s: read bytes and normalise, as NumPy's own casts
+        // do (nonzero is True).
+        let src = unsafe { std::slice::from_raw_parts(data.cast::<u8>().cast_const(), n) };
+        {
+            let storage = t.storage().py()?;
+            let mut dst = storage.write::<bool>().py()?;
+            for (d, &s) in dst.iter_mut().zip(src) {
+                *d = s != 0;
+            }
+        }
+        return Ok(t);
+    }
+    with_dtype!(dt, T => {
+        let src = unsafe { std::slice::from_raw_parts(data.cast::<T>().cast_const(), n) };
+        t.storage().py()?.write::<T>().py()?.copy_from_slice(src);
+    });
     Ok(t)
 }
 
