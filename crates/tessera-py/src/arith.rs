@@ -93,16 +93,20 @@ fn sparse_binop(a: &Tensor, b: Operand, op: BinaryOp, reflected: bool) -> PyResu
                 Scalar::Int(i) => format!("{i}"),
                 Scalar::Float(x) => format!("{x:?}"),
             };
+            // `None` for -i64::MIN: `t - i64::MIN` takes the general path below.
             let neg = |v: Scalar| match v {
-                Scalar::Bool(x) => Scalar::Int(-(x as i64)),
-                Scalar::Int(i) => Scalar::Int(i.wrapping_neg()),
-                Scalar::Float(x) => Scalar::Float(-x),
+                Scalar::Bool(x) => Some(Scalar::Int(-(x as i64))),
+                Scalar::Int(i) => i.checked_neg().map(Scalar::Int),
+                Scalar::Float(x) => Some(Scalar::Float(-x)),
             };
             let one = std::slice::from_ref(a);
             match (op, reflected) {
                 (BinaryOp::Add, _) => invoke1("add_scalar", one, &[("scalar", &text(s))]),
                 (BinaryOp::Mul, _) => invoke1("mul_scalar", one, &[("scalar", &text(s))]),
-                (BinaryOp::Sub, false) => invoke1("add_scalar", one, &[("scalar", &text(neg(s)))]),
+                (BinaryOp::Sub, false) if neg(s).is_some() => {
+                    let minus = neg(s).map_or_else(String::new, text);
+                    invoke1("add_scalar", one, &[("scalar", &minus)])
+                }
                 _ => {
                     let dt = Tensor::zeros(&[1], a.dtype())
                         .and_then(|z| z.binary_scalar(s, op))
