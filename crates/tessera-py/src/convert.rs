@@ -2,7 +2,7 @@
 //! `__array_interface__`, Python scalars, shapes and axis lists.
 
 use numpy::{PyUntypedArray, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyTuple};
@@ -169,10 +169,13 @@ pub fn index_int(obj: &Bound<'_, PyAny>) -> PyResult<isize> {
     obj.extract::<isize>()
 }
 
-/// A sequence of ints, or one int as a one-element list.
+/// A sequence of ints, or one int as a one-element list (an int that does not fit `isize`
+/// is Python's OverflowError, not "not a sequence").
 pub fn int_seq(obj: &Bound<'_, PyAny>) -> PyResult<DimList<isize>> {
-    if let Ok(i) = index_int(obj) {
-        return Ok(smallvec::smallvec![i]);
+    match index_int(obj) {
+        Ok(i) => return Ok(smallvec::smallvec![i]),
+        Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => return Err(e),
+        Err(_) => {}
     }
     let mut out = DimList::new();
     for x in obj.try_iter().map_err(|_| {
@@ -183,9 +186,17 @@ pub fn int_seq(obj: &Bound<'_, PyAny>) -> PyResult<DimList<isize>> {
     Ok(out)
 }
 
-/// A shape: an int or a sequence of non-negative ints (NumPy's ValueError for negatives).
+/// A shape: an int or a sequence of non-negative ints (NumPy's ValueError for negatives and
+/// for dims past the `isize` range).
 pub fn shape_arg(obj: &Bound<'_, PyAny>) -> PyResult<DimList<usize>> {
-    non_negative(&int_seq(obj)?, "negative dimensions are not allowed")
+    let dims = int_seq(obj).map_err(|e| {
+        if e.is_instance_of::<PyOverflowError>(obj.py()) {
+            PyValueError::new_err(format!("Maximum allowed dimension exceeded (shape {obj})"))
+        } else {
+            e
+        }
+    })?;
+    non_negative(&dims, "negative dimensions are not allowed")
 }
 
 /// The list as `usize`, or a ValueError with `msg` when any value is negative.

@@ -166,6 +166,23 @@ def test_creation_functions():
         ts.zeros((1 << 62, 8))
 
 
+@pytest.mark.parametrize("shape", [2**63, 2**64, (2**63, 2), [1, -(2**63) - 1], 10**30])
+def test_dims_past_isize_are_value_errors(shape):
+    # NumPy's "Maximum allowed dimension exceeded", not TypeError or OverflowError.
+    for f in (ts.zeros, ts.ones, ts.empty, lambda s: ts.full(s, 1.0),
+              lambda s: ts.zeros(1).broadcast_to(s), lambda s: ts.RingBuffer(s, 0, 2)):
+        with pytest.raises(ValueError):
+            f(shape)
+    with pytest.raises(OverflowError):  # axes are not shapes: Python's OverflowError
+        ts.zeros(2).sum(axis=2**63)
+
+
+def test_nbytes_is_exact_past_usize():
+    v = ts.zeros(1).expand(2**61)
+    assert v.size == 2**61 and v.nbytes == 2**64
+    assert ts.zeros((2, 3), dtype=ts.float32).nbytes == 24
+
+
 def test_scalar_conversions():
     t = ts.asarray([2.5])
     assert float(t) == 2.5 and int(t) == 2 and bool(t)
