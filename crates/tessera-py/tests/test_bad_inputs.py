@@ -398,6 +398,11 @@ CASES = [
 ]
 
 
+def _ends(text):
+    """The start (the abort or panic message) and the end of a long stderr."""
+    return text if len(text) <= 3000 else f"{text[:1500]}\n[...]\n{text[-1500:]}"
+
+
 def _outcome(code):
     """(the exception's message or what went wrong, the names of the exception's classes
     (`["none"]` when the snippet returned; None when the interpreter did not exit normally),
@@ -413,8 +418,8 @@ def _outcome(code):
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
         stdout, stderr = p.communicate()
-        return f"timed out after {TIMEOUT} s (a hang)", None, (stdout[-2000:], stderr[-2000:])
-    out = stdout[-2000:], stderr[-2000:]
+        return f"timed out after {TIMEOUT} s (a hang)", None, (stdout[-2000:], _ends(stderr))
+    out = stdout[-2000:], _ends(stderr)
     if p.returncode < 0:
         return f"killed by signal {-p.returncode} (an abort or crash)", None, out
     lines = [ln for ln in stdout.splitlines() if ln.startswith("RAISED ")]
