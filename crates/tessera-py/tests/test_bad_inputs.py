@@ -147,6 +147,15 @@ CASES = [
         s = ts.sparse.csr_matrix((d, [0, 1], [0, 1, 2]), shape=(2, 2))
         assert np.asarray(s.todense()).view(np.uint8).tolist() == [[1, 0], [0, 1]]
     """),
+    # Bytes other than 0 and 1 written into a bool tensor through its zero-copy NumPy export:
+    # the core reads that storage as Rust bools (needs a core fix: read bool storage as bytes,
+    # or export bool tensors read-only).
+    ("invalid bools written through the NumPy export", NONE, """
+        t = ts.zeros(3, dtype=ts.bool)
+        np.asarray(t).view(np.uint8)[:] = [0, 2, 255]
+        assert t.astype(ts.float32).tolist() == [0.0, 1.0, 1.0]
+        assert t.sum().item() == 2
+    """),
     # Sparse parts tampered with: checked constructors raise ValueError (TypeError for
     # non-integer index arrays), kernels on parts written later raise ValueError.
     ("csr column index out of range", "ValueError",
