@@ -6,11 +6,12 @@ use pyo3::basic::CompareOp as PyCmp;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
-use tessera::{ops, BinaryOp, CompareOp, Scalar, StorageType, Tensor, UnaryOp};
+use tessera::{BinaryOp, CompareOp, Scalar, StorageType, Tensor, UnaryOp};
 
 use crate::convert::{numpy, to_tensor, weak_scalar};
 use crate::errors::PyRes;
 use crate::handle::PyTensor;
+use crate::ops::invoke_checked;
 use crate::tensor::heavy;
 
 /// The other operand of an operator.
@@ -41,8 +42,8 @@ fn operand(obj: &Bound<'_, PyAny>) -> PyResult<Option<Operand>> {
     Ok(None)
 }
 
-fn wrap(py: Python<'_>, r: tessera::Result<Tensor>) -> PyResult<Py<PyAny>> {
-    Ok(Bound::new(py, PyTensor::from(r.py()?))?.into_any().unbind())
+fn wrap(py: Python<'_>, r: PyResult<Tensor>) -> PyResult<Py<PyAny>> {
+    Ok(Bound::new(py, PyTensor::from(r?))?.into_any().unbind())
 }
 
 /// `a op b` (or `b op a` when `reflected`), `NotImplemented` for foreign types.
@@ -62,12 +63,13 @@ fn binop(a: &Tensor, b: &Bound<'_, PyAny>, op: BinaryOp, reflected: bool) -> PyR
         (Operand::Scalar(s), false) => a.binary_scalar(s, op),
         (Operand::Scalar(s), true) => a.rbinary_scalar(s, op),
     });
-    wrap(py, r)
+    wrap(py, r.py())
 }
 
-/// The first output of `ops::invoke`.
-fn invoke1(name: &str, inputs: &[Tensor], kv: &[(&str, &str)]) -> tessera::Result<Tensor> {
-    let mut out = ops::invoke(name, inputs, kv)?;
+/// The first output of the op `name`, through [`invoke_checked`] (so a fallback warning
+/// turned into an exception is raised by this operator).
+fn invoke1(name: &str, inputs: &[Tensor], kv: &[(&str, &str)]) -> PyResult<Tensor> {
+    let mut out = invoke_checked(name, inputs, kv)?;
     Ok(out.swap_remove(0))
 }
 
@@ -75,7 +77,7 @@ fn invoke1(name: &str, inputs: &[Tensor], kv: &[(&str, &str)]) -> tessera::Resul
 /// kernels or the logged fallback (docs/design.md O2, O3): tensor operands call the op by name;
 /// `t + s`, `t - s`, `t * s` call `add_scalar` / `mul_scalar`; other scalar forms call the
 /// op with the scalar as a 0-d dense tensor (the fallback).
-fn sparse_binop(a: &Tensor, b: Operand, op: BinaryOp, reflected: bool) -> tessera::Result<Tensor> {
+fn sparse_binop(a: &Tensor, b: Operand, op: BinaryOp, reflected: bool) -> PyResult<Tensor> {
     match b {
         Operand::Tensor(b) => {
             let ins = if reflected {
@@ -91,21 +93,26 @@ fn sparse_binop(a: &Tensor, b: Operand, op: BinaryOp, reflected: bool) -> tesser
                 Scalar::Int(i) => format!("{i}"),
                 Scalar::Float(x) => format!("{x:?}"),
             };
+            // `None` for -i64::MIN: `t - i64::MIN` takes the general path below.
             let neg = |v: Scalar| match v {
-                Scalar::Bool(x) => Scalar::Int(-(x as i64)),
-                Scalar::Int(i) => Scalar::Int(i.wrapping_neg()),
-                Scalar::Float(x) => Scalar::Float(-x),
+                Scalar::Bool(x) => Some(Scalar::Int(-(x as i64))),
+                Scalar::Int(i) => i.checked_neg().map(Scalar::Int),
+                Scalar::Float(x) => Some(Scalar::Float(-x)),
             };
             let one = std::slice::from_ref(a);
             match (op, reflected) {
                 (BinaryOp::Add, _) => invoke1("add_scalar", one, &[("scalar", &text(s))]),
                 (BinaryOp::Mul, _) => invoke1("mul_scalar", one, &[("scalar", &text(s))]),
-                (BinaryOp::Sub, false) => invoke1("add_scalar", one, &[("scalar", &text(neg(s)))]),
+                (BinaryOp::Sub, false) if neg(s).is_some() => {
+                    let minus = neg(s).map_or_else(String::new, text);
+                    invoke1("add_scalar", one, &[("scalar", &minus)])
+                }
                 _ => {
-                    let dt = Tensor::zeros(&[1], a.dtype())?
-                        .binary_scalar(s, op)?
+                    let dt = Tensor::zeros(&[1], a.dtype())
+                        .and_then(|z| z.binary_scalar(s, op))
+                        .py()?
                         .dtype();
-                    let st = Tensor::scalar(s, dt)?;
+                    let st = Tensor::scalar(s, dt).py()?;
                     let ins = if reflected {
                         [st, a.clone()]
                     } else {
@@ -206,13 +213,12 @@ impl PyTensor {
             Some(Operand::Tensor(b)) => self.t.compare(&b, op),
             Some(Operand::Scalar(s)) => self.t.compare_scalar(s, op),
         };
-        wrap(py, r)
+        wrap(py, r.py())
     }
 
     fn __neg__(&self) -> PyResult<PyTensor> {
         if self.t.stype() != StorageType::Default {
             return invoke1(UnaryOp::Neg.name(), std::slice::from_ref(&self.t), &[])
-                .py()
                 .map(Into::into);
         }
         self.t.neg().py().map(Into::into)
@@ -225,7 +231,6 @@ impl PyTensor {
     fn __abs__(&self) -> PyResult<PyTensor> {
         if self.t.stype() != StorageType::Default {
             return invoke1(UnaryOp::Abs.name(), std::slice::from_ref(&self.t), &[])
-                .py()
                 .map(Into::into);
         }
         self.t.abs().py().map(Into::into)

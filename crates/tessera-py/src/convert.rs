@@ -2,7 +2,7 @@
 //! `__array_interface__`, Python scalars, shapes and axis lists.
 
 use numpy::{PyUntypedArray, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyTuple};
@@ -55,17 +55,32 @@ pub fn from_ndarray(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
     // Every element is overwritten below: no zero-fill.
     let t = Tensor::empty(arr.shape(), dt).py()?;
     let n = t.numel();
-    if n > 0 {
-        // SAFETY: `arr` is a C-contiguous, aligned, native-order array of `n` elements of
-        // dtype `dt` (checked above), alive for this call; its data pointer is therefore valid
-        // for `n` reads of `T`. NumPy bools are the bytes 0 and 1, valid Rust `bool`s.
-        with_dtype!(dt, T => {
-            let src = unsafe {
-                std::slice::from_raw_parts((*arr.as_array_ptr()).fields.data.cast::<T>().cast_const(), n)
-            };
-            t.storage().py()?.write::<T>().py()?.copy_from_slice(src);
-        });
+    if n == 0 {
+        return Ok(t);
     }
+    // SAFETY (both reads below): `arr` is a C-contiguous, aligned, native-order array of `n`
+    // elements of dtype `dt` (checked above), alive for this call; its data pointer is
+    // therefore valid for `n` reads of `T` (and of `u8`, whose size and alignment are
+    // `bool`'s).
+    let data = unsafe { (*arr.as_array_ptr()).fields.data };
+    if dt == DType::Bool {
+        // A NumPy bool is any byte (`np.frombuffer(b"\x02", np.bool_)`, `.view(np.bool_)`),
+        // and only 0 and 1 are Rust `bool`s: read bytes and normalise, as NumPy's own casts
+        // do (nonzero is True).
+        let src = unsafe { std::slice::from_raw_parts(data.cast::<u8>().cast_const(), n) };
+        {
+            let storage = t.storage().py()?;
+            let mut dst = storage.write::<bool>().py()?;
+            for (d, &s) in dst.iter_mut().zip(src) {
+                *d = s != 0;
+            }
+        }
+        return Ok(t);
+    }
+    with_dtype!(dt, T => {
+        let src = unsafe { std::slice::from_raw_parts(data.cast::<T>().cast_const(), n) };
+        t.storage().py()?.write::<T>().py()?.copy_from_slice(src);
+    });
     Ok(t)
 }
 
@@ -154,10 +169,13 @@ pub fn index_int(obj: &Bound<'_, PyAny>) -> PyResult<isize> {
     obj.extract::<isize>()
 }
 
-/// A sequence of ints, or one int as a one-element list.
+/// A sequence of ints, or one int as a one-element list (an int that does not fit `isize`
+/// is Python's OverflowError, not "not a sequence").
 pub fn int_seq(obj: &Bound<'_, PyAny>) -> PyResult<DimList<isize>> {
-    if let Ok(i) = index_int(obj) {
-        return Ok(smallvec::smallvec![i]);
+    match index_int(obj) {
+        Ok(i) => return Ok(smallvec::smallvec![i]),
+        Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => return Err(e),
+        Err(_) => {}
     }
     let mut out = DimList::new();
     for x in obj.try_iter().map_err(|_| {
@@ -168,9 +186,17 @@ pub fn int_seq(obj: &Bound<'_, PyAny>) -> PyResult<DimList<isize>> {
     Ok(out)
 }
 
-/// A shape: an int or a sequence of non-negative ints (NumPy's ValueError for negatives).
+/// A shape: an int or a sequence of non-negative ints (NumPy's ValueError for negatives and
+/// for dims past the `isize` range).
 pub fn shape_arg(obj: &Bound<'_, PyAny>) -> PyResult<DimList<usize>> {
-    non_negative(&int_seq(obj)?, "negative dimensions are not allowed")
+    let dims = int_seq(obj).map_err(|e| {
+        if e.is_instance_of::<PyOverflowError>(obj.py()) {
+            PyValueError::new_err(format!("Maximum allowed dimension exceeded (shape {obj})"))
+        } else {
+            e
+        }
+    })?;
+    non_negative(&dims, "negative dimensions are not allowed")
 }
 
 /// The list as `usize`, or a ValueError with `msg` when any value is negative.

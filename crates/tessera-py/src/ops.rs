@@ -41,6 +41,16 @@ fn take_pending() -> PyResult<()> {
     PENDING.with(|p| p.borrow_mut().take()).map_or(Ok(()), Err)
 }
 
+/// [`ops::invoke`] for Python: the fallback warning that became an exception while the op ran
+/// (`-W error`) is raised by this call, not left for the next one, and wins over the op's
+/// own result or error. Every registry call of the package goes through here, so no
+/// exception is left pending in [`PENDING`]. Needs no GIL (runs inside `py.detach`).
+pub fn invoke_checked(name: &str, inputs: &[Tensor], kv: &[(&str, &str)]) -> PyResult<Vec<Tensor>> {
+    let result = ops::invoke(name, inputs, kv);
+    take_pending()?;
+    result.py()
+}
+
 /// The string form of a parameter value: bools as `true`/`false`, `None` as `None`, tuples
 /// and lists as `(1, 2)`, dtypes by name, anything else with `str()`.
 fn param_str(v: &Bound<'_, PyAny>) -> PyResult<String> {
@@ -91,9 +101,7 @@ pub fn invoke(
         }
     }
     let kv_ref: Vec<(&str, &str)> = kv.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let result = ops::invoke(name, &tensors, &kv_ref);
-    take_pending()?;
-    let mut outs = result.py()?;
+    let mut outs = invoke_checked(name, &tensors, &kv_ref)?;
     if outs.len() == 1 {
         let t = outs.pop().expect("one output");
         return Ok(Bound::new(py, PyTensor::from(t))?.into_any().unbind());

@@ -84,10 +84,10 @@ impl PyTensor {
         self.t.dtype().itemsize()
     }
 
-    /// Bytes of the elements in view.
+    /// Bytes of the elements in view (exact: a stride-0 view can count more than `usize`).
     #[getter]
-    fn nbytes(&self) -> usize {
-        self.t.numel() * self.t.dtype().itemsize()
+    fn nbytes(&self) -> u128 {
+        self.t.numel() as u128 * self.t.dtype().itemsize() as u128
     }
 
     /// Storage type name (`default` for dense tensors).

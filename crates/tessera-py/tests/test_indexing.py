@@ -121,6 +121,19 @@ def test_index_errors_match_numpy():
         t[10**30]
 
 
+@pytest.mark.parametrize("key", [np.array([0]), np.array([True, False, True]),
+                                 (0, np.arange(2)), np.zeros((1, 1), np.int64)])
+def test_array_keys_are_index_errors(key):
+    # NumPy arrays have __index__ (TypeError unless 0-d): advanced indexing is unsupported,
+    # an IndexError naming it, for reads and writes.
+    m = ts.zeros((3, 3))
+    with pytest.raises(IndexError, match="no advanced"):
+        m[key]
+    with pytest.raises(IndexError, match="no advanced"):
+        m[key] = 1.0
+    assert m[np.array(1)].tolist() == [0.0] * 3  # a 0-d integer array is an integer
+
+
 def test_setitem_errors():
     t = ts.zeros((2, 3))
     with pytest.raises(ValueError):

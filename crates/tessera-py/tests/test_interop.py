@@ -48,6 +48,52 @@ def test_asarray_sources():
     assert ts.asarray(t, dtype=ts.float32).dtype == ts.float32
 
 
+# NumPy bool memory can hold any byte (`np.frombuffer(b"\x02", np.bool_)`, `.view(np.bool_)`);
+# only 0 and 1 are Rust bools, so every import reads bytes and normalises them (nonzero is
+# True, the values NumPy's casts give) instead of copying them into a bool tensor.
+RAW_BOOLS = b"\x00\x02\xff\x01\x80"
+
+
+def _bytes(t):
+    """The raw bytes of a bool tensor."""
+    return np.asarray(t).view(np.uint8).tolist()
+
+
+def test_invalid_numpy_bools_are_normalised_on_import():
+    a = np.frombuffer(RAW_BOOLS, np.bool_)
+    want = a.astype(np.uint8).tolist()
+    assert want == [0, 1, 1, 1, 1]
+    t = ts.asarray(a)
+    assert _bytes(t) == want and t.tolist() == a.tolist()
+    assert t.astype(ts.uint8).tolist() == want
+    assert ts.asarray(a, dtype=ts.float32).tolist() == want
+    assert t.sum().item() == int(a.sum()) == 4
+    assert (t == True).tolist() == [False, True, True, True, True]  # noqa: E712
+    # 2-D, strided and reversed (NumPy copies first), a buffer with format "?", a 0-d array
+    b = np.frombuffer(bytes(range(0, 256, 3)), np.bool_)
+    for v in (b.reshape(2, -1), b[::-5], b.reshape(2, -1)[:, ::2].T):
+        assert _bytes(ts.asarray(v)) == v.astype(np.uint8).tolist()
+    assert _bytes(ts.asarray(memoryview(bytearray(RAW_BOOLS)).cast("?"))) == want
+    assert _bytes(ts.asarray(a[1:2].reshape(()))) == 1
+
+
+def test_invalid_numpy_bools_are_normalised_as_operands_and_values():
+    a = np.frombuffer(RAW_BOOLS, np.bool_)
+    want = a.astype(np.uint8).tolist()
+    t = ts.zeros(5, dtype=ts.bool)
+    t[:] = a
+    assert _bytes(t) == want
+    f = ts.zeros(5)
+    f[:] = a
+    assert f.tolist() == want
+    assert (ts.zeros(5, dtype=ts.uint8) + a).tolist() == want
+    assert _bytes(ts.full(2, a[2:3].reshape(()))) == [1, 1]
+    s = ts.sparse.csr_matrix((a[1:3], [0, 1], [0, 1, 2]), shape=(2, 2))
+    assert np.asarray(s.todense()).view(np.uint8).tolist() == [[1, 0], [0, 1]]
+    rb = ts.RingBuffer((3,), 0, 3, dtype=ts.bool)
+    assert _bytes(rb.push(a[:3])) == want[:3]
+
+
 def test_dtypes_accept_numpy_and_strings():
     for name in ["bool", "uint8", "int8", "int32", "int64", "float16", "float32", "float64"]:
         d = getattr(ts, name)
@@ -118,6 +164,23 @@ def test_creation_functions():
         ts.arange(0, 5, 0)
     with pytest.raises((ValueError, MemoryError)):
         ts.zeros((1 << 62, 8))
+
+
+@pytest.mark.parametrize("shape", [2**63, 2**64, (2**63, 2), [1, -(2**63) - 1], 10**30])
+def test_dims_past_isize_are_value_errors(shape):
+    # NumPy's "Maximum allowed dimension exceeded", not TypeError or OverflowError.
+    for f in (ts.zeros, ts.ones, ts.empty, lambda s: ts.full(s, 1.0),
+              lambda s: ts.zeros(1).broadcast_to(s), lambda s: ts.RingBuffer(s, 0, 2)):
+        with pytest.raises(ValueError):
+            f(shape)
+    with pytest.raises(OverflowError):  # axes are not shapes: Python's OverflowError
+        ts.zeros(2).sum(axis=2**63)
+
+
+def test_nbytes_is_exact_past_usize():
+    v = ts.zeros(1).expand(2**61)
+    assert v.size == 2**61 and v.nbytes == 2**64
+    assert ts.zeros((2, 3), dtype=ts.float32).nbytes == 24
 
 
 def test_scalar_conversions():

@@ -96,3 +96,18 @@ def test_fallback_warning_as_error_raises():
         warnings.simplefilter("error")
         with pytest.raises(RuntimeWarning):
             ts.invoke("exp", x)
+
+
+def test_fallback_warning_as_error_is_raised_by_the_sparse_operator():
+    # Under -W error the operator that fell back raises the warning itself, not the next
+    # call (issue 15, item 10). Each (op, storage types) warns once per process: power with
+    # a row_sparse operand on either side is used by no other test.
+    r = ts.asarray(np.array([[0.0, 2.0], [0.0, 0.0]], np.float32)).tostype("row_sparse")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RuntimeWarning, match="operator = power"):
+            2.0 ** r
+        with pytest.raises(RuntimeWarning, match="operator = power"):
+            r ** 3.0
+        ts.invoke("exp", ts.zeros(2))  # nothing left pending for the next call
+    np.testing.assert_array_equal(np.asarray(r ** 3.0), [[0.0, 8.0], [0.0, 0.0]])

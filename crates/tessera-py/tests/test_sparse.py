@@ -1,6 +1,8 @@
 """Sparse tensors from Python: constructors and their errors, tostype, SciPy interop, and the
 sparse ops against SciPy / NumPy on random inputs (Hypothesis)."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -164,6 +166,19 @@ def test_spmv_matches_scipy_on_large_patterns(pattern, parallel):
 def test_row_sparse_errors(indices, k, msg):
     with pytest.raises(ValueError, match=msg):
         ts.sparse.row_sparse_array((np.ones((k, 2)), indices), shape=(4, 2))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_subtracting_int64_min_from_sparse_matches_numpy(dtype):
+    # s - i64::MIN cannot be s + (-i64::MIN): the sign was lost (float) or the dtype (int).
+    a = np.array([[0, 2], [3, 0]], dtype)
+    s = ts.asarray(a).tostype("csr")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = s - (-(2**63))
+    want = a - np.array(-(2**63), dtype)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), want)
 
 
 def test_fallback_and_masked_semantics():
