@@ -44,7 +44,7 @@ fn take_pending() -> PyResult<()> {
 /// [`ops::invoke`] for Python: the fallback warning that became an exception while the op ran
 /// (`-W error`) is raised by this call, not left for the next one, and wins over the op's
 /// own result or error. Every registry call of the package goes through here, so no
-/// exception is left pending in [`PENDING`]. Needs no GIL (runs inside `py.detach`).
+/// exception is left pending in `PENDING`. Needs no GIL (runs inside `py.detach`).
 pub fn invoke_checked(name: &str, inputs: &[Tensor], kv: &[(&str, &str)]) -> PyResult<Vec<Tensor>> {
     let result = ops::invoke(name, inputs, kv);
     take_pending()?;

@@ -439,7 +439,21 @@ def _outcome(code):
     return message.strip(), names.split(), out
 
 
-@pytest.mark.parametrize("expected,code", [pytest.param(e, c, id=i) for i, e, c in CASES])
+# Known open defects (docs/design.md H7): strict, so the suite says when one is fixed.
+KNOWN_OPEN = {
+    "invalid bools written through the NumPy export":
+        "the core reads bool storage as Rust bools (docs/design.md H7)",
+}
+
+
+def _param(case_id, expected, code):
+    marks = ()
+    if case_id in KNOWN_OPEN:
+        marks = pytest.mark.xfail(reason=KNOWN_OPEN[case_id], strict=True)
+    return pytest.param(expected, code, id=case_id, marks=marks)
+
+
+@pytest.mark.parametrize("expected,code", [_param(i, e, c) for i, e, c in CASES])
 def test_bad_input(expected, code):
     status, names, (out, err) = _outcome(code)
     expected = (expected,) if isinstance(expected, str) else expected

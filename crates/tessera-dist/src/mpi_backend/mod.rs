@@ -117,6 +117,7 @@ fn share_cores(world: &SimpleCommunicator) {
         .unwrap_or(1)
         .max(1);
     if std::env::var_os("RAYON_NUM_THREADS").is_some() {
+        tessera::kernels::parallel::enabled();
         return;
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -124,6 +125,9 @@ fn share_cores(world: &SimpleCommunicator) {
     let _ = rayon::ThreadPoolBuilder::new()
         .num_threads((cores / here).max(1))
         .build_global();
+    // Registers the core's fork handler now that the pool exists, so a child forked before
+    // any kernel ran still runs its kernels sequentially (docs/design.md, "Fork").
+    tessera::kernels::parallel::enabled();
 }
 
 /// A [`Communicator`] over an MPI communicator.
