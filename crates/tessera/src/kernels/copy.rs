@@ -233,6 +233,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "copies past 8 MiB are too slow to interpret")]
     fn a_copy_larger_than_the_cache_streams_and_matches() {
         // The right half of a [1024, 2048] i64 matrix: 8 MiB in 8 KiB runs, so it streams.
         let (r, c) = (1024usize, 2048usize);
@@ -253,6 +254,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "large enough to split across threads: too slow to interpret"
+    )]
     fn parallel_split_matches_the_naive_copy() {
         // Large enough for the parallel path: dense, strided destination and transpose.
         let (r, c) = (300usize, 260usize);

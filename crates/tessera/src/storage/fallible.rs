@@ -51,6 +51,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(miri, ignore = "Miri cannot simulate a refused allocation")]
     fn oversized_requests_are_errors_not_aborts() {
         assert!(matches!(
             try_vec(0u64, usize::MAX / 4),
