@@ -207,6 +207,24 @@ pub(crate) fn all_to_all_axis_views<C: Communicator + ?Sized>(
     (concat_axis, concat_counts): AxisCounts,
     shape: &[usize],
 ) -> Result<Tensor> {
+    let (out, sendv, recvv) = all_to_all_axis_blocks(
+        send,
+        (split_axis, split_counts),
+        (concat_axis, concat_counts),
+        shape,
+    )?;
+    comm.all_to_all_views(&sendv, &recvv)?;
+    Ok(out)
+}
+
+/// The new output of `shape` and the views [`all_to_all_axis_views`] exchanges: block s of
+/// `send` along the split axis, and rank r's range of the output along the concat axis.
+pub(crate) fn all_to_all_axis_blocks(
+    send: &Tensor,
+    (split_axis, split_counts): AxisCounts,
+    (concat_axis, concat_counts): AxisCounts,
+    shape: &[usize],
+) -> Result<(Tensor, Vec<Tensor>, Vec<Tensor>)> {
     let out = Tensor::empty(shape, send.dtype())?;
     let (so, co) = (offsets(split_counts), offsets(concat_counts));
     let sendv = (0..split_counts.len())
@@ -215,8 +233,7 @@ pub(crate) fn all_to_all_axis_views<C: Communicator + ?Sized>(
     let recvv = (0..concat_counts.len())
         .map(|r| narrow(&out, concat_axis, co[r]..co[r + 1]))
         .collect::<Result<Vec<_>>>()?;
-    comm.all_to_all_views(&sendv, &recvv)?;
-    Ok(out)
+    Ok((out, sendv, recvv))
 }
 
 /// [`Communicator::all_gather_axis`] through [`Communicator::all_gather_v`]: the shards as

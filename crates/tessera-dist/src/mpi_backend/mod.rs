@@ -40,8 +40,8 @@ use mpi::traits::{Communicator as _, CommunicatorCollectives, Root};
 use tessera::{DType, Tensor};
 
 use crate::comm::{
-    all_gather_axis_packed, all_to_all_shape, check_axis_counts, check_views, narrow, offsets,
-    reduce_scatter_axis_packed, Comm, Communicator,
+    all_gather_axis_packed, all_to_all_axis_blocks, all_to_all_shape, check_axis_counts,
+    check_views, reduce_scatter_axis_packed, Comm, Communicator,
 };
 use crate::error::{DistError, Result};
 use crate::sbp::PartialOp;
@@ -554,18 +554,7 @@ impl Communicator for MpiComm {
             }
         }
         // `all_to_all_axis_views` with its preparation's failures folded into the agreement.
-        let views = (|| -> Result<_> {
-            let out = Tensor::empty(&shape, send.dtype())?;
-            let (so, co) = (offsets(split_counts), offsets(concat_counts));
-            let sendv = (0..split_counts.len())
-                .map(|s| narrow(send, sa, so[s]..so[s + 1]))
-                .collect::<Result<Vec<_>>>()?;
-            let recvv = (0..concat_counts.len())
-                .map(|r| narrow(&out, ca, co[r]..co[r + 1]))
-                .collect::<Result<Vec<_>>>()?;
-            Ok((out, sendv, recvv))
-        })();
-        match views {
+        match all_to_all_axis_blocks(send, split, concat, &shape) {
             Ok((out, sendv, recvv)) => {
                 self.exchange_views(&sendv, &recvv, Ok(()))?;
                 Ok(out)
