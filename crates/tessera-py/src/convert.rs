@@ -136,6 +136,10 @@ pub fn to_tensor(
 }
 
 /// The `__array_interface__` dict (version 3) describing `t` in place: zero-copy export.
+///
+/// A `bool` tensor is exported read-only (docs/design.md H7): NumPy lets any byte be written
+/// into bool memory (`.view(np.uint8)`), and the core reads bool storage as Rust `bool`, for
+/// which only 0 and 1 are valid. Write bools with `t[...] = ...`.
 pub fn array_interface<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let item = t.dtype().itemsize() as isize;
@@ -144,7 +148,8 @@ pub fn array_interface<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, 
     d.set_item("shape", PyTuple::new(py, t.shape())?)?;
     let strides: DimList<isize> = t.strides().iter().map(|s| s * item).collect();
     d.set_item("strides", PyTuple::new(py, strides)?)?;
-    d.set_item("data", (t.data_ptr() as usize, false))?;
+    let read_only = t.dtype() == DType::Bool;
+    d.set_item("data", (t.data_ptr() as usize, read_only))?;
     Ok(d)
 }
 

@@ -147,14 +147,27 @@ CASES = [
         s = ts.sparse.csr_matrix((d, [0, 1], [0, 1, 2]), shape=(2, 2))
         assert np.asarray(s.todense()).view(np.uint8).tolist() == [[1, 0], [0, 1]]
     """),
-    # Bytes other than 0 and 1 written into a bool tensor through its zero-copy NumPy export:
-    # the core reads that storage as Rust bools (needs a core fix: read bool storage as bytes,
-    # or export bool tensors read-only).
-    ("invalid bools written through the NumPy export", NONE, """
+    # A bool tensor's NumPy export is read-only (H7): bytes other than 0 and 1 cannot reach
+    # the core's bool storage through it, and the flag cannot be turned back on.
+    ("invalid bools written through the NumPy export", "ValueError", """
         t = ts.zeros(3, dtype=ts.bool)
-        np.asarray(t).view(np.uint8)[:] = [0, 2, 255]
-        assert t.astype(ts.float32).tolist() == [0.0, 1.0, 1.0]
-        assert t.sum().item() == 2
+        a = np.asarray(t)
+        assert not a.flags.writeable and a.tolist() == [False] * 3
+        try:
+            a.flags.writeable = True
+        except ValueError:
+            pass
+        else:
+            raise AssertionError("the read-only flag of a bool export was turned off")
+        a.view(np.uint8)[:] = [0, 2, 255]
+    """),
+    ("bool export stays zero-copy and sees writes made through the tensor", NONE, """
+        t = ts.zeros(3, dtype=ts.bool)
+        a = np.asarray(t)
+        t[1] = True
+        assert a.tolist() == [False, True, False]
+        f = np.asarray(ts.zeros(2))
+        assert f.flags.writeable
     """),
     # Sparse parts tampered with: checked constructors raise ValueError (TypeError for
     # non-integer index arrays), kernels on parts written later raise ValueError.
@@ -439,11 +452,8 @@ def _outcome(code):
     return message.strip(), names.split(), out
 
 
-# Known open defects (docs/design.md H7): strict, so the suite says when one is fixed.
-KNOWN_OPEN = {
-    "invalid bools written through the NumPy export":
-        "the core reads bool storage as Rust bools (docs/design.md H7)",
-}
+# Known open defects: strict xfails, so the suite says when one is fixed. None are open.
+KNOWN_OPEN: dict = {}
 
 
 def _param(case_id, expected, code):
