@@ -180,7 +180,7 @@ fn ops_by_name() -> tessera::Result<()> {
     println!("its gradient 2*a*x + b:\n{}", g[0]);
     match ops::registry().gradient_of("ring_buffer") {
         Err(e) => println!("gradient of ring_buffer -> {e}"),
-        Ok(g) => println!("ring_buffer has gradient {g} (bug)"),
+        Ok(g) => println!("ring_buffer has gradient {g:?} (bug)"),
     }
     // A CSR tensor with c != 0 takes the logged fallback (warned once per op and storage
     // types, counted every time).

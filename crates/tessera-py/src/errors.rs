@@ -1,12 +1,13 @@
 //! Mapping of [`TesseraError`] to Python exceptions (NumPy's choices where it has one).
 
-use pyo3::exceptions::{PyIndexError, PyMemoryError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyIndexError, PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use tessera::{IndexFacts, TesseraError};
 
 /// The Python exception for a core error: an axis out of range → NumPy's `AxisError`,
 /// `Index` → `IndexError`, `DType`/`DTypeMismatch` →
-/// `TypeError`, `Allocation` → `MemoryError`, everything else → `ValueError`.
+/// `TypeError`, `Allocation` → `MemoryError`, `Autograd` → `RuntimeError` (PyTorch's
+/// choice), everything else → `ValueError`.
 pub fn to_py(e: TesseraError) -> PyErr {
     let msg = e.to_string();
     match e {
@@ -14,6 +15,7 @@ pub fn to_py(e: TesseraError) -> PyErr {
         TesseraError::Index(_) => PyIndexError::new_err(msg),
         TesseraError::DType(_) | TesseraError::DTypeMismatch { .. } => PyTypeError::new_err(msg),
         TesseraError::Allocation(_) => PyMemoryError::new_err(msg),
+        TesseraError::Autograd(_) => PyRuntimeError::new_err(msg),
         _ => PyValueError::new_err(msg),
     }
 }

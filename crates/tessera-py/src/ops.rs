@@ -115,7 +115,9 @@ pub fn invoke(
 
 /// Every registered op as a dict: `name`, `doc`, `inputs`, `outputs`, `params` (dicts with
 /// `name`, `type`, `default` (a string, `"required"` when there is none), `range`, `doc`),
-/// `inplace`, `mutates`, `forward_only`, `stateful`, `gradient`, `has_sparse`.
+/// `inplace`, `mutates`, `forward_only`, `stateful`, `gradient` (the backward rule in words,
+/// or None), `gradient_op` (the registered op computing it, or None), `no_gradient` (why
+/// there is none, or None), `has_sparse`.
 #[pyfunction]
 pub fn list_ops(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     let out = PyList::empty(py);
@@ -138,9 +140,20 @@ pub fn list_ops(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
         d.set_item("params", params)?;
         d.set_item("inplace", info.inplace.to_vec())?;
         d.set_item("mutates", info.mutates.to_vec())?;
-        d.set_item("forward_only", info.forward_only)?;
+        let (rule, via, none) = match &info.gradient {
+            ops::Gradient::Rule { doc, via } => (Some(*doc), *via, None),
+            ops::Gradient::NotDifferentiable(why) => (None, None, Some(*why)),
+            ops::Gradient::ForwardOnly => (None, None, Some("forward only by design")),
+            ops::Gradient::Missing => (None, None, Some("no backward rule yet")),
+        };
+        d.set_item(
+            "forward_only",
+            matches!(info.gradient, ops::Gradient::ForwardOnly),
+        )?;
         d.set_item("stateful", info.stateful)?;
-        d.set_item("gradient", info.gradient)?;
+        d.set_item("gradient", rule)?;
+        d.set_item("gradient_op", via)?;
+        d.set_item("no_gradient", none)?;
         d.set_item("has_sparse", info.has_sparse)?;
         out.append(d)?;
     }

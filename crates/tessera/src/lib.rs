@@ -5,7 +5,8 @@
 //! Every kernel is generic over [`Element`] and reached through [`with_dtype!`].
 //!
 //! Imports go one way, down this list (`tests/module_graph.rs` fails on any cycle between
-//! modules): [`ops`] (the registry and the one dispatch on storage type); [`sparse`] and
+//! modules): [`ops`] (the registry and the one dispatch on storage type); [`autograd`] (the
+//! graph nodes and the backward engine); [`sparse`] and
 //! [`ring`]; [`tensor`] (dense kernels only); [`index`]; [`layout`], [`kernels`], [`storage`],
 //! [`promote`]; [`shape`], [`stype`]; [`error`]; [`dtype`].
 //!
@@ -15,6 +16,7 @@
 //! assert_eq!(format!("{t:?}"), "tensor([[1.5, 1.5],\n        [1.5, 1.5]], dtype=float32)");
 //! ```
 
+pub mod autograd;
 pub mod dtype;
 pub mod error;
 pub mod index;

@@ -39,6 +39,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use crate::autograd;
 use crate::dtype::DType;
 use crate::error::{DTypeFacts, Result, TesseraError};
 use crate::layout::{normalize_axis, Layout};
@@ -85,7 +86,7 @@ impl Ring {
         if n > 0 {
             // V7: an input that is itself a view of this state is read before any write.
             let input = if input.shares_storage(state) {
-                input.copy()?
+                input.copy_dense()?
             } else {
                 input.clone()
             };
@@ -129,10 +130,10 @@ impl Ring {
                 strides.push(s);
             }
         }
-        let dst = state.as_strided(&dims, &strides, slot * self.axis_stride)?;
+        let dst = state.as_strided_dense(&dims, &strides, slot * self.axis_stride)?;
         let src = input
-            .narrow(self.axis as isize, from, count)?
-            .unsqueeze(self.axis as isize)?;
+            .narrow_dense(self.axis as isize, from, count)?
+            .unsqueeze_dense(self.axis as isize)?;
         dst.assign(&src)
     }
 }
@@ -244,8 +245,23 @@ impl RingBuffer {
     ///
     /// Errors (nothing is written): `DType` if `x` has another dtype, `ShapeMismatch` if its
     /// rank or any dim but the axis differs from the buffer's or if `N > len`.
+    ///
+    /// The ring buffer is forward only by design: when `x` requires a gradient the window is
+    /// recorded as an output of `ring_buffer`, and backward through it is an error naming the
+    /// op (docs/design.md G1), as for the registry op.
     pub fn push(&mut self, x: &Tensor) -> Result<Tensor> {
-        self.ring.lock().step(&self.state, x)
+        let recorded = autograd::wants_record(std::slice::from_ref(x));
+        let window = self.ring.lock().step(&self.state, x)?;
+        let inputs = [x.clone(), self.state.clone()];
+        let out = autograd::record(
+            recorded,
+            "ring_buffer",
+            &(),
+            &autograd::GradRule::ForwardOnly,
+            &inputs,
+            vec![window],
+        )?;
+        Ok(out.into_iter().next().expect("one output"))
     }
 
     /// The current window (the buffer, oldest first) as a zero-copy view of the state.
@@ -379,17 +395,19 @@ fn shift_in_place(input: &Tensor, buffer: &Tensor, axis: usize) -> Result<Tensor
     }
     if n > 0 {
         let input = if input.shares_storage(buffer) {
-            input.copy()?
+            input.copy_dense()?
         } else {
             input.clone()
         };
         if n < b {
             let ax = axis as isize;
             buffer
-                .narrow(ax, 0, b - n)?
-                .assign(&buffer.narrow(ax, n, b - n)?)?;
+                .narrow_dense(ax, 0, b - n)?
+                .assign(&buffer.narrow_dense(ax, n, b - n)?)?;
         }
-        buffer.narrow(axis as isize, b - n, n)?.assign(&input)?;
+        buffer
+            .narrow_dense(axis as isize, b - n, n)?
+            .assign(&input)?;
     }
     Ok(buffer.clone())
 }

@@ -3,7 +3,7 @@
 //! its gradient, caller-provided outputs and aliasing.
 
 use proptest::prelude::*;
-use tessera::ops::{self, registry, DispatchMode, TensorMeta};
+use tessera::ops::{self, registry, DispatchMode, Gradient, TensorMeta};
 use tessera::{BinaryOp, DType, Tensor, TesseraError, UnaryOp};
 
 fn f64s(t: &Tensor) -> Vec<f64> {
@@ -202,7 +202,10 @@ proptest! {
         let g = Tensor::from_vec((0..n).map(|i| 1.0 + i as f64).collect(), &[n]).unwrap();
         let (sa, sb) = (a.to_string(), b.to_string());
         let kv = [("a", sa.as_str()), ("b", sb.as_str()), ("c", "0.5")];
-        let name = registry().gradient_of("quadratic").unwrap();
+        let name = match registry().gradient_of("quadratic").unwrap() {
+            Gradient::Rule { via: Some(op), .. } => op,
+            other => panic!("quadratic's gradient is {other:?}"),
+        };
         let grad = f64s(&ops::invoke(name, &[g.clone(), x], &kv).unwrap()[0]);
         let f = |v: f64| a * v * v + b * v + 0.5;
         let h = 1e-5;
@@ -215,17 +218,36 @@ proptest! {
 
 #[test]
 fn o1_gradients_are_declared_or_refused_clearly() {
-    assert_eq!(
+    assert!(matches!(
         registry().gradient_of("quadratic").unwrap(),
-        "_backward_quadratic"
-    );
-    let e = registry().gradient_of("add").unwrap_err().to_string();
-    assert!(e.contains("no gradient"), "{e}");
+        Gradient::Rule {
+            via: Some("_backward_quadratic"),
+            ..
+        }
+    ));
+    assert!(matches!(
+        registry().gradient_of("add").unwrap(),
+        Gradient::Rule { via: None, .. }
+    ));
     let e = registry()
         .gradient_of("ring_buffer")
         .unwrap_err()
         .to_string();
     assert!(e.contains("forward only"), "{e}");
+    let e = registry().gradient_of("equal").unwrap_err().to_string();
+    assert!(
+        e.contains("not differentiable") && e.contains("bool"),
+        "{e}"
+    );
+    // Every op declares how it differentiates (the gradient-check gate checks the rules).
+    for info in registry().list() {
+        assert_ne!(
+            info.gradient,
+            Gradient::Missing,
+            "op {} declares no gradient rule",
+            info.name
+        );
+    }
 }
 
 #[test]
@@ -302,7 +324,7 @@ fn suggested(name: &str) -> Vec<String> {
 
 #[test]
 fn unknown_op_error_lists_the_close_names() {
-    assert_eq!(suggested("tiel"), vec!["tile"]);
+    assert_eq!(suggested("tiel"), vec!["tile", "view"]); // both at edit distance 2
     assert!(suggested("matmull").contains(&"matmul".to_string()));
     assert!(suggested("quad").contains(&"quadratic".to_string()));
     assert!(suggested("zzzzzzzzzz").is_empty());

@@ -235,12 +235,17 @@ fn sparse_tensors_print_densified_and_refuse_dense_kernels() {
         .unwrap();
     assert_eq!(c.to_string(), "[[0.  1.5]\n [0.  0. ]]");
     assert!(format!("{c:?}").ends_with("stype=csr)"), "{c:?}");
-    // Dense entry points: a clear error, never a read of the parts.
+    // Typed arithmetic runs the registry's storage-type dispatch, as `invoke` does.
+    let n = c.neg().unwrap();
+    assert_eq!(n.stype(), StorageType::Csr);
+    assert_eq!(n.to_vec::<f64>().unwrap(), vec![0.0, -1.5, 0.0, 0.0]);
+    assert_eq!(c.add(&c).unwrap().stype(), StorageType::Csr);
+    // Dense entry points (storage, views, in-place writes): a clear error, never a read of
+    // the parts.
     for e in [
         c.storage().map(|_| ()).unwrap_err(),
-        c.neg().map(|_| ()).unwrap_err(),
-        c.add(&c).map(|_| ()).unwrap_err(),
         c.reshape(&[4]).map(|_| ()).unwrap_err(),
+        c.expand(&[2, 2]).map(|_| ()).unwrap_err(),
         c.t().map(|_| ()).unwrap_err(),
         c.contiguous().map(|_| ()).unwrap_err(),
         c.fill_(1.0).unwrap_err(),

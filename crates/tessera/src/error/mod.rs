@@ -57,6 +57,10 @@ pub enum TesseraError {
     /// A write destination overlaps itself (e.g. an expanded, stride-0 view) (docs/design.md V7).
     #[error("overlapping destination: {0}")]
     OverlappingWrite(String),
+    /// Autograd misuse: backward through a freed graph or a forward-only op, a saved tensor
+    /// modified in place, an in-place write into a tensor that requires a gradient.
+    #[error("autograd: {0}")]
+    Autograd(String),
     /// An argument has a value outside its allowed range.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use super::params::{OpParams, ParamSpec};
 use super::stype::{dense_stype, DispatchMode, StorageType, StypeDecision, TensorMeta};
+use crate::autograd::{BackwardFn, GradRule, Saves};
 use crate::error::Result;
 use crate::tensor::Tensor;
 
@@ -39,18 +40,17 @@ pub struct OpDef<P: OpParams> {
     pub inplace: &'static [(usize, usize)],
     /// Inputs the op writes to (auxiliary state, such as the ring buffer's buffer).
     pub mutates: &'static [usize],
-    /// No gradient exists by design.
-    pub forward_only: bool,
     /// The op keeps state between calls (in a mutated input).
     pub stateful: bool,
-    /// Name of the registered op computing the gradient, if any.
-    pub gradient: Option<&'static str>,
+    /// How the op differentiates (docs/design.md G1).
+    pub grad: GradRule<P>,
 }
 
 impl<P: OpParams> OpDef<P> {
     /// An op with one dense kernel and the defaults: dense-only storage inference (one
-    /// output), no sparse kernel, no in-place pairs, no mutated inputs, not forward-only, not
-    /// stateful, no gradient. Adjust with the builder methods below.
+    /// output), no sparse kernel, no in-place pairs, no mutated inputs, not stateful, and no
+    /// gradient rule declared yet ([`GradRule::Missing`], which the gradient-check gate
+    /// refuses). Adjust with the builder methods below.
     pub fn new(
         name: &'static str,
         doc: &'static str,
@@ -70,9 +70,8 @@ impl<P: OpParams> OpDef<P> {
             sparse: None,
             inplace: &[],
             mutates: &[],
-            forward_only: false,
             stateful: false,
-            gradient: None,
+            grad: GradRule::Missing,
         }
     }
 
@@ -101,16 +100,64 @@ impl<P: OpParams> OpDef<P> {
         self
     }
 
-    /// Declares that the op has no gradient by design.
+    /// Declares that the op has no gradient by design (backward through it is an error).
     pub fn forward_only(mut self) -> Self {
-        self.forward_only = true;
+        self.grad = GradRule::ForwardOnly;
         self
     }
 
-    /// Names the registered op computing the gradient.
-    pub fn gradient(mut self, op: &'static str) -> Self {
-        self.gradient = Some(op);
+    /// Declares that no gradient exists, and why (its outputs never require one).
+    pub fn not_differentiable(mut self, why: &'static str) -> Self {
+        self.grad = GradRule::NotDifferentiable(why);
         self
+    }
+
+    /// Declares the backward rule `f`, described by `doc`, reading what `saves` lists.
+    pub fn backward(mut self, doc: &'static str, saves: Saves, f: BackwardFn<P>) -> Self {
+        self.grad = GradRule::Backward {
+            doc,
+            via: None,
+            saves,
+            f,
+        };
+        self
+    }
+
+    /// Names the registered op the backward rule calls (after [`OpDef::backward`]).
+    pub fn gradient_op(mut self, op: &'static str) -> Self {
+        if let GradRule::Backward { via, .. } = &mut self.grad {
+            *via = Some(op);
+        }
+        self
+    }
+}
+
+/// How an op differentiates, for listings (the face of [`GradRule`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Gradient {
+    /// A backward rule, in words, and the registered op it calls, if any.
+    Rule {
+        /// The rule.
+        doc: &'static str,
+        /// The gradient op.
+        via: Option<&'static str>,
+    },
+    /// No gradient exists, and why.
+    NotDifferentiable(&'static str),
+    /// No gradient by design.
+    ForwardOnly,
+    /// No rule declared yet.
+    Missing,
+}
+
+impl<P> From<&GradRule<P>> for Gradient {
+    fn from(r: &GradRule<P>) -> Gradient {
+        match r {
+            GradRule::Missing => Gradient::Missing,
+            GradRule::Backward { doc, via, .. } => Gradient::Rule { doc, via: *via },
+            GradRule::NotDifferentiable(w) => Gradient::NotDifferentiable(w),
+            GradRule::ForwardOnly => Gradient::ForwardOnly,
+        }
     }
 }
 
@@ -131,12 +178,10 @@ pub struct OpInfo {
     pub inplace: &'static [(usize, usize)],
     /// Mutated inputs.
     pub mutates: &'static [usize],
-    /// Forward only.
-    pub forward_only: bool,
     /// Stateful.
     pub stateful: bool,
-    /// Gradient op.
-    pub gradient: Option<&'static str>,
+    /// How the op differentiates.
+    pub gradient: Gradient,
     /// Has a sparse kernel.
     pub has_sparse: bool,
 }
@@ -153,6 +198,8 @@ pub trait Op: Send + Sync {
     ) -> Result<(Vec<TensorMeta>, DispatchMode)>;
     /// Runs the op.
     fn run(&self, kv: &[(&str, &str)], inputs: &[Tensor]) -> Result<Vec<Tensor>>;
+    /// The typed definition, for [`crate::ops::Registry::def`].
+    fn as_any(&self) -> &dyn std::any::Any;
 }
 
 /// The ops collected for the registry, by name (each `defs` module adds its own).

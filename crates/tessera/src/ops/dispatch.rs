@@ -7,6 +7,7 @@ use super::def::{Op, OpDef, OpInfo};
 use super::fallback::{self, FallbackEvent};
 use super::params::OpParams;
 use super::stype::{DispatchMode, StorageType, StypeDecision, TensorMeta};
+use crate::autograd;
 use crate::error::{Result, TesseraError};
 use crate::tensor::Tensor;
 
@@ -43,6 +44,20 @@ impl<P: OpParams> OpDef<P> {
         // that inference agrees with what the kernel produced.
         let stypes: Vec<StorageType> = inputs.iter().map(Tensor::stype).collect();
         let d = self.decide(p, &stypes);
+        let recorded = autograd::wants_record(inputs);
+        for &i in self.mutates {
+            inputs[i].check_inplace(self.name, &[])?;
+        }
+        // Kernels see the inputs as plain data: autograd state belongs to the caller's handles
+        // (so a kernel's internal writes are not taken for user writes, docs/design.md G4).
+        let detached: Vec<Tensor>;
+        let inputs_for_record = inputs;
+        let inputs = if recorded {
+            detached = inputs.iter().map(Tensor::detach).collect();
+            &detached[..]
+        } else {
+            inputs
+        };
         let outputs = match d.mode {
             DispatchMode::Dense => (self.dense)(p, inputs)?,
             DispatchMode::Sparse => {
@@ -91,7 +106,15 @@ impl<P: OpParams> OpDef<P> {
             let want: Vec<_> = expected.iter().map(|e| (&e.shape[..], e.dtype)).collect();
             assert_eq!(got, want, "op {}: outputs differ from inference", self.name);
         }
-        Ok(outputs)
+        // The one recording point of autograd (docs/design.md G1).
+        autograd::record(
+            recorded,
+            self.name,
+            p,
+            &self.grad,
+            inputs_for_record,
+            outputs,
+        )
     }
 }
 
@@ -105,9 +128,8 @@ impl<P: OpParams> Op for OpDef<P> {
             params: P::specs(),
             inplace: self.inplace,
             mutates: self.mutates,
-            forward_only: self.forward_only,
             stateful: self.stateful,
-            gradient: self.gradient,
+            gradient: (&self.grad).into(),
             has_sparse: self.sparse.is_some(),
         }
     }
@@ -130,5 +152,9 @@ impl<P: OpParams> Op for OpDef<P> {
 
     fn run(&self, kv: &[(&str, &str)], inputs: &[Tensor]) -> Result<Vec<Tensor>> {
         self.call(&P::parse(self.name, kv)?, inputs)
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }

@@ -11,12 +11,13 @@ mod def;
 mod defs;
 mod dispatch;
 pub mod fallback;
+mod grad_util;
 mod methods;
 pub mod params;
 pub mod registry;
 pub mod stype;
 
-pub use def::{Op, OpDef, OpInfo};
+pub use def::{Gradient, Op, OpDef, OpInfo};
 pub use fallback::{fallback_count, set_fallback_hook, FallbackEvent};
 pub use registry::{invoke, invoke_into, registry, Registry};
 pub use stype::{DispatchMode, StorageType, StypeDecision, TensorMeta};

@@ -104,6 +104,25 @@ impl ParamValue for Vec<isize> {
     }
 }
 
+/// Index specs, written as their INT64 encoding (`crate::index::encode`) in an int tuple.
+/// The typed path carries the specs themselves, so bounds the encoding reserves (such as
+/// `isize::MIN`) pass through `Tensor::index` unchanged.
+impl ParamValue for Vec<crate::index::IndexSpec> {
+    const TYPE_NAME: &'static str = "int tuple (INT64 index encoding)";
+    fn parse_value(s: &str) -> std::result::Result<Self, String> {
+        let ints = <Vec<isize>>::parse_value(s)?;
+        let code: Vec<i64> = ints.iter().map(|&v| v as i64).collect();
+        crate::index::decode(&code).map_err(|e| e.to_string())
+    }
+    fn render(&self) -> String {
+        let ints: Vec<isize> = crate::index::encode(self)
+            .into_iter()
+            .map(|v| v as isize)
+            .collect();
+        ints.render()
+    }
+}
+
 /// An optional value, written `None` when absent.
 impl<T: ParamValue> ParamValue for Option<T> {
     const TYPE_NAME: &'static str = T::TYPE_NAME;

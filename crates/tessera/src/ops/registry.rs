@@ -3,8 +3,8 @@
 
 use std::sync::LazyLock;
 
-use super::def::OpTable;
 pub use super::def::{ComputeFn, InferFn, InferStypeFn, Op, OpDef, OpInfo};
+use super::def::{Gradient, OpTable};
 use crate::error::{Result, TesseraError};
 use crate::tensor::Tensor;
 
@@ -40,6 +40,21 @@ impl Registry {
                 close: close.iter().map(|c| c.to_string()).collect(),
             }
         })
+    }
+
+    /// The typed definition of op `name`, whose parameters are `P` (the typed `Tensor`
+    /// methods call ops through it, without parsing parameters from strings). Errors for an
+    /// unknown name or another parameter type.
+    pub(crate) fn def<P: super::params::OpParams>(&self, name: &str) -> Result<&OpDef<P>> {
+        self.get(name)?
+            .as_any()
+            .downcast_ref::<OpDef<P>>()
+            .ok_or_else(|| {
+                TesseraError::InvalidArgument(format!(
+                    "op {name:?} does not take parameters of type {}",
+                    std::any::type_name::<P>()
+                ))
+            })
     }
 
     /// Every op's static facts, sorted by name.
@@ -90,10 +105,12 @@ impl Registry {
             if info.stateful {
                 flags.push("stateful".into());
             }
-            flags.push(match (info.gradient, info.forward_only) {
-                (Some(g), _) => format!("gradient `{g}`"),
-                (None, true) => "forward only".into(),
-                (None, false) => "no gradient".into(),
+            flags.push(match &info.gradient {
+                Gradient::Rule { via: Some(op), .. } => format!("gradient via `{op}`"),
+                Gradient::Rule { via: None, .. } => "differentiable".into(),
+                Gradient::NotDifferentiable(_) => "not differentiable".into(),
+                Gradient::ForwardOnly => "forward only".into(),
+                Gradient::Missing => "no gradient rule yet".into(),
             });
             flags.push(if info.has_sparse {
                 "sparse kernel".into()
@@ -101,6 +118,14 @@ impl Registry {
                 "dense kernel only".into()
             });
             out += &format!("- {}\n", flags.join("; "));
+            out += &match &info.gradient {
+                Gradient::Rule { doc, .. } => format!("- gradient: {doc}\n"),
+                Gradient::NotDifferentiable(why) => format!("- no gradient: {why}\n"),
+                Gradient::ForwardOnly => {
+                    "- no gradient: forward only by design; backward through it is an error that names the op\n".to_string()
+                }
+                Gradient::Missing => String::new(),
+            };
             if !info.params.is_empty() {
                 out += "\n| parameter | type | default | range | description |\n|---|---|---|---|---|\n";
                 for p in &info.params {
@@ -118,16 +143,19 @@ impl Registry {
         out
     }
 
-    /// The name of the op computing `name`'s gradient, or an error saying why there is none.
-    pub fn gradient_of(&self, name: &str) -> Result<&'static str> {
-        let info = self.get(name)?.info();
-        match (info.gradient, info.forward_only) {
-            (Some(g), _) => Ok(g),
-            (None, true) => Err(TesseraError::InvalidArgument(format!(
-                "op {name:?} is forward only: it has no gradient"
+    /// How op `name` differentiates ([`Gradient::Rule`]), or an error saying why it has no
+    /// gradient (forward only, not differentiable, no rule yet).
+    pub fn gradient_of(&self, name: &str) -> Result<Gradient> {
+        match self.get(name)?.info().gradient {
+            g @ Gradient::Rule { .. } => Ok(g),
+            Gradient::ForwardOnly => Err(TesseraError::Autograd(format!(
+                "op {name:?} is forward only by design: it has no gradient"
             ))),
-            (None, false) => Err(TesseraError::InvalidArgument(format!(
-                "op {name:?} has no gradient registered"
+            Gradient::NotDifferentiable(why) => Err(TesseraError::Autograd(format!(
+                "op {name:?} is not differentiable: {why}"
+            ))),
+            Gradient::Missing => Err(TesseraError::Autograd(format!(
+                "op {name:?} has no gradient rule registered yet"
             ))),
         }
     }

@@ -46,6 +46,15 @@ pub fn dense_stype<P>(_params: &P, inputs: &[StorageType]) -> StypeDecision {
     StypeDecision::dense_only(inputs, 1)
 }
 
+/// Storage inference of the view ops: always the dense kernel, which refuses a sparse input
+/// with an error saying to convert it (a view of a densified copy would not be a view).
+pub fn view_stype<P>(_params: &P, _inputs: &[StorageType]) -> StypeDecision {
+    StypeDecision {
+        outputs: vec![StorageType::Default],
+        mode: DispatchMode::Dense,
+    }
+}
+
 /// What inference knows of a tensor without its data.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TensorMeta {

@@ -78,7 +78,7 @@ impl CsrMatrix {
             shape,
             indptr: indptr.astype_if(dt)?,
             indices: indices.astype_if(dt)?,
-            data: data.contiguous()?,
+            data: data.contiguous_dense()?,
             canonical: true,
         })
     }
@@ -146,7 +146,7 @@ impl CsrMatrix {
             shape,
             indptr: index_tensor(indptr, dt)?,
             indices: index_tensor(indices, dt)?,
-            data: data.contiguous()?,
+            data: data.contiguous_dense()?,
             canonical,
         })
     }
@@ -156,7 +156,7 @@ impl CsrMatrix {
     pub(crate) fn with_data(&self, data: Tensor) -> Result<CsrMatrix> {
         check_data(self.indices.numel(), &data)?;
         Ok(CsrMatrix {
-            data: data.contiguous()?,
+            data: data.contiguous_dense()?,
             ..self.clone()
         })
     }

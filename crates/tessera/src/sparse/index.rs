@@ -89,7 +89,7 @@ pub(crate) fn index_part(name: &str, t: Tensor) -> Result<Tensor> {
         ))));
     }
     match t.dtype() {
-        DType::I32 | DType::I64 => t.contiguous(),
+        DType::I32 | DType::I64 => t.contiguous_dense(),
         _ => t.astype_dense(DType::I64),
     }
 }

@@ -101,7 +101,7 @@ pub(crate) fn add_sub_same(a: &Tensor, b: &Tensor, op: BinaryOp) -> Result<Tenso
             let n = idx.len();
             let vx = scatter_values(x.data(), &pos_x, n, 1)?;
             let vy = scatter_values(y.data(), &pos_y, n, 1)?;
-            let data = vx.binary(&vy, op)?;
+            let data = vx.binary_dense(&vy, op)?;
             let shape = [x.shape()[0], x.shape()[1]];
             let canonical = x.has_canonical_format() && y.has_canonical_format();
             Tensor::from_sparse(SparseParts::Csr(CsrMatrix::from_trusted(
@@ -122,7 +122,7 @@ pub(crate) fn add_sub_same(a: &Tensor, b: &Tensor, op: BinaryOp) -> Result<Tenso
             let w = x.row_len();
             let vx = scatter_values(x.data(), &pos(&rx), rows.len(), w)?;
             let vy = scatter_values(y.data(), &pos(&ry), rows.len(), w)?;
-            let data = vx.binary(&vy, op)?;
+            let data = vx.binary_dense(&vy, op)?;
             Tensor::from_sparse(SparseParts::RowSparse(RowSparseArray::from_trusted(
                 x.shape(),
                 rows,
@@ -149,7 +149,7 @@ pub(crate) fn mul_masked(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     };
     let shape = s.shape().to_vec();
     let d = d
-        .broadcast_to(&shape)
+        .broadcast_to_dense(&shape)
         .map_err(|_| {
             TesseraError::ShapeMismatch(
                 format!(
@@ -162,7 +162,7 @@ pub(crate) fn mul_masked(a: &Tensor, b: &Tensor) -> Result<Tensor> {
                 .into(),
             )
         })?
-        .contiguous()?;
+        .contiguous_dense()?;
     // The index parts are read (and checked) before the dense operand's guard is taken: they
     // may be views of its storage (see `with_slice`).
     let pattern = match s.sparse_parts() {
@@ -199,7 +199,7 @@ pub(crate) fn mul_masked(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             }
         })??
     });
-    map_values(s, |v| v.binary(&gathered, BinaryOp::Mul))
+    map_values(s, |v| v.binary_dense(&gathered, BinaryOp::Mul))
 }
 
 /// The checked stored positions of a sparse operand: CSR `(indptr, indices)`, or row-sparse
@@ -285,7 +285,7 @@ pub(crate) fn csr_t_dot(m: &CsrMatrix, b: &Tensor, dt: DType) -> Result<Tensor> 
     present.sort_unstable();
     present.dedup();
     let data = m.data().astype_if(dt)?;
-    let b = b.astype_if(dt)?.contiguous()?;
+    let b = b.astype_if(dt)?.contiguous_dense()?;
     let mut out_shape = vec![cols];
     let mut block_shape = vec![present.len()];
     if b.rank() == 2 {
@@ -371,6 +371,6 @@ impl Tensor {
     /// A reshape to exact dims (a view when possible).
     pub(crate) fn reshape_to(&self, dims: &[usize]) -> Result<Tensor> {
         let d: Vec<isize> = dims.iter().map(|&x| x as isize).collect();
-        self.reshape(&d)
+        self.reshape_dense(&d)
     }
 }

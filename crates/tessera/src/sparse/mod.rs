@@ -57,7 +57,7 @@ use crate::tensor::Tensor;
 /// two tensors of one element type with [`with_slices`]; for tensors of two element types,
 /// [`unshared`] one of them first.
 pub(crate) fn with_slice<T: Element, R>(t: &Tensor, f: impl FnOnce(&[T]) -> R) -> Result<R> {
-    let t = t.contiguous()?;
+    let t = t.contiguous_dense()?;
     let g = t.dense_storage()?.read::<T>()?;
     let off = t.layout().offset();
     Ok(f(&g[off..off + t.numel()]))
@@ -71,7 +71,7 @@ pub(crate) fn with_slices<T: Element, R>(
     b: &Tensor,
     f: impl FnOnce(&[T], &[T]) -> R,
 ) -> Result<R> {
-    let (a, b) = (a.contiguous()?, b.contiguous()?);
+    let (a, b) = (a.contiguous_dense()?, b.contiguous_dense()?);
     let ga = a.dense_storage()?.read::<T>()?;
     let gb = match a.shares_storage(&b) {
         // One storage has one dtype, checked as `T` by the guard of `a`.
@@ -88,7 +88,7 @@ pub(crate) fn with_slices<T: Element, R>(
 /// under one guard, before any other is taken; only parts that share a buffer pay for it.
 pub(crate) fn unshared(t: &Tensor, others: &[&Tensor]) -> Result<Tensor> {
     match others.iter().any(|o| t.shares_storage(o)) {
-        true => t.copy(),
+        true => t.copy_dense(),
         false => Ok(t.clone()),
     }
 }

@@ -50,7 +50,7 @@ impl RowSparseArray {
         Ok(RowSparseArray {
             shape: shape.to_vec(),
             indices: values(indices)?,
-            data: data.contiguous()?,
+            data: data.contiguous_dense()?,
         })
     }
 

@@ -52,7 +52,7 @@ pub(crate) fn csr_dot(m: &CsrMatrix, b: &Tensor, dt: DType, parallel: bool) -> R
     // guard, and so do values and rhs; values or rhs sharing the index parts' buffer are copied.
     let index_parts = [m.indptr(), m.indices()];
     let data = unshared(&m.data().astype_if(dt)?, &index_parts)?;
-    let b = unshared(&b.astype_if(dt)?.contiguous()?, &index_parts)?;
+    let b = unshared(&b.astype_if(dt)?.contiguous_dense()?, &index_parts)?;
     let out = Tensor::for_overwrite(&dot_shape(m.shape(), b.shape()), dt)?;
     let chunk_rows = (parallel && crate::kernels::parallel::enabled() && rows * n > 1 << 14)
         .then_some(CHUNK_ROWS);

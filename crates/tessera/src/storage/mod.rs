@@ -29,7 +29,7 @@ pub use fallible::{checked_numel, checked_vec_bytes, try_vec, try_with_capacity,
 
 use std::alloc::{self, Layout as AllocLayout};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
 use parking_lot::{
     MappedRwLockReadGuard, MappedRwLockWriteGuard, RwLock, RwLockReadGuard, RwLockWriteGuard,
@@ -145,6 +145,9 @@ pub struct Storage {
     /// `buf`'s base address, readable without the lock ([`Storage::as_ptr`]): set at
     /// allocation and changed only by [`Storage::detach_external`], under the write lock.
     base: AtomicPtr<u8>,
+    /// The version counter (docs/design.md G3): bumped whenever a write guard is taken, so
+    /// autograd can tell that a tensor it saved for backward was modified in place.
+    version: AtomicU64,
 }
 
 impl Storage {
@@ -189,6 +192,7 @@ impl Storage {
                 origin: Origin::External(owner),
             }),
             base: AtomicPtr::new(ptr.as_ptr()),
+            version: AtomicU64::new(0),
         })
     }
 
@@ -231,6 +235,7 @@ impl Storage {
             len,
             base: AtomicPtr::new(buf.ptr.as_ptr()),
             buf: RwLock::new(buf),
+            version: AtomicU64::new(0),
         })
     }
 
@@ -291,6 +296,20 @@ impl Storage {
         }
     }
 
+    /// The version counter: how many write guards have been taken on this storage. Writes
+    /// through foreign memory (a NumPy export, [`Storage::as_ptr`]) are not counted.
+    ///
+    /// ```
+    /// use tessera::Storage;
+    /// let s = Storage::from_slice(&[1f32, 2.0]).unwrap();
+    /// let v = s.version();
+    /// s.write::<f32>().unwrap()[0] = 5.0;
+    /// assert_eq!(s.version(), v + 1);
+    /// ```
+    pub fn version(&self) -> u64 {
+        self.version.load(Ordering::Acquire)
+    }
+
     /// Shared typed access for callers that already dispatched on this storage's dtype.
     pub(crate) fn read_as<T: Element>(&self) -> MappedRwLockReadGuard<'_, [T]> {
         assert_eq!(T::DTYPE, self.dtype, "read_as called with the wrong dtype");
@@ -310,7 +329,9 @@ impl Storage {
     pub(crate) fn write_as<T: Element>(&self) -> MappedRwLockWriteGuard<'_, [T]> {
         assert_eq!(T::DTYPE, self.dtype, "write_as called with the wrong dtype");
         let len = self.len;
-        RwLockWriteGuard::map(self.buf.write(), |b| {
+        let guard = self.buf.write();
+        self.version.fetch_add(1, Ordering::AcqRel);
+        RwLockWriteGuard::map(guard, |b| {
             // SAFETY: as in `read_as`; the write guard makes this the only access.
             unsafe { std::slice::from_raw_parts_mut(b.ptr.as_ptr().cast::<T>(), len) }
         })

@@ -136,9 +136,9 @@ impl BinaryOp {
 }
 
 impl Tensor {
-    /// Applies an elementwise function, returning a new contiguous tensor of
+    /// The dense kernel of [`Tensor::unary`]: a new contiguous tensor of
     /// [`UnaryOp::result_dtype`].
-    pub fn unary(&self, op: UnaryOp) -> Result<Tensor> {
+    pub(crate) fn unary_dense(&self, op: UnaryOp) -> Result<Tensor> {
         let dt = op.result_dtype(self.dtype())?;
         let src = self.astype_if(dt)?;
         let out = Tensor::for_overwrite(self.shape(), dt)?;
@@ -165,21 +165,9 @@ impl Tensor {
         Ok(out)
     }
 
-    /// `op(self, other)` with broadcasting and type promotion, into a new contiguous tensor.
-    ///
-    /// Errors: [`TesseraError::ShapeMismatch`] when the shapes do not broadcast,
-    /// [`TesseraError::DType`] when the dtypes have no common type or the op is not defined
-    /// for it, [`TesseraError::InvalidArgument`] for an integer `pow` with a negative exponent.
-    ///
-    /// ```
-    /// use tessera::{BinaryOp, DType, Tensor};
-    /// let a = Tensor::from_slice(&[1i32, 2, 3], &[3, 1]).unwrap();
-    /// let b = Tensor::from_slice(&[0.5f32, 1.5], &[2]).unwrap();
-    /// let c = a.binary(&b, BinaryOp::Add).unwrap();
-    /// assert_eq!((c.dtype(), c.shape()), (DType::F64, &[3usize, 2][..]));
-    /// assert_eq!(c.to_vec::<f64>().unwrap(), vec![1.5, 2.5, 2.5, 3.5, 3.5, 4.5]);
-    /// ```
-    pub fn binary(&self, other: &Tensor, op: BinaryOp) -> Result<Tensor> {
+    /// The dense kernel of [`Tensor::binary`]: `op(self, other)` with broadcasting and type
+    /// promotion, into a new contiguous tensor.
+    pub(crate) fn binary_dense(&self, other: &Tensor, op: BinaryOp) -> Result<Tensor> {
         let dt = op.result_dtype(self.dtype(), other.dtype())?;
         let (out, a, b) = self.zip_new(other, dt, dt)?;
         if op == BinaryOp::Pow && dt.is_integer() {
@@ -191,10 +179,10 @@ impl Tensor {
         Ok(out)
     }
 
-    /// `op(self, other)` elementwise with broadcasting, compared in the promoted dtype; the
-    /// result is a `bool` tensor.
+    /// The dense kernel of [`Tensor::compare`]: `op(self, other)` elementwise with
+    /// broadcasting, compared in the promoted dtype; the result is a `bool` tensor.
     #[allow(clippy::bool_comparison)] // instantiated for T = bool too
-    pub fn compare(&self, other: &Tensor, op: CompareOp) -> Result<Tensor> {
+    pub(crate) fn compare_dense(&self, other: &Tensor, op: CompareOp) -> Result<Tensor> {
         let dt = result_type(self.dtype(), other.dtype())?;
         let (out, a, b) = self.zip_new(other, dt, DType::Bool)?;
         with_dtype!(dt, T => {
@@ -215,22 +203,6 @@ impl Tensor {
         Ok(out)
     }
 
-    /// `op(self, s)` with a weak scalar ([`result_type_scalar`]): `f32 + 2.5` stays `f32`,
-    /// `i32 + 2.5` is `f64`.
-    pub fn binary_scalar(&self, s: impl Into<Scalar>, op: BinaryOp) -> Result<Tensor> {
-        self.binary(&self.weak_scalar(s.into())?, op)
-    }
-
-    /// `op(s, self)` with a weak scalar on the left (e.g. `2 - t`).
-    pub fn rbinary_scalar(&self, s: impl Into<Scalar>, op: BinaryOp) -> Result<Tensor> {
-        self.weak_scalar(s.into())?.binary(self, op)
-    }
-
-    /// `op(self, s)` with a weak scalar; the result is `bool`.
-    pub fn compare_scalar(&self, s: impl Into<Scalar>, op: CompareOp) -> Result<Tensor> {
-        self.compare(&self.weak_scalar(s.into())?, op)
-    }
-
     /// In place: `self = op(self, other)`, written through the view `self` so the base and
     /// every other view see it (docs/design.md V7).
     ///
@@ -239,7 +211,11 @@ impl Tensor {
     /// a destination that overlaps itself (a stride-0 dim of size > 1) is
     /// [`TesseraError::OverlappingWrite`]. When `other` shares storage with `self` it is
     /// copied first, so `a[1:] += a[:-1]` gives NumPy's result.
+    ///
+    /// Refused while grad mode is on and `self` or `other` requires a gradient
+    /// ([`TesseraError::Autograd`], docs/design.md G4).
     pub fn binary_(&self, other: &Tensor, op: BinaryOp) -> Result<()> {
+        self.check_inplace(op.name(), &[other])?;
         let dt = op.result_dtype(self.dtype(), other.dtype())?;
         if dt != self.dtype() {
             return Err(TesseraError::DType(DTypeFacts::Differ {
@@ -264,6 +240,11 @@ impl Tensor {
             with_binary_fn!(op, f => update_in_place::<T>(self, &other, f)?)
         });
         Ok(())
+    }
+
+    /// The dense kernel of [`Tensor::binary_scalar`]: `op(self, s)` with a weak scalar.
+    pub(crate) fn binary_scalar_dense(&self, s: impl Into<Scalar>, op: BinaryOp) -> Result<Tensor> {
+        self.binary_dense(&self.weak_scalar(s.into())?, op)
     }
 
     /// In place: `self = op(self, s)` with a weak scalar (see [`Tensor::binary_`]).
@@ -304,7 +285,7 @@ impl Tensor {
     }
 
     /// A rank-0 tensor holding `s` in the dtype weak promotion gives it next to `self`.
-    fn weak_scalar(&self, s: Scalar) -> Result<Tensor> {
+    pub(crate) fn weak_scalar(&self, s: Scalar) -> Result<Tensor> {
         Tensor::scalar(s, result_type_scalar(self.dtype(), s)?)
     }
 
@@ -473,17 +454,9 @@ fn check_no_negative(t: &Tensor) -> Result<()> {
     Ok(())
 }
 
-macro_rules! named_ops {
-    ($($(#[$m:meta])* $name:ident, $scalar:ident, $inplace:ident, $sinplace:ident => $op:ident;)*) => {
+macro_rules! named_inplace_ops {
+    ($($name:ident, $inplace:ident, $sinplace:ident => $op:ident;)*) => {
         impl Tensor {$(
-            $(#[$m])*
-            pub fn $name(&self, other: &Tensor) -> Result<Tensor> {
-                self.binary(other, BinaryOp::$op)
-            }
-            #[doc = concat!("`", stringify!($name), "` with a weak scalar right operand.")]
-            pub fn $scalar(&self, s: impl Into<Scalar>) -> Result<Tensor> {
-                self.binary_scalar(s, BinaryOp::$op)
-            }
             #[doc = concat!("In-place `", stringify!($name), "` (see [`Tensor::binary_`]).")]
             pub fn $inplace(&self, other: &Tensor) -> Result<()> {
                 self.binary_(other, BinaryOp::$op)
@@ -496,44 +469,12 @@ macro_rules! named_ops {
     };
 }
 
-named_ops! {
-    /// `self + other` (see [`Tensor::binary`]).
-    add, add_scalar, add_, add_scalar_ => Add;
-    /// `self - other` (see [`Tensor::binary`]).
-    sub, sub_scalar, sub_, sub_scalar_ => Sub;
-    /// `self * other` (see [`Tensor::binary`]).
-    mul, mul_scalar, mul_, mul_scalar_ => Mul;
-    /// True division `self / other` (see [`Tensor::binary`]).
-    div, div_scalar, div_, div_scalar_ => Div;
-    /// Elementwise maximum (see [`Tensor::binary`]).
-    maximum, maximum_scalar, maximum_, maximum_scalar_ => Maximum;
-    /// Elementwise minimum (see [`Tensor::binary`]).
-    minimum, minimum_scalar, minimum_, minimum_scalar_ => Minimum;
-    /// `self ** other` (see [`Tensor::binary`]).
-    pow, pow_scalar, pow_, pow_scalar_ => Pow;
+named_inplace_ops! {
+    add, add_, add_scalar_ => Add;
+    sub, sub_, sub_scalar_ => Sub;
+    mul, mul_, mul_scalar_ => Mul;
+    div, div_, div_scalar_ => Div;
+    maximum, maximum_, maximum_scalar_ => Maximum;
+    minimum, minimum_, minimum_scalar_ => Minimum;
+    pow, pow_, pow_scalar_ => Pow;
 }
-
-macro_rules! named_unary {
-    ($($name:ident => $op:ident),*) => {
-        impl Tensor {$(
-            #[doc = concat!("Elementwise `", stringify!($name), "` (see [`Tensor::unary`]).")]
-            pub fn $name(&self) -> Result<Tensor> {
-                self.unary(UnaryOp::$op)
-            }
-        )*}
-    };
-}
-named_unary!(neg => Neg, abs => Abs, sqrt => Sqrt, exp => Exp, log => Log,
-    square => Square, sin => Sin, tanh => Tanh, relu => Relu);
-
-macro_rules! named_compare {
-    ($($name:ident => $op:ident),*) => {
-        impl Tensor {$(
-            #[doc = concat!("Elementwise `", stringify!($name), "` (see [`Tensor::compare`]).")]
-            pub fn $name(&self, other: &Tensor) -> Result<Tensor> {
-                self.compare(other, CompareOp::$op)
-            }
-        )*}
-    };
-}
-named_compare!(eq => Eq, ne => Ne, lt => Lt, le => Le, gt => Gt, ge => Ge);

@@ -104,11 +104,13 @@ impl<'a> TensorRef<'a> {
 
     /// Writes `src`, broadcast to this view's shape, into the base ([`Tensor::assign`]).
     pub fn assign(&self, src: &Tensor) -> Result<()> {
+        self.base().check_inplace("assign", &[src])?;
         self.to_tensor()?.assign(src)
     }
 
     /// Writes `value` into every element of this view ([`Tensor::fill_`]).
     pub fn fill_(&self, value: impl Into<Scalar>) -> Result<()> {
+        self.base().check_inplace("fill_", &[])?;
         self.to_tensor()?.fill_(value)
     }
 }

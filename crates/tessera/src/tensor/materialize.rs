@@ -30,17 +30,33 @@ impl Tensor {
     /// assert_eq!(c.to_vec::<i32>().unwrap(), vec![0, 3, 1, 4, 2, 5]);
     /// assert!(t.contiguous().unwrap().shares_storage(&t));
     /// ```
-    pub fn contiguous(&self) -> Result<Tensor> {
+    pub(crate) fn contiguous_dense(&self) -> Result<Tensor> {
         self.dense_storage()?;
         if self.is_contiguous() {
             Ok(self.clone())
         } else {
-            self.copy()
+            self.copy_dense()
+        }
+    }
+
+    /// This tensor as one that no other handle shares, for keeping as a leaf's `.grad`: itself
+    /// when it is C-contiguous, spans its whole storage and holds the only reference to it;
+    /// otherwise a contiguous copy. Sparse tensors are returned as they are (their parts are
+    /// never written in place).
+    pub(crate) fn contiguous_owned(self) -> Result<Tensor> {
+        let Ok(s) = self.dense_storage() else {
+            return Ok(self);
+        };
+        let whole = self.layout.offset() == 0 && s.len() == self.numel();
+        if whole && self.is_contiguous() && std::sync::Arc::strong_count(s) == 1 {
+            Ok(self)
+        } else {
+            self.copy_dense()
         }
     }
 
     /// A new C-contiguous tensor holding a copy of the elements (never shares storage).
-    pub fn copy(&self) -> Result<Tensor> {
+    pub(crate) fn copy_dense(&self) -> Result<Tensor> {
         self.materialize(self.shape(), self.strides())
     }
 
@@ -72,7 +88,11 @@ impl Tensor {
     /// col.assign(&Tensor::from_slice(&[7f32], &[1]).unwrap()).unwrap();
     /// assert_eq!(a.to_vec::<f32>().unwrap(), vec![0., 7., 0., 0., 7., 0.]);
     /// ```
+    ///
+    /// Refused while grad mode is on and `self` or `src` requires a gradient (docs/design.md
+    /// G4).
     pub fn assign(&self, src: &Tensor) -> Result<()> {
+        self.check_inplace("assign", &[src])?;
         if src.dtype() != self.dtype() {
             return Err(TesseraError::DType(DTypeFacts::Differ {
                 op: "assign".into(),
@@ -89,7 +109,7 @@ impl Tensor {
         if self.shares_storage(src) {
             // V7: as if the source were copied first. Copying the un-broadcast source keeps the
             // temporary small; it never holds this storage's read and write locks at once.
-            return self.assign(&src.copy()?);
+            return self.assign(&src.copy_dense()?);
         }
         let plan = Plan::new(
             self.shape(),
@@ -113,6 +133,7 @@ impl Tensor {
     /// assert_eq!(a.to_vec::<i64>().unwrap(), vec![0, 5, 0, 5]);
     /// ```
     pub fn fill_(&self, value: impl Into<Scalar>) -> Result<()> {
+        self.check_inplace("fill_", &[])?;
         self.layout.check_writable()?;
         let value = value.into();
         // The source is one element seen with stride 0 everywhere: the fill inner loop.
@@ -146,7 +167,7 @@ impl Tensor {
     /// assert_eq!(r.shape(), &[2, 4]);
     /// assert_eq!(r.to_vec::<i32>().unwrap(), vec![1, 2, 1, 2, 1, 2, 1, 2]);
     /// ```
-    pub fn repeat(&self, counts: &[usize]) -> Result<Tensor> {
+    pub(crate) fn repeat_dense(&self, counts: &[usize]) -> Result<Tensor> {
         let rank = self.rank();
         if counts.len() < rank {
             return Err(TesseraError::InvalidArgument(format!(
@@ -185,14 +206,14 @@ impl Tensor {
     /// let t = Tensor::from_slice(&[1i64, 2, 3, 4], &[2, 2]).unwrap();
     /// assert_eq!(t.tile(&[2]).unwrap().to_vec::<i64>().unwrap(), vec![1, 2, 1, 2, 3, 4, 3, 4]);
     /// ```
-    pub fn tile(&self, reps: &[usize]) -> Result<Tensor> {
+    pub(crate) fn tile_dense(&self, reps: &[usize]) -> Result<Tensor> {
         let rank = self.rank();
         if reps.len() >= rank {
-            return self.repeat(reps);
+            return self.repeat_dense(reps);
         }
         let mut padded = vec![1usize; rank - reps.len()];
         padded.extend_from_slice(reps);
-        self.repeat(&padded)
+        self.repeat_dense(&padded)
     }
 
     /// The elements in row-major order through the copy kernel; errors if `T` is not the

@@ -37,13 +37,13 @@ impl Tensor {
     /// assert_eq!(c.to_vec::<f32>().unwrap(), vec![4., 5., 10., 11.]);
     /// assert!(a.matmul(&a).is_err());
     /// ```
-    pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
+    pub(crate) fn matmul_dense(&self, other: &Tensor) -> Result<Tensor> {
         let (m, k, n) = matmul_dims(self.shape(), other.shape())?;
         let dt = result_type(self.dtype(), other.dtype())?;
         if matches!(dt, DType::F16 | DType::BF16) {
             let a = self.astype_dense(DType::F32)?;
             let b = other.astype_dense(DType::F32)?;
-            return a.matmul(&b)?.astype_dense(dt);
+            return a.matmul_dense(&b)?.astype_dense(dt);
         }
         let a = cast_contiguous(self, dt)?;
         let b = cast_contiguous(other, dt)?;
@@ -81,7 +81,7 @@ pub(crate) fn matmul_dims(a: &[usize], b: &[usize]) -> Result<(usize, usize, usi
 
 fn cast_contiguous(t: &Tensor, dt: DType) -> Result<Tensor> {
     if t.dtype() == dt {
-        t.contiguous()
+        t.contiguous_dense()
     } else {
         t.astype_dense(dt)
     }

@@ -3,9 +3,12 @@
 //! Representation rule (docs/design.md O3/O4): the element buffer of a dense tensor is reachable only
 //! through [`Tensor::storage`] / the crate-internal `dense_storage`, which return an error for
 //! a sparse tensor, so no dense kernel can read a sparse tensor's parts as if they were dense
-//! elements. Pure reads (`to_vec`, `item`, printing) work on a densified copy; every other
-//! dense method (arithmetic, views, in-place writes) on a sparse tensor is an error that says
-//! to use `ops::invoke` (sparse kernels or the logged fallback) or `cast_storage`.
+//! elements. Pure reads (`to_vec`, `item`, printing) work on a densified copy. The typed
+//! methods that compute (arithmetic, reductions, views, copies) are defined in the ops layer
+//! (`ops/methods/`) and run their registry op, so arithmetic on a sparse tensor takes the
+//! sparse kernels or the logged fallback like `ops::invoke`; views and in-place writes of a
+//! sparse tensor are errors that say to use `cast_storage`. This layer holds their dense
+//! kernels (`*_dense`), and the autograd state of a handle (`grad_meta.rs`).
 //!
 //! Layering: this module and its children import only the layers below them (storage,
 //! layout, index, kernels, promote, shape, stype, dtype, error). The sparse formats live in
@@ -19,6 +22,7 @@ mod borrowed;
 mod create;
 mod element_format;
 mod format;
+pub(crate) mod grad_meta;
 mod interop;
 mod materialize;
 pub(crate) mod matmul;
@@ -31,6 +35,7 @@ use std::sync::Arc;
 
 pub use borrowed::TensorRef;
 pub use format::{EDGE_ITEMS, LINE_WIDTH, PRINT_THRESHOLD};
+pub use grad_meta::is_grad_enabled;
 pub(crate) use payload::SparsePayload;
 
 use crate::dtype::{DType, Element};
@@ -61,6 +66,9 @@ pub struct Tensor {
     /// Dense: the view into the storage. Sparse: the logical shape as a contiguous layout
     /// (metadata only, never used to read elements).
     pub(crate) layout: Layout,
+    /// Autograd state (`grad_meta.rs`): `None` for a tensor that does not require a gradient.
+    /// Shared by clones of this handle; a view starts without it.
+    autograd: Option<Arc<grad_meta::AutogradMeta>>,
 }
 
 /// Where a tensor's elements live.
@@ -91,6 +99,7 @@ impl Tensor {
         Tensor {
             data: TensorData::Dense(storage, None),
             layout,
+            autograd: None,
         }
     }
 
@@ -102,6 +111,7 @@ impl Tensor {
             TensorData::Dense(..) => Ok(Tensor {
                 data: self.data.clone(),
                 layout,
+                autograd: None,
             }),
             TensorData::Sparse(p) => Err(self.not_dense(p.as_ref())),
         }
@@ -136,6 +146,7 @@ impl Tensor {
         Ok(Tensor {
             data: TensorData::Sparse(Arc::new(payload)),
             layout,
+            autograd: None,
         })
     }
 

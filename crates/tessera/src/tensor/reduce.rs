@@ -23,7 +23,7 @@ use crate::with_dtype;
 pub(crate) struct Axes {
     pub(crate) reduced: Vec<bool>,
     /// Elements folded into each output element.
-    count: usize,
+    pub(crate) count: usize,
     pub(crate) out_shape: Vec<usize>,
 }
 
@@ -91,7 +91,7 @@ impl Tensor {
 
     /// Arithmetic mean over `axes` (all when `None`): the sum divided by the count, computed
     /// in the sum's accumulator and `f64`; see the `tensor::reduce` module docs for dtypes.
-    pub fn mean(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    pub(crate) fn mean_dense(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
         let ax = resolve_axes(self.shape(), axes, keepdims)?;
         let dt = reduction_dtype("mean", self.dtype());
         let n = ax.count as f64;
@@ -103,12 +103,12 @@ impl Tensor {
     }
 
     /// Maximum over `axes` (all when `None`); NaN propagates; an empty reduction is an error.
-    pub fn max(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    pub(crate) fn max_dense(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
         self.extreme(axes, keepdims, true)
     }
 
     /// Minimum over `axes` (all when `None`); NaN propagates; an empty reduction is an error.
-    pub fn min(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+    pub(crate) fn min_dense(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
         self.extreme(axes, keepdims, false)
     }
 

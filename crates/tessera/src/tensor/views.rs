@@ -17,7 +17,12 @@ impl Tensor {
     /// assert_eq!(v.to_vec::<i64>().unwrap(), vec![1, 3, 2, 4]);
     /// assert!(t.as_strided(&[4], &[2], 0).is_err()); // would reach element 6
     /// ```
-    pub fn as_strided(&self, dims: &[usize], strides: &[isize], offset: usize) -> Result<Tensor> {
+    pub(crate) fn as_strided_dense(
+        &self,
+        dims: &[usize],
+        strides: &[isize],
+        offset: usize,
+    ) -> Result<Tensor> {
         let layout = Layout::as_strided(dims, strides, offset, self.dense_storage()?.len())?;
         self.with_layout(layout)
     }
@@ -36,7 +41,7 @@ impl Tensor {
     /// assert!(v.shares_storage(&t));
     /// assert!(t.narrow(0, 2, 2).is_err());
     /// ```
-    pub fn narrow(&self, axis: isize, start: usize, len: usize) -> Result<Tensor> {
+    pub(crate) fn narrow_dense(&self, axis: isize, start: usize, len: usize) -> Result<Tensor> {
         self.with_layout(self.layout().narrow(axis, start, len)?)
     }
 }
@@ -54,58 +59,53 @@ impl Tensor {
     /// assert_eq!(v.to_vec::<i64>().unwrap(), vec![7, 5, 11, 9]);
     /// assert!(v.shares_storage(&t));
     /// ```
-    pub fn index(&self, specs: &[IndexSpec]) -> Result<Tensor> {
+    pub(crate) fn index_dense(&self, specs: &[IndexSpec]) -> Result<Tensor> {
         self.with_layout(index::apply(&self.layout, specs)?)
     }
 
-    /// CreateView from the INT64 encoding of index specs (V4, [`crate::index::encode`]).
-    pub fn create_view(&self, encoded: &[i64]) -> Result<Tensor> {
-        self.index(&index::decode(encoded)?)
-    }
-
     /// PyTorch `expand` (E1): a stride-0 view; see [`Layout::expand`].
-    pub fn expand(&self, sizes: &[isize]) -> Result<Tensor> {
+    pub(crate) fn expand_dense(&self, sizes: &[isize]) -> Result<Tensor> {
         self.with_layout(self.layout.expand(sizes)?)
     }
 
     /// NumPy `broadcast_to`: a read-only-in-spirit stride-0 view (writes into it error, V7).
-    pub fn broadcast_to(&self, dims: &[usize]) -> Result<Tensor> {
+    pub(crate) fn broadcast_to_dense(&self, dims: &[usize]) -> Result<Tensor> {
         self.with_layout(self.layout.broadcast_to(dims)?)
     }
 
     /// Reorders dims (NumPy `transpose(axes)`, PyTorch `permute`).
-    pub fn permute(&self, axes: &[isize]) -> Result<Tensor> {
+    pub(crate) fn permute_dense(&self, axes: &[isize]) -> Result<Tensor> {
         self.with_layout(self.layout.permute(axes)?)
     }
 
     /// Swaps two dims.
-    pub fn transpose(&self, a: isize, b: isize) -> Result<Tensor> {
+    pub(crate) fn transpose_dense(&self, a: isize, b: isize) -> Result<Tensor> {
         self.with_layout(self.layout.transpose(a, b)?)
     }
 
     /// Reverses all dims (NumPy `.T`).
-    pub fn t(&self) -> Result<Tensor> {
+    pub(crate) fn t_dense(&self) -> Result<Tensor> {
         self.with_layout(self.layout.t())
     }
 
     /// Removes size-1 dims (all, or the listed ones, which must have size 1).
-    pub fn squeeze(&self, axes: Option<&[isize]>) -> Result<Tensor> {
+    pub(crate) fn squeeze_dense(&self, axes: Option<&[isize]>) -> Result<Tensor> {
         self.with_layout(self.layout.squeeze(axes)?)
     }
 
     /// Inserts a size-1 dim at `axis`.
-    pub fn unsqueeze(&self, axis: isize) -> Result<Tensor> {
+    pub(crate) fn unsqueeze_dense(&self, axis: isize) -> Result<Tensor> {
         self.with_layout(self.layout.unsqueeze(axis)?)
     }
 
     /// Reverses the listed dims (all for `None`): a zero-copy view with negative strides.
-    pub fn flip(&self, axes: Option<&[isize]>) -> Result<Tensor> {
+    pub(crate) fn flip_dense(&self, axes: Option<&[isize]>) -> Result<Tensor> {
         self.with_layout(self.layout.flip(axes)?)
     }
 
     /// Reshape that never copies (PyTorch `view`, V5): errors when the layout cannot express
     /// the new shape; `-1` infers one dim.
-    pub fn view(&self, shape: &[isize]) -> Result<Tensor> {
+    pub(crate) fn view_dense(&self, shape: &[isize]) -> Result<Tensor> {
         let dims = infer_shape(shape, self.numel())?;
         match self.layout.reshape_view(&dims)? {
             Some(l) => self.with_layout(l),
@@ -119,11 +119,11 @@ impl Tensor {
 
     /// Reshape (V5): a view when the chunk rule allows it, otherwise a contiguous copy;
     /// `-1` infers one dim. Check [`Tensor::shares_storage`] to know which happened.
-    pub fn reshape(&self, shape: &[isize]) -> Result<Tensor> {
+    pub(crate) fn reshape_dense(&self, shape: &[isize]) -> Result<Tensor> {
         let dims = infer_shape(shape, self.numel())?;
         match self.layout.reshape_view(&dims)? {
             Some(l) => self.with_layout(l),
-            None => self.copy()?.view(shape),
+            None => self.copy_dense()?.view_dense(shape),
         }
     }
 }

@@ -3,9 +3,12 @@
 
 use super::shape_ops::NoParams;
 use super::sparse_rules::dot_stype;
+use crate::autograd::BackwardCtx;
+use crate::autograd::Saves;
 use crate::error::{Result, TesseraError};
 use crate::op_params;
 use crate::ops::def::{OpDef, OpTable};
+use crate::ops::grad_util::cast_to;
 use crate::ops::stype::TensorMeta;
 use crate::promote::result_type;
 use crate::sparse::csr_dot;
@@ -53,7 +56,7 @@ fn infer(p: &DotParams, m: &[TensorMeta]) -> Result<Vec<TensorMeta>> {
 fn dense(p: &DotParams, x: &[Tensor]) -> Result<Vec<Tensor>> {
     infer(p, &[x[0].meta(), x[1].meta()])?;
     let a = if p.transpose_a {
-        x[0].t()?.contiguous()?
+        x[0].t_dense()?.contiguous_dense()?
     } else {
         x[0].clone()
     };
@@ -75,9 +78,9 @@ fn sparse(p: &DotParams, x: &[Tensor]) -> Result<Vec<Tensor>> {
     }])
 }
 
-pub(super) fn register(r: &mut OpTable) {
-    r.add(
-        OpDef::<DotParams>::new(
+/// The `dot` op (registered, and called by its own backward rule for `A^T @ g`).
+pub(crate) fn dot_def() -> OpDef<DotParams> {
+    OpDef::<DotParams>::new(
             "dot",
             "Matrix / vector product of 1-D or 2-D operands (NumPy `dot`), with `transpose_a` \
              using the lhs transposed. `dot(csr, dense)` is dense (SpMV / SpMM); \
@@ -89,21 +92,95 @@ pub(super) fn register(r: &mut OpTable) {
             dense,
         )
         .stype(|p, s| dot_stype(p.transpose_a, s))
-        .sparse(sparse),
-    );
-    r.add(OpDef::<NoParams>::new(
-        "matmul",
-        "Matrix product of two 2-D tensors, [m, k] @ [k, n] -> [m, n], with dtype promotion \
+        .sparse(sparse)
+        .backward(
+            "dA = g @ B^T, dB = A^T @ g (A the lhs after transpose_a; vectors as rows or columns). For a csr lhs, dB = dot(csr, g, transpose_a = true) is row_sparse: only the rows the csr's columns touch",
+            Saves::X1_X2,
+            dot_backward,
+        )
+}
+
+pub(super) fn register(r: &mut OpTable) {
+    r.add(dot_def());
+    r.add(
+        OpDef::<NoParams>::new(
+            "matmul",
+            "Matrix product of two 2-D tensors, [m, k] @ [k, n] -> [m, n], with dtype promotion \
          (f16/bf16 accumulate in f32; bool is the logical product).",
-        &["a", "b"],
-        &["output"],
-        |_, m| {
-            let (rows, _, cols) = matmul_dims(&m[0].shape, &m[1].shape)?;
-            Ok(vec![TensorMeta::dense(
-                vec![rows, cols],
-                result_type(m[0].dtype, m[1].dtype)?,
-            )])
-        },
-        |_, x| Ok(vec![x[0].matmul(&x[1])?]),
-    ));
+            &["a", "b"],
+            &["output"],
+            |_, m| {
+                let (rows, _, cols) = matmul_dims(&m[0].shape, &m[1].shape)?;
+                Ok(vec![TensorMeta::dense(
+                    vec![rows, cols],
+                    result_type(m[0].dtype, m[1].dtype)?,
+                )])
+            },
+            |_, x| Ok(vec![x[0].matmul_dense(&x[1])?]),
+        )
+        .backward("dA = g @ B^T, dB = A^T @ g", Saves::X1_X2, matmul_backward),
+    );
+}
+
+/// Rule of `matmul` (2-D): dA = g @ B^T, dB = A^T @ g.
+pub(crate) fn matmul_backward<P>(_: &P, ctx: &BackwardCtx<'_>) -> Result<Vec<Option<Tensor>>> {
+    let (a, b, g) = (ctx.input(0)?, ctx.input(1)?, ctx.grad(0));
+    let da = ctx.needs(0).then(|| g.matmul(&b.t()?)).transpose()?;
+    let db = ctx.needs(1).then(|| a.t()?.matmul(g)).transpose()?;
+    Ok(vec![
+        da.map(|d| cast_to(d, ctx.input_meta(0))).transpose()?,
+        db.map(|d| cast_to(d, ctx.input_meta(1))).transpose()?,
+    ])
+}
+
+/// `v` as a column (`[n, 1]`) or row (`[1, n]`).
+fn as_2d(v: &Tensor, column: bool) -> Result<Tensor> {
+    v.reshape(if column { &[-1, 1] } else { &[1, -1] })
+}
+
+/// Rule of `dot` for 1-D and 2-D operands (`A` is the lhs after the optional transpose):
+/// dA = g ⊗ B-ish products as in `matmul`, with vectors as rows or columns; with
+/// `transpose_a` the lhs gradient is transposed back. A csr lhs gets no gradient.
+pub(crate) fn dot_backward(p: &DotParams, ctx: &BackwardCtx<'_>) -> Result<Vec<Option<Tensor>>> {
+    let (a0, b, g) = (ctx.input(0)?, ctx.input(1)?, ctx.grad(0));
+    // With transpose_a the lhs is 2-D, and only the 1-D lhs cases read it: `a0` is `A` there.
+    let a = a0;
+    let (ra, rb) = (a0.rank(), b.rank());
+    let da = if ctx.needs(0) {
+        let d = match (ra, rb) {
+            (2, 2) => g.matmul(&b.t()?)?,
+            (1, 1) => b.mul(g)?,
+            (2, 1) => as_2d(g, true)?.mul(&as_2d(b, false)?)?,
+            _ => b.matmul(&as_2d(g, true)?)?.reshape(&[-1])?, // (1, 2): B @ g
+        };
+        let d = if p.transpose_a { d.t()? } else { d };
+        Some(cast_to(d.contiguous()?, ctx.input_meta(0))?)
+    } else {
+        None
+    };
+    let db = if ctx.needs(1) {
+        let d = match (ra, rb) {
+            (2, 2) => dot_t(a0, g, p)?,
+            (1, 1) => a.mul(g)?,
+            (2, 1) => dot_t(a0, &as_2d(g, true)?, p)?
+                .cast_storage(crate::StorageType::Default)?
+                .reshape(&[-1])?,
+            _ => as_2d(a, true)?.mul(&as_2d(g, false)?)?, // (1, 2): a ⊗ g
+        };
+        Some(cast_to(d, ctx.input_meta(1))?)
+    } else {
+        None
+    };
+    Ok(vec![da, db])
+}
+
+/// `A^T @ g` where `A` is the lhs of the call (`a0`, transposed when `transpose_a`): a `dot`
+/// with the transpose flag flipped, so a csr lhs runs its `csr.T @ dense` kernel.
+fn dot_t(a0: &Tensor, g: &Tensor, p: &DotParams) -> Result<Tensor> {
+    let q = DotParams {
+        transpose_a: !p.transpose_a,
+        parallel: p.parallel,
+    };
+    let out = dot_def().call(&q, &[a0.clone(), g.clone()])?;
+    Ok(out.into_iter().next().expect("dot has one output"))
 }

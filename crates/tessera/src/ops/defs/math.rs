@@ -1,40 +1,26 @@
-//! Elementwise ops, comparisons and reductions (thin registry entries over the `Tensor`
-//! methods, so the typed Rust API and `invoke` run the same code).
+//! Elementwise ops, comparisons and `astype` (registry entries over the dense kernels of the
+//! tensor layer and the sparse kernels; their backward rules are in `elementwise_grads.rs`).
 
+use super::elementwise_grads::{
+    binary_backward, binary_doc, binary_saves, unary_backward, unary_doc, unary_saves,
+};
 use super::shape_ops::NoParams;
-use super::sparse_rules::{add_sub_stype, keep_stype, mul_stype, reduce_stype};
+use super::sparse_rules::{add_sub_stype, keep_stype, mul_stype};
+use crate::autograd::Saves;
 use crate::layout::broadcast_shapes;
 use crate::op_params;
 use crate::ops::def::{OpDef, OpTable};
+use crate::ops::grad_util::cast_to;
 use crate::ops::stype::TensorMeta;
-use crate::sparse::kernels::{add_sub_same, map_values, mul_masked, sparse_sum};
+use crate::sparse::kernels::{add_sub_same, map_values, mul_masked};
 use crate::tensor::arith::{BinaryOp, CompareOp, UnaryOp};
-use crate::tensor::reduce::{reduction_dtype, resolve_axes};
 use crate::tensor::Tensor;
 use crate::{DType, Result};
-
-op_params! {
-    /// Parameters of the reductions.
-    pub struct ReduceParams {
-        /// Axes to reduce (negative count from the end); None reduces all.
-        axis: Option<Vec<isize>> = None;
-        /// Keep reduced axes as size-1 dims.
-        keepdims: bool = false;
-    }
-}
 
 fn binary_meta(m: &[TensorMeta], dtype: DType) -> Result<Vec<TensorMeta>> {
     Ok(vec![TensorMeta::dense(
         broadcast_shapes(&m[0].shape, &m[1].shape)?,
         dtype,
-    )])
-}
-
-fn reduce_meta(kind: &str, p: &ReduceParams, m: &TensorMeta) -> Result<Vec<TensorMeta>> {
-    let axes = resolve_axes(&m.shape, p.axis.as_deref(), p.keepdims)?;
-    Ok(vec![TensorMeta::dense(
-        axes.out_shape,
-        reduction_dtype(kind, m.dtype),
     )])
 }
 
@@ -46,12 +32,17 @@ macro_rules! unary {
             &["x"],
             &["y"],
             |_, m| Ok(vec![TensorMeta::dense(m[0].shape.clone(), UnaryOp::$op.result_dtype(m[0].dtype)?)]),
-            |_, x| Ok(vec![x[0].unary(UnaryOp::$op)?]),
+            |_, x| Ok(vec![x[0].unary_dense(UnaryOp::$op)?]),
         )
-        .inplace(&[(0, 0)]);
+        .inplace(&[(0, 0)])
+        .backward(
+            unary_doc(UnaryOp::$op),
+            unary_saves(UnaryOp::$op),
+            |_, ctx| unary_backward(UnaryOp::$op, ctx),
+        );
         $r.add(if $zp {
             def.stype(|_, s| keep_stype(s))
-                .sparse(|_, x| Ok(vec![map_values(&x[0], |d| d.unary(UnaryOp::$op))?]))
+                .sparse(|_, x| Ok(vec![map_values(&x[0], |d| d.unary_dense(UnaryOp::$op))?]))
         } else {
             def
         });
@@ -64,7 +55,7 @@ fn add_sub_sparse(x: &[Tensor], op: BinaryOp) -> Result<Vec<Tensor>> {
     let out = if x[0].stype() == x[1].stype() {
         add_sub_same(&x[0], &x[1], op)?
     } else {
-        x[0].densified()?.binary(&x[1].densified()?, op)?
+        x[0].densified()?.binary_dense(&x[1].densified()?, op)?
     };
     Ok(vec![out])
 }
@@ -95,9 +86,12 @@ macro_rules! binary {
                 &["x1", "x2"],
                 &["y"],
                 |_, m| binary_meta(m, BinaryOp::$op.result_dtype(m[0].dtype, m[1].dtype)?),
-                |_, x| Ok(vec![x[0].binary(&x[1], BinaryOp::$op)?]),
+                |_, x| Ok(vec![x[0].binary_dense(&x[1], BinaryOp::$op)?]),
             )
-            .inplace(&[(0, 0), (1, 0)]),
+            .inplace(&[(0, 0), (1, 0)])
+            .backward(binary_doc(BinaryOp::$op), binary_saves(BinaryOp::$op), |_, ctx| {
+                binary_backward(BinaryOp::$op, ctx)
+            }),
         ));
     )*};
 }
@@ -111,39 +105,11 @@ macro_rules! compare {
                 &["x1", "x2"],
                 &["y"],
                 |_, m| binary_meta(m, DType::Bool),
-                |_, x| Ok(vec![x[0].compare(&x[1], CompareOp::$op)?]),
-            ),
+                |_, x| Ok(vec![x[0].compare_dense(&x[1], CompareOp::$op)?]),
+            )
+            .not_differentiable("a comparison's output is bool, which has no gradient"),
         );
     )*};
-}
-
-macro_rules! reduction {
-    ($r:ident, $($name:ident: $doc:literal),* $(,)?) => {$(
-        let def = OpDef::<ReduceParams>::new(
-            stringify!($name),
-            $doc,
-            &["x"],
-            &["y"],
-            |p, m| reduce_meta(stringify!($name), p, &m[0]),
-            |p, x| Ok(vec![x[0].$name(p.axis.as_deref(), p.keepdims)?]),
-        );
-        $r.add(def);
-    )*};
-}
-
-/// The `sum` op, registered and also run by [`Tensor::sum`] (`ops/methods.rs`): on csr /
-/// row_sparse input the sparse kernel reads only the stored values.
-pub(crate) fn sum_def() -> OpDef<ReduceParams> {
-    OpDef::<ReduceParams>::new(
-        "sum",
-        "Sum over axes (ints and bool sum to int64; floats keep their dtype, pairwise summation). On csr / row_sparse input the output is dense and only stored values are read.",
-        &["x"],
-        &["y"],
-        |p, m| reduce_meta("sum", p, &m[0]),
-        |p, x| Ok(vec![x[0].sum_dense(p.axis.as_deref(), p.keepdims)?]),
-    )
-    .stype(|_, s| reduce_stype(s))
-    .sparse(|p, x| Ok(vec![sparse_sum(&x[0], p.axis.as_deref(), p.keepdims)?]))
 }
 
 op_params! {
@@ -168,6 +134,11 @@ pub(crate) fn astype_def() -> OpDef<AstypeParams> {
     )
     .stype(|_, s| keep_stype(s))
     .sparse(|p, x| Ok(vec![map_values(&x[0], |d| d.astype_dense(p.dtype))?]))
+    .backward(
+        "dx = g converted back to x's dtype (float to float; integer outputs have no gradient)",
+        Saves::NOTHING,
+        |_, ctx| Ok(vec![Some(cast_to(ctx.grad(0).clone(), ctx.input_meta(0))?)]),
+    )
 }
 
 pub(super) fn register(r: &mut OpTable) {
@@ -198,11 +169,5 @@ pub(super) fn register(r: &mut OpTable) {
         Le: "Elementwise `<=`, a bool tensor.",
         Gt: "Elementwise `>`, a bool tensor.",
         Ge: "Elementwise `>=`, a bool tensor.",
-    );
-    r.add(sum_def());
-    reduction!(r,
-        mean: "Mean over axes (ints give float64; an empty mean is NaN).",
-        max: "Maximum over axes (NaN propagates; an empty reduction is an error).",
-        min: "Minimum over axes (NaN propagates; an empty reduction is an error).",
     );
 }

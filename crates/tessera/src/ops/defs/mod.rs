@@ -1,14 +1,24 @@
 //! Registrations of every op, grouped by kind.
 
+mod elementwise_grads;
 mod linalg;
 mod math;
 mod quadratic;
+mod reduce;
 mod ring;
 mod scalar;
 mod shape_ops;
 mod sparse_rules;
+mod views;
 
-pub(crate) use math::{astype_def, sum_def, AstypeParams, ReduceParams};
+pub(crate) use linalg::DotParams;
+pub(crate) use math::{astype_def, AstypeParams};
+pub(crate) use reduce::{sum_def, ReduceParams};
+pub(crate) use shape_ops::NoParams;
+pub(crate) use shape_ops::{CreateViewParams, ExpandParams, RepeatParams, ReshapeParams};
+pub(crate) use views::{
+    AsStridedParams, AxesParams, NarrowParams, PermuteParams, ShapeParams, UnsqueezeParams,
+};
 
 use super::def::OpTable;
 
@@ -16,8 +26,10 @@ use super::def::OpTable;
 pub(crate) fn register_all(r: &mut OpTable) {
     shape_ops::register(r);
     math::register(r);
+    reduce::register(r);
     linalg::register(r);
     quadratic::register(r);
     ring::register(r);
     scalar::register(r);
+    views::register(r);
 }

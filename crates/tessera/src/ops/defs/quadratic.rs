@@ -43,7 +43,7 @@ fn backward(p: &QuadraticParams, grad: &Tensor, x: &Tensor) -> Result<Tensor> {
     }
     let (a, b) = (p.a, p.b);
     let slope = x.map_f64(out_dtype(x.dtype())?, move |v| 2.0 * a * v + b)?;
-    slope.mul(grad)
+    slope.binary_dense(grad, crate::tensor::arith::BinaryOp::Mul)
 }
 
 pub(super) fn register(r: &mut OpTable) {
@@ -64,7 +64,18 @@ pub(super) fn register(r: &mut OpTable) {
             |p, x| Ok(vec![quadratic(p, &x[0])?]),
         )
         .inplace(&[(0, 0)])
-        .gradient("_backward_quadratic")
+        .backward(
+            "dx = _backward_quadratic(g, x) = g * (2*a*x + b)",
+            crate::autograd::Saves::X,
+            |p, ctx| {
+                let g = backward(p, ctx.grad(0), ctx.input(0)?)?;
+                Ok(vec![Some(crate::ops::grad_util::cast_to(
+                    g,
+                    ctx.input_meta(0),
+                )?)])
+            },
+        )
+        .gradient_op("_backward_quadratic")
         .stype(|p, s| super::sparse_rules::quadratic_stype(p.c, s))
         .sparse(|p, x| {
             Ok(vec![crate::sparse::kernels::map_values(&x[0], |d| {
@@ -85,5 +96,6 @@ pub(super) fn register(r: &mut OpTable) {
             )])
         },
         |p, x| Ok(vec![backward(p, &x[0], &x[1])?]),
-    ));
+    )
+    .not_differentiable("it is a gradient op; backward runs without recording, so second derivatives are not supported"));
 }

@@ -28,7 +28,7 @@ fn weak(s: f64) -> Scalar {
 }
 
 fn meta(p: &ScalarParams, m: &[TensorMeta], op: BinaryOp) -> Result<Vec<TensorMeta>> {
-    let probe = Tensor::zeros(&[1], m[0].dtype)?.binary_scalar(weak(p.scalar), op)?;
+    let probe = Tensor::zeros(&[1], m[0].dtype)?.binary_scalar_dense(weak(p.scalar), op)?;
     Ok(vec![TensorMeta::dense(m[0].shape.clone(), probe.dtype())])
 }
 
@@ -41,13 +41,23 @@ pub(super) fn register(r: &mut OpTable) {
             &["x"],
             &["y"],
             |p, m| meta(p, m, BinaryOp::Add),
-            |p, x| Ok(vec![x[0].binary_scalar(weak(p.scalar), BinaryOp::Add)?]),
+            |p, x| {
+                Ok(vec![
+                    x[0].binary_scalar_dense(weak(p.scalar), BinaryOp::Add)?
+                ])
+            },
         )
         .stype(|p, s| add_scalar_stype(p.scalar, s))
         .sparse(|p, x| {
             Ok(vec![map_values(&x[0], |d| {
-                d.binary_scalar(weak(p.scalar), BinaryOp::Add)
+                d.binary_scalar_dense(weak(p.scalar), BinaryOp::Add)
             })?])
+        })
+        .backward("dx = g", crate::autograd::Saves::NOTHING, |_, ctx| {
+            Ok(vec![Some(crate::ops::grad_util::cast_to(
+                ctx.grad(0).clone(),
+                ctx.input_meta(0),
+            )?)])
         }),
     );
     r.add(
@@ -58,13 +68,28 @@ pub(super) fn register(r: &mut OpTable) {
             &["x"],
             &["y"],
             |p, m| meta(p, m, BinaryOp::Mul),
-            |p, x| Ok(vec![x[0].binary_scalar(weak(p.scalar), BinaryOp::Mul)?]),
+            |p, x| {
+                Ok(vec![
+                    x[0].binary_scalar_dense(weak(p.scalar), BinaryOp::Mul)?
+                ])
+            },
         )
         .stype(|_, s| keep_stype(s))
         .sparse(|p, x| {
             Ok(vec![map_values(&x[0], |d| {
-                d.binary_scalar(weak(p.scalar), BinaryOp::Mul)
+                d.binary_scalar_dense(weak(p.scalar), BinaryOp::Mul)
             })?])
-        }),
+        })
+        .backward(
+            "dx = g * scalar",
+            crate::autograd::Saves::NOTHING,
+            |p, ctx| {
+                let g = ctx.grad(0).mul_scalar(p.scalar)?;
+                Ok(vec![Some(crate::ops::grad_util::cast_to(
+                    g,
+                    ctx.input_meta(0),
+                )?)])
+            },
+        ),
     );
 }

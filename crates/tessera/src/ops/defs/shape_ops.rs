@@ -1,11 +1,13 @@
 //! Ops that change shape or storage: expand, reshape, create_view (views) and repeat, tile,
 //! cast_storage (copies).
 
+use crate::autograd::Saves;
 use crate::error::{Result, TesseraError};
 use crate::index;
 use crate::layout::{infer_shape, Layout};
 use crate::op_params;
 use crate::ops::def::{OpDef, OpTable};
+use crate::ops::grad_util::{reshape_back, scatter, unbroadcast, unrepeat};
 use crate::ops::stype::{StorageType, StypeDecision, TensorMeta};
 
 op_params! {
@@ -28,7 +30,7 @@ op_params! {
     /// Parameters of `create_view`.
     pub struct CreateViewParams {
         /// Index specs in the INT64 encoding of `tessera::index` (type, count, stride, offsets, inclusive).
-        index: Vec<isize>;
+        index: Vec<crate::index::IndexSpec>;
     }
 }
 
@@ -116,8 +118,10 @@ pub(super) fn register(r: &mut OpTable) {
             &["input"],
             &["output"],
             |p, m| via_layout(&m[0], |l| l.expand(&p.sizes)),
-            |p, x| Ok(vec![x[0].expand(&p.sizes)?]),
-        ),
+            |p, x| Ok(vec![x[0].expand_dense(&p.sizes)?]),
+        )
+        .stype(crate::ops::stype::view_stype)
+        .backward("dx = g summed over the expanded dims", Saves::NOTHING, unbroadcast),
     );
     r.add(OpDef::<ReshapeParams>::new(
         "reshape",
@@ -128,8 +132,10 @@ pub(super) fn register(r: &mut OpTable) {
             let n = m[0].shape.iter().product();
             Ok(one_dense(&m[0], infer_shape(&p.shape, n)?))
         },
-        |p, x| Ok(vec![x[0].reshape(&p.shape)?]),
-    ));
+        |p, x| Ok(vec![x[0].reshape_dense(&p.shape)?]),
+    )
+    .stype(crate::ops::stype::view_stype)
+    .backward("dx = g reshaped to x's shape", Saves::NOTHING, reshape_back));
     r.add(
         OpDef::<CreateViewParams>::new(
             "create_view",
@@ -137,10 +143,18 @@ pub(super) fn register(r: &mut OpTable) {
             &["input"],
             &["output"],
             |p, m| {
-            let code: Vec<i64> = p.index.iter().map(|&v| v as i64).collect();
-            via_layout(&m[0], |l| index::apply(&l, &index::decode(&code)?))
+            via_layout(&m[0], |l| index::apply(&l, &p.index))
         },
-            |p, x| Ok(vec![x[0].create_view(&p.index.iter().map(|&v| v as i64).collect::<Vec<_>>())?]),
+            |p, x| Ok(vec![x[0].index_dense(&p.index)?]),
+        )
+        .stype(crate::ops::stype::view_stype)
+        .backward(
+            "dx = zeros of x's shape with g written where the view reads (steps, negative steps, points and new axes included)",
+            Saves::NOTHING,
+            |p, ctx| {
+                let g = scatter(ctx.input_meta(0), ctx.grad(0), |z| z.index_dense(&p.index))?;
+                Ok(vec![Some(g)])
+            },
         ),
     );
     r.add(
@@ -150,8 +164,12 @@ pub(super) fn register(r: &mut OpTable) {
             &["input"],
             &["output"],
             |p, m| Ok(one_dense(&m[0], repeat_shape(&m[0].shape, &counts("repeat", &p.reps)?, false)?)),
-            |p, x| Ok(vec![x[0].repeat(&counts("repeat", &p.reps)?)?]),
-        ),
+            |p, x| Ok(vec![x[0].repeat_dense(&counts("repeat", &p.reps)?)?]),
+        )
+        .backward("dx = g summed over the copies", Saves::NOTHING, |p, ctx| {
+            let c = counts("repeat", &p.reps)?;
+            Ok(vec![Some(unrepeat(ctx.grad(0), ctx.input_meta(0), &c)?)])
+        }),
     );
     r.add(OpDef::<RepeatParams>::new(
         "tile",
@@ -164,8 +182,16 @@ pub(super) fn register(r: &mut OpTable) {
                 repeat_shape(&m[0].shape, &counts("tile", &p.reps)?, true)?,
             ))
         },
-        |p, x| Ok(vec![x[0].tile(&counts("tile", &p.reps)?)?]),
-    ));
+        |p, x| Ok(vec![x[0].tile_dense(&counts("tile", &p.reps)?)?]),
+    )
+    .backward("dx = g summed over the copies", Saves::NOTHING, |p, ctx| {
+        let m = ctx.input_meta(0);
+        let reps = counts("tile", &p.reps)?;
+        let c: Vec<usize> = std::iter::repeat_n(1, m.shape.len().saturating_sub(reps.len()))
+            .chain(reps)
+            .collect();
+        Ok(vec![Some(unrepeat(ctx.grad(0), m, &c)?)])
+    }));
     r.add(
         OpDef::<CastStorageParams>::new(
             "cast_storage",
@@ -183,6 +209,9 @@ pub(super) fn register(r: &mut OpTable) {
                 crate::ops::DispatchMode::Sparse
             },
         })
-        .sparse(|p, x| Ok(vec![x[0].cast_storage(p.stype)?])),
+        .sparse(|p, x| Ok(vec![x[0].cast_storage(p.stype)?]))
+        .backward("dx = g in x's storage type", Saves::NOTHING, |_, ctx| {
+            Ok(vec![Some(ctx.grad(0).cast_storage(ctx.input_meta(0).stype)?)])
+        }),
     );
 }

@@ -1,11 +1,20 @@
-//! The `Tensor` methods whose kernel depends on the storage type (`astype`, `sum`). They run
-//! their op's definition through [`OpDef::call`](super::def::OpDef::call), the one storage-type
-//! dispatch (`dispatch.rs`), so the typed Rust API, `invoke` and Python behave alike; the
-//! tensor layer below holds only their dense kernels (`astype_dense`, `sum_dense`).
+//! The typed `Tensor` methods that compute: each runs its op's registry definition through
+//! [`OpDef::call`](super::def::OpDef::call), the one storage-type dispatch and the one
+//! autograd recording point (`dispatch.rs`, docs/design.md G1), so the typed Rust API,
+//! `invoke` and Python behave alike and are all differentiable. The tensor layer below holds
+//! only their dense kernels (`*_dense`).
+//!
+//! Here: `astype`, `sum`, and the helpers; `arith.rs` (elementwise, reductions, products);
+//! `views.rs` (views, copies, repeat).
+
+mod arith;
+mod views;
 
 use std::slice;
 
 use super::defs::{astype_def, sum_def, AstypeParams, ReduceParams};
+use super::params::OpParams;
+use super::registry::registry;
 use crate::dtype::DType;
 use crate::error::{Result, TesseraError};
 use crate::tensor::Tensor;
@@ -16,6 +25,11 @@ fn single(outputs: Vec<Tensor>) -> Result<Tensor> {
         .into_iter()
         .next()
         .ok_or_else(|| TesseraError::InvalidArgument("op returned no output".into()))
+}
+
+/// Runs the registered one-output op `name` with typed parameters.
+fn call1<P: OpParams>(name: &str, p: &P, inputs: &[Tensor]) -> Result<Tensor> {
+    single(registry().def::<P>(name)?.call(p, inputs)?)
 }
 
 impl Tensor {

@@ -1,0 +1,69 @@
+//! Reverse-mode automatic differentiation (docs/design.md G1–G5).
+//!
+//! Every op call goes through the registry's one dispatch (`ops/dispatch.rs`), which records a
+//! graph node ([`node`]) when grad mode is on and an input requires a gradient. [`backward`]
+//! walks the graph from a result ([`engine`]) and accumulates gradients into the leaves'
+//! `.grad`; [`grad`] returns gradients instead. Backward rules run with grad mode off, so
+//! gradients are not themselves differentiable (no `create_graph`).
+//!
+//! ```
+//! use tessera::{autograd, DType, Tensor};
+//! let x = Tensor::from_slice(&[1.0f64, 2.0, 3.0], &[3]).unwrap().requires_grad_(true).unwrap();
+//! let y = x.mul(&x).unwrap().sum(None, false).unwrap(); // sum(x^2)
+//! autograd::backward(&y, None, false).unwrap();
+//! assert_eq!(x.grad().unwrap().to_vec::<f64>().unwrap(), vec![2.0, 4.0, 6.0]);
+//! ```
+
+mod accumulate;
+mod engine;
+mod mode;
+pub(crate) mod node;
+mod record;
+
+pub use mode::{enable_grad, no_grad, NoGradGuard};
+pub use node::{BackwardCtx, BackwardFn, Meta, Saves};
+pub use record::GradRule;
+pub(crate) use record::{record, wants_record};
+
+use crate::error::Result;
+pub use crate::tensor::is_grad_enabled;
+use crate::tensor::Tensor;
+
+/// Accumulates into every leaf's `.grad` the gradient of `root` (seeded with `grad`, which
+/// a one-element `root` may omit). Without `retain_graph` the graph's saved tensors are
+/// freed, and a second backward through it is an error. On error no `.grad` changes.
+pub fn backward(root: &Tensor, grad: Option<&Tensor>, retain_graph: bool) -> Result<()> {
+    engine::run(
+        std::slice::from_ref(root),
+        &[grad.cloned()],
+        retain_graph,
+        engine::Sink::Leaves,
+    )?;
+    Ok(())
+}
+
+/// The gradients of `outputs` (seeded with `grad_outputs`, `None` for one-element outputs)
+/// with respect to `inputs`, without touching any `.grad` (PyTorch `torch.autograd.grad`).
+/// An input the outputs do not depend on gets `None`.
+///
+/// ```
+/// use tessera::{autograd, Tensor};
+/// let x = Tensor::from_slice(&[3.0f64], &[1]).unwrap().requires_grad_(true).unwrap();
+/// let y = x.mul(&x).unwrap().mul(&x).unwrap(); // x^3
+/// let g = autograd::grad(&[y], &[None], &[x.clone()], false).unwrap();
+/// assert_eq!(g[0].as_ref().unwrap().to_vec::<f64>().unwrap(), vec![27.0]);
+/// assert!(x.grad().is_none());
+/// ```
+pub fn grad(
+    outputs: &[Tensor],
+    grad_outputs: &[Option<Tensor>],
+    inputs: &[Tensor],
+    retain_graph: bool,
+) -> Result<Vec<Option<Tensor>>> {
+    engine::run(
+        outputs,
+        grad_outputs,
+        retain_graph,
+        engine::Sink::Capture(inputs),
+    )
+}

@@ -1,0 +1,244 @@
+//! View, copy and repeat methods of `Tensor`, each run through its registry op (and so
+//! recorded by autograd: a view of a tensor that requires a gradient requires one too). The
+//! layout rules are in `layout/` and `tensor/views.rs` (docs/design.md V1–V7).
+
+use std::slice;
+
+use super::call1;
+use crate::error::Result;
+use crate::index::{self, IndexSpec};
+use crate::ops::defs::{
+    AsStridedParams, AxesParams, CreateViewParams, ExpandParams, NarrowParams, NoParams,
+    PermuteParams, RepeatParams, ReshapeParams, ShapeParams, UnsqueezeParams,
+};
+use crate::tensor::Tensor;
+
+fn signed(v: &[usize]) -> Vec<isize> {
+    v.iter().map(|&d| d as isize).collect()
+}
+
+/// Repetition counts as the op's signed parameter; a count past `isize::MAX` cannot give a
+/// tensor (`ShapeOverflow`).
+fn counts(op: &str, v: &[usize]) -> Result<Vec<isize>> {
+    v.iter()
+        .map(|&c| {
+            isize::try_from(c).map_err(|_| {
+                crate::TesseraError::ShapeOverflow(format!("{op}: count {c} overflows"))
+            })
+        })
+        .collect()
+}
+
+impl Tensor {
+    /// A view with explicit `dims`, element `strides` (may be negative or zero) and storage
+    /// `offset`, like `torch.as_strided`. Errors if any reachable element lies outside the
+    /// storage.
+    ///
+    /// ```
+    /// use tessera::{DType, Tensor};
+    /// let t = Tensor::arange(0, 6, 1, DType::I64).unwrap();
+    /// let v = t.as_strided(&[2, 2], &[1, 2], 1).unwrap(); // [[1, 3], [2, 4]]
+    /// assert_eq!(v.to_vec::<i64>().unwrap(), vec![1, 3, 2, 4]);
+    /// assert!(t.as_strided(&[4], &[2], 0).is_err()); // would reach element 6
+    /// ```
+    pub fn as_strided(&self, dims: &[usize], strides: &[isize], offset: usize) -> Result<Tensor> {
+        let p = AsStridedParams {
+            shape: signed(dims),
+            strides: strides.to_vec(),
+            offset,
+        };
+        call1("as_strided", &p, slice::from_ref(self))
+    }
+
+    /// A zero-copy view of `len` positions from `start` along `axis` (PyTorch `narrow`; NumPy
+    /// `t[..., start:start + len, ...]`). `axis` may be negative.
+    ///
+    /// Errors: `Index` for an axis out of range or `start + len` beyond the dim; a sparse
+    /// tensor is an error (views are dense).
+    ///
+    /// ```
+    /// use tessera::{DType, Tensor};
+    /// let t = Tensor::arange(0, 12, 1, DType::I64).unwrap().view(&[3, 4]).unwrap();
+    /// let v = t.narrow(-1, 1, 2).unwrap();
+    /// assert_eq!(v.to_vec::<i64>().unwrap(), vec![1, 2, 5, 6, 9, 10]);
+    /// assert!(v.shares_storage(&t));
+    /// assert!(t.narrow(0, 2, 2).is_err());
+    /// ```
+    pub fn narrow(&self, axis: isize, start: usize, len: usize) -> Result<Tensor> {
+        let p = NarrowParams {
+            axis,
+            start,
+            length: len,
+        };
+        call1("narrow", &p, slice::from_ref(self))
+    }
+
+    /// A view selected by index specs (CreateView, V1–V3): points drop dims, intervals slice
+    /// (negative steps give negative strides), `NewAxis` inserts a dim, `Ellipsis` fills.
+    ///
+    /// ```
+    /// use tessera::{idx, DType, Tensor};
+    /// use tessera::index::NewAxis;
+    /// let t = Tensor::arange(0, 12, 1, DType::I64).unwrap().view(&[3, 4]).unwrap();
+    /// let v = t.index(&idx![1..; 1, ..; -2, NewAxis]).unwrap();
+    /// assert_eq!(v.shape(), &[2, 2, 1]);
+    /// assert_eq!(v.to_vec::<i64>().unwrap(), vec![7, 5, 11, 9]);
+    /// assert!(v.shares_storage(&t));
+    /// ```
+    pub fn index(&self, specs: &[IndexSpec]) -> Result<Tensor> {
+        let p = CreateViewParams {
+            index: specs.to_vec(),
+        };
+        call1("create_view", &p, slice::from_ref(self))
+    }
+
+    /// CreateView from the INT64 encoding of index specs (V4, [`crate::index::encode`]).
+    pub fn create_view(&self, encoded: &[i64]) -> Result<Tensor> {
+        self.index(&index::decode(encoded)?)
+    }
+
+    /// PyTorch `expand` (E1): a stride-0 view; see [`crate::Layout::expand`].
+    pub fn expand(&self, sizes: &[isize]) -> Result<Tensor> {
+        let p = ExpandParams {
+            sizes: sizes.to_vec(),
+        };
+        call1("expand", &p, slice::from_ref(self))
+    }
+
+    /// NumPy `broadcast_to`: a read-only-in-spirit stride-0 view (writes into it error, V7).
+    pub fn broadcast_to(&self, dims: &[usize]) -> Result<Tensor> {
+        let p = ShapeParams {
+            shape: signed(dims),
+        };
+        call1("broadcast_to", &p, slice::from_ref(self))
+    }
+
+    /// Reorders dims (NumPy `transpose(axes)`, PyTorch `permute`).
+    pub fn permute(&self, axes: &[isize]) -> Result<Tensor> {
+        let p = PermuteParams {
+            axes: axes.to_vec(),
+        };
+        call1("permute", &p, slice::from_ref(self))
+    }
+
+    /// Swaps two dims.
+    pub fn transpose(&self, a: isize, b: isize) -> Result<Tensor> {
+        let rank = self.rank() as isize;
+        let norm = |x: isize| if x < 0 { x + rank } else { x };
+        if !(0..rank).contains(&norm(a)) || !(0..rank).contains(&norm(b)) {
+            // The layout function gives the typed axis error.
+            return self.transpose_dense(a, b);
+        }
+        let mut axes: Vec<isize> = (0..rank).collect();
+        axes.swap(norm(a) as usize, norm(b) as usize);
+        self.permute(&axes)
+    }
+
+    /// Reverses all dims (NumPy `.T`).
+    pub fn t(&self) -> Result<Tensor> {
+        let axes: Vec<isize> = (0..self.rank() as isize).rev().collect();
+        self.permute(&axes)
+    }
+
+    /// Removes size-1 dims (all, or the listed ones, which must have size 1).
+    pub fn squeeze(&self, axes: Option<&[isize]>) -> Result<Tensor> {
+        let p = AxesParams {
+            axis: axes.map(<[isize]>::to_vec),
+        };
+        call1("squeeze", &p, slice::from_ref(self))
+    }
+
+    /// Inserts a size-1 dim at `axis`.
+    pub fn unsqueeze(&self, axis: isize) -> Result<Tensor> {
+        call1(
+            "unsqueeze",
+            &UnsqueezeParams { axis },
+            slice::from_ref(self),
+        )
+    }
+
+    /// Reverses the listed dims (all for `None`): a zero-copy view with negative strides.
+    pub fn flip(&self, axes: Option<&[isize]>) -> Result<Tensor> {
+        let p = AxesParams {
+            axis: axes.map(<[isize]>::to_vec),
+        };
+        call1("flip", &p, slice::from_ref(self))
+    }
+
+    /// Reshape that never copies (PyTorch `view`, V5): errors when the layout cannot express
+    /// the new shape; `-1` infers one dim.
+    pub fn view(&self, shape: &[isize]) -> Result<Tensor> {
+        let p = ShapeParams {
+            shape: shape.to_vec(),
+        };
+        call1("view", &p, slice::from_ref(self))
+    }
+
+    /// Reshape (V5): a view when the chunk rule allows it, otherwise a contiguous copy;
+    /// `-1` infers one dim. Check [`Tensor::shares_storage`] to know which happened.
+    pub fn reshape(&self, shape: &[isize]) -> Result<Tensor> {
+        let p = ReshapeParams {
+            shape: shape.to_vec(),
+        };
+        call1("reshape", &p, slice::from_ref(self))
+    }
+
+    /// This tensor if it is C-contiguous (the same tensor, sharing storage and autograd
+    /// state), else a contiguous copy.
+    ///
+    /// ```
+    /// use tessera::{DType, Tensor};
+    /// let t = Tensor::arange(0, 6, 1, DType::I32).unwrap();
+    /// let tt = t.as_strided(&[3, 2], &[1, 3], 0).unwrap(); // the transpose of a 2x3
+    /// let c = tt.contiguous().unwrap();
+    /// assert!(c.is_contiguous() && !c.shares_storage(&t));
+    /// assert_eq!(c.to_vec::<i32>().unwrap(), vec![0, 3, 1, 4, 2, 5]);
+    /// assert!(t.contiguous().unwrap().shares_storage(&t));
+    /// ```
+    pub fn contiguous(&self) -> Result<Tensor> {
+        self.storage()?;
+        if self.is_contiguous() {
+            Ok(self.clone())
+        } else {
+            self.copy()
+        }
+    }
+
+    /// A new C-contiguous tensor holding a copy of the elements (never shares storage).
+    pub fn copy(&self) -> Result<Tensor> {
+        call1("copy", &NoParams {}, slice::from_ref(self))
+    }
+
+    /// PyTorch `repeat` (E2): a new contiguous tensor repeating the input `counts[i]` times
+    /// along each dim; extra leading counts add dims. Errors when there are fewer counts than
+    /// dims, or the size overflows.
+    ///
+    /// ```
+    /// use tessera::Tensor;
+    /// let t = Tensor::from_slice(&[1i32, 2], &[2]).unwrap();
+    /// let r = t.repeat(&[2, 2]).unwrap();
+    /// assert_eq!(r.shape(), &[2, 4]);
+    /// assert_eq!(r.to_vec::<i32>().unwrap(), vec![1, 2, 1, 2, 1, 2, 1, 2]);
+    /// ```
+    pub fn repeat(&self, counts: &[usize]) -> Result<Tensor> {
+        let p = RepeatParams {
+            reps: self::counts("repeat", counts)?,
+        };
+        call1("repeat", &p, slice::from_ref(self))
+    }
+
+    /// NumPy `tile` (E2): `reps` shorter than the rank is padded with 1s on the left; longer
+    /// `reps` pad the shape with 1s on the left. Then [`Tensor::repeat`].
+    ///
+    /// ```
+    /// use tessera::Tensor;
+    /// let t = Tensor::from_slice(&[1i64, 2, 3, 4], &[2, 2]).unwrap();
+    /// assert_eq!(t.tile(&[2]).unwrap().to_vec::<i64>().unwrap(), vec![1, 2, 1, 2, 3, 4, 3, 4]);
+    /// ```
+    pub fn tile(&self, reps: &[usize]) -> Result<Tensor> {
+        let p = RepeatParams {
+            reps: counts("tile", reps)?,
+        };
+        call1("tile", &p, slice::from_ref(self))
+    }
+}

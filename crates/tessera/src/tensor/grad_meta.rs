@@ -1,0 +1,266 @@
+//! The autograd state a tensor handle carries (docs/design.md G1–G4): whether it requires a
+//! gradient, the gradient accumulated into a leaf, and for a computed tensor the graph node
+//! that made it; plus the thread's grad mode. Data only: nodes are recorded by the ops layer's
+//! one dispatch (`ops/dispatch.rs`) and walked by the engine (`crate::autograd`).
+//!
+//! A handle and its clones share one state (one tensor, like two Python references to it); a
+//! view is a new tensor with its own state, recorded as a view op.
+
+use std::cell::Cell;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use super::Tensor;
+use crate::dtype::DType;
+use crate::error::{Result, TesseraError};
+use crate::stype::StorageType;
+
+thread_local! {
+    static GRAD_ENABLED: Cell<bool> = const { Cell::new(true) };
+}
+
+/// Whether ops on this thread record the graph (PyTorch's grad mode; on by default). Turn it
+/// off for a scope with [`crate::autograd::no_grad`].
+pub fn is_grad_enabled() -> bool {
+    GRAD_ENABLED.with(Cell::get)
+}
+
+/// Sets this thread's grad mode and returns the previous one.
+pub(crate) fn set_grad_enabled(on: bool) -> bool {
+    GRAD_ENABLED.with(|g| g.replace(on))
+}
+
+/// A node of the recorded graph: one op call, able to map gradients of its outputs to
+/// gradients of its inputs. Implemented by the autograd layer.
+pub trait GradNode: Send + Sync {
+    /// The op's name, for errors and `grad_fn`.
+    fn name(&self) -> &'static str;
+    /// One edge per input: where the input's gradient goes (`None`: no gradient needed).
+    fn edges(&self) -> Vec<Option<Edge>>;
+    /// Moves the edges out (the iterative drop of long chains uses it).
+    fn take_edges(&self) -> Vec<Option<Edge>>;
+    /// Number of outputs of the op.
+    fn num_outputs(&self) -> usize;
+    /// Shape, dtype and storage type of output `i` (for zeros standing in for a missing
+    /// output gradient, and for checking the gradients backward is given).
+    fn output_meta(&self, i: usize) -> (&[usize], DType, StorageType);
+    /// Gradients of the inputs from gradients of the outputs (each `Some`). When `retain` is
+    /// false the node frees what it saved; a second call then fails.
+    fn apply(&self, grads: &[Tensor], retain: bool) -> Result<Vec<Option<Tensor>>>;
+}
+
+/// Where a gradient flows: into output `output` of a node, or into a leaf's `.grad`.
+#[derive(Clone)]
+pub enum Edge {
+    /// Output `output` of `node`.
+    Node {
+        /// The node.
+        node: Arc<dyn GradNode>,
+        /// Which of its outputs.
+        output: usize,
+    },
+    /// A leaf tensor that requires a gradient.
+    Leaf(Arc<AutogradMeta>),
+}
+
+/// Autograd state of one tensor.
+pub struct AutogradMeta {
+    /// The node that computed this tensor and which of its outputs it is (`None`: a leaf).
+    grad_fn: Option<(Arc<dyn GradNode>, usize)>,
+    /// The gradient accumulated by backward (leaves only).
+    grad: Mutex<Option<Tensor>>,
+}
+
+impl AutogradMeta {
+    /// The gradient accumulated so far.
+    pub(crate) fn grad(&self) -> Option<Tensor> {
+        self.grad.lock().clone()
+    }
+
+    /// Replaces the accumulated gradient.
+    pub(crate) fn set_grad(&self, g: Option<Tensor>) {
+        *self.grad.lock() = g;
+    }
+}
+
+impl Drop for AutogradMeta {
+    fn drop(&mut self) {
+        if let Some((node, _)) = self.grad_fn.take() {
+            release_nodes(vec![node]);
+        }
+    }
+}
+
+/// Drops graph nodes without recursion: a chain of 100 000 ops would otherwise overflow the
+/// stack, one frame per node. A node's own `Drop` calls this with its edges' nodes.
+pub(crate) fn release_nodes(mut stack: Vec<Arc<dyn GradNode>>) {
+    while let Some(n) = stack.pop() {
+        // Only the last owner takes the edges: nobody else can reach the node then.
+        if Arc::strong_count(&n) == 1 {
+            for e in n.take_edges().into_iter().flatten() {
+                if let Edge::Node { node, .. } = e {
+                    stack.push(node);
+                }
+            }
+        }
+    }
+}
+
+/// The nodes among `edges`, for [`release_nodes`].
+pub(crate) fn edge_nodes(edges: Vec<Option<Edge>>) -> Vec<Arc<dyn GradNode>> {
+    edges
+        .into_iter()
+        .flatten()
+        .filter_map(|e| match e {
+            Edge::Node { node, .. } => Some(node),
+            Edge::Leaf(_) => None,
+        })
+        .collect()
+}
+
+fn is_float(d: DType) -> bool {
+    matches!(d, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+}
+
+impl Tensor {
+    /// Whether this tensor requires a gradient: a leaf marked with
+    /// [`Tensor::requires_grad_`], or the output of a recorded op.
+    pub fn requires_grad(&self) -> bool {
+        self.autograd.is_some()
+    }
+
+    /// Whether this tensor is a leaf of the graph (not computed by a recorded op).
+    pub fn is_leaf(&self) -> bool {
+        self.autograd.as_ref().is_none_or(|m| m.grad_fn.is_none())
+    }
+
+    /// The name of the op that computed this tensor, if it was recorded (PyTorch `grad_fn`).
+    pub fn grad_fn_name(&self) -> Option<&'static str> {
+        let m = self.autograd.as_ref()?;
+        m.grad_fn.as_ref().map(|(n, _)| n.name())
+    }
+
+    /// The gradient accumulated into this leaf by backward passes (`None` before the first).
+    pub fn grad(&self) -> Option<Tensor> {
+        self.autograd.as_ref().and_then(|m| m.grad())
+    }
+
+    /// Sets or clears the accumulated gradient (an optimiser's `zero_grad`). The gradient
+    /// must have this tensor's shape and dtype; errors if this tensor does not require a
+    /// gradient.
+    pub fn set_grad(&self, grad: Option<Tensor>) -> Result<()> {
+        let m = self.autograd.as_ref().ok_or_else(|| {
+            TesseraError::Autograd("set_grad on a tensor that does not require a gradient".into())
+        })?;
+        if let Some(g) = &grad {
+            if g.shape() != self.shape() || g.dtype() != self.dtype() {
+                return Err(TesseraError::Autograd(format!(
+                    "gradient of shape {:?} and dtype {} for a tensor of shape {:?} and dtype {}",
+                    g.shape(),
+                    g.dtype(),
+                    self.shape(),
+                    self.dtype()
+                )));
+            }
+        }
+        m.set_grad(grad);
+        Ok(())
+    }
+
+    /// This tensor as a leaf that requires a gradient (`true`), or without autograd state
+    /// (`false`). Returns the new handle; clones made earlier keep their state.
+    ///
+    /// Errors: a non-float dtype (only floating-point tensors have gradients, as in
+    /// PyTorch), a sparse tensor, or `false` on a computed tensor (use [`Tensor::detach`]).
+    ///
+    /// ```
+    /// use tessera::{DType, Tensor};
+    /// let w = Tensor::ones(&[2], DType::F32).unwrap().requires_grad_(true).unwrap();
+    /// assert!(w.requires_grad() && w.is_leaf());
+    /// assert!(Tensor::ones(&[2], DType::I64).unwrap().requires_grad_(true).is_err());
+    /// ```
+    pub fn requires_grad_(mut self, requires: bool) -> Result<Tensor> {
+        if !requires {
+            if !self.is_leaf() {
+                return Err(TesseraError::Autograd(
+                    "requires_grad_(false) on a computed tensor; use detach()".into(),
+                ));
+            }
+            self.autograd = None;
+            return Ok(self);
+        }
+        if !is_float(self.dtype()) {
+            return Err(TesseraError::Autograd(format!(
+                "only floating-point tensors can require a gradient, got dtype {}",
+                self.dtype()
+            )));
+        }
+        if self.stype() != StorageType::Default {
+            return Err(TesseraError::Autograd(format!(
+                "a {} tensor cannot require a gradient (sparse gradients flow into dense \
+                 parameters; see docs/design.md G5)",
+                self.stype()
+            )));
+        }
+        if self.autograd.is_none() {
+            self.autograd = Some(Arc::new(AutogradMeta {
+                grad_fn: None,
+                grad: Mutex::new(None),
+            }));
+        }
+        Ok(self)
+    }
+
+    /// The same elements with no autograd state: shares storage (and so the version
+    /// counter) with this tensor, and is never recorded through.
+    pub fn detach(&self) -> Tensor {
+        let mut t = self.clone();
+        t.autograd = None;
+        t
+    }
+
+    /// This tensor as output `output` of `node` (a new state: the tensor requires a gradient).
+    pub(crate) fn with_grad_fn(mut self, node: Arc<dyn GradNode>, output: usize) -> Tensor {
+        self.autograd = Some(Arc::new(AutogradMeta {
+            grad_fn: Some((node, output)),
+            grad: Mutex::new(None),
+        }));
+        self
+    }
+
+    /// The edge a gradient of this tensor flows along, if it requires one.
+    pub(crate) fn grad_edge(&self) -> Option<Edge> {
+        let m = self.autograd.as_ref()?;
+        Some(match &m.grad_fn {
+            Some((node, output)) => Edge::Node {
+                node: node.clone(),
+                output: *output,
+            },
+            None => Edge::Leaf(m.clone()),
+        })
+    }
+
+    /// Refuses an in-place write into this tensor (with `sources` read) while grad mode is
+    /// on and any of them requires a gradient (docs/design.md G4): the write would either
+    /// change a leaf that an optimiser owns or need recording, which in-place ops do not do.
+    pub(crate) fn check_inplace(&self, op: &str, sources: &[&Tensor]) -> Result<()> {
+        if !is_grad_enabled() {
+            return Ok(());
+        }
+        if self.requires_grad() {
+            return Err(TesseraError::Autograd(format!(
+                "in-place {op} into a tensor that requires a gradient{}; use the out-of-place \
+                 form, or write under no_grad (as optimisers do)",
+                if self.is_leaf() { " (a leaf)" } else { "" }
+            )));
+        }
+        if sources.iter().any(|s| s.requires_grad()) {
+            return Err(TesseraError::Autograd(format!(
+                "in-place {op} reads a tensor that requires a gradient, and in-place ops are \
+                 not recorded; use the out-of-place form"
+            )));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,183 @@
+//! The autograd engine (docs/design.md G1–G4): leaves, accumulation, no_grad, detach,
+//! autograd::grad, freed graphs, version counters, in-place rules, deep chains.
+
+use tessera::{autograd, DType, Tensor, TesseraError};
+
+fn leaf(v: &[f64], shape: &[usize]) -> Tensor {
+    Tensor::from_slice(v, shape)
+        .unwrap()
+        .requires_grad_(true)
+        .unwrap()
+}
+
+fn vals(t: &Tensor) -> Vec<f64> {
+    t.astype(DType::F64).unwrap().to_vec::<f64>().unwrap()
+}
+
+#[test]
+fn square_sum_gradient_and_accumulation() {
+    let x = leaf(&[1.0, -2.0, 3.0], &[3]);
+    let y = x.mul(&x).unwrap().sum(None, false).unwrap();
+    assert_eq!(y.grad_fn_name(), Some("sum"));
+    autograd::backward(&y, None, true).unwrap();
+    assert_eq!(vals(&x.grad().unwrap()), vec![2.0, -4.0, 6.0]);
+    // A second backward (graph retained) accumulates.
+    autograd::backward(&y, None, false).unwrap();
+    assert_eq!(vals(&x.grad().unwrap()), vec![4.0, -8.0, 12.0]);
+    // The graph is freed now: a third is a clear error and leaves .grad alone.
+    let e = autograd::backward(&y, None, false).unwrap_err();
+    assert!(matches!(e, TesseraError::Autograd(_)), "{e}");
+    assert!(e.to_string().contains("retain_graph"), "{e}");
+    assert_eq!(vals(&x.grad().unwrap()), vec![4.0, -8.0, 12.0]);
+}
+
+#[test]
+fn broadcasting_gradients_are_summed_back_to_each_input() {
+    let a = leaf(&[1.0, 2.0, 3.0], &[3, 1]);
+    let b = leaf(&[10.0, 20.0], &[2]);
+    let y = a.mul(&b).unwrap().sum(None, false).unwrap();
+    autograd::backward(&y, None, false).unwrap();
+    assert_eq!(vals(&a.grad().unwrap()), vec![30.0, 30.0, 30.0]);
+    assert_eq!(vals(&b.grad().unwrap()), vec![6.0, 6.0]);
+    assert_eq!(a.grad().unwrap().shape(), &[3, 1]);
+}
+
+#[test]
+fn no_grad_detach_and_requires_grad_rules() {
+    let x = leaf(&[1.0, 2.0], &[2]);
+    {
+        let _g = autograd::no_grad();
+        assert!(!x.exp().unwrap().requires_grad());
+        assert!(!autograd::is_grad_enabled());
+    }
+    assert!(x.exp().unwrap().requires_grad());
+    assert!(!x.detach().requires_grad());
+    assert!(x.detach().shares_storage(&x));
+    // Integer tensors cannot require a gradient; a computed tensor cannot drop it.
+    assert!(Tensor::zeros(&[2], DType::I32)
+        .unwrap()
+        .requires_grad_(true)
+        .is_err());
+    assert!(x.exp().unwrap().requires_grad_(false).is_err());
+    // Comparisons and integer outputs never require a gradient.
+    assert!(!x.gt(&x).unwrap().requires_grad());
+}
+
+#[test]
+fn autograd_grad_returns_without_touching_leaves() {
+    let x = leaf(&[2.0], &[1]);
+    let w = leaf(&[5.0], &[1]);
+    let h = x.mul(&w).unwrap();
+    let y = h.mul(&h).unwrap(); // (x w)^2
+    let g = autograd::grad(&[y], &[None], &[x.clone(), h.clone(), w.clone()], false).unwrap();
+    assert_eq!(vals(g[0].as_ref().unwrap()), vec![2.0 * 10.0 * 5.0]);
+    assert_eq!(vals(g[1].as_ref().unwrap()), vec![20.0]);
+    assert_eq!(vals(g[2].as_ref().unwrap()), vec![2.0 * 10.0 * 2.0]);
+    assert!(x.grad().is_none() && w.grad().is_none());
+}
+
+#[test]
+fn backward_argument_errors_name_the_shapes() {
+    let x = leaf(&[1.0, 2.0], &[2]);
+    let y = x.mul_scalar(3).unwrap();
+    let e = autograd::backward(&y, None, true).unwrap_err().to_string();
+    assert!(e.contains("[2]"), "{e}");
+    let bad = Tensor::ones(&[3], DType::F64).unwrap();
+    let e = autograd::backward(&y, Some(&bad), true)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("[3]") && e.contains("[2]"), "{e}");
+    let bad = Tensor::ones(&[2], DType::F32).unwrap();
+    assert!(autograd::backward(&y, Some(&bad), true).is_err());
+    let plain = Tensor::ones(&[1], DType::F64).unwrap();
+    assert!(matches!(
+        autograd::backward(&plain, None, false),
+        Err(TesseraError::Autograd(_))
+    ));
+    let g = Tensor::from_slice(&[1.0f64, 10.0], &[2]).unwrap();
+    autograd::backward(&y, Some(&g), false).unwrap();
+    assert_eq!(vals(&x.grad().unwrap()), vec![3.0, 30.0]);
+}
+
+#[test]
+fn a_saved_tensor_modified_in_place_is_an_error_at_backward() {
+    let x = Tensor::from_slice(&[1.0f64, 2.0], &[2]).unwrap();
+    let w = leaf(&[3.0, 4.0], &[2]);
+    let y = x.mul(&w).unwrap().sum(None, false).unwrap();
+    x.add_scalar_(1).unwrap(); // x does not require a gradient: allowed, but mul saved it
+    let e = autograd::backward(&y, None, false).unwrap_err();
+    assert!(matches!(e, TesseraError::Autograd(_)), "{e}");
+    assert!(e.to_string().contains("modified in place"), "{e}");
+    assert!(w.grad().is_none(), "no .grad is half-updated");
+    // An op that saves nothing does not care: add's rule reads only g.
+    let x = Tensor::from_slice(&[1.0f64, 2.0], &[2]).unwrap();
+    let y = x.add(&w).unwrap().sum(None, false).unwrap();
+    x.add_scalar_(1).unwrap();
+    autograd::backward(&y, None, false).unwrap();
+    assert_eq!(vals(&w.grad().unwrap()), vec![1.0, 1.0]);
+}
+
+#[test]
+fn in_place_writes_into_tensors_that_require_grad_are_refused() {
+    let w = leaf(&[1.0, 2.0], &[2]);
+    assert!(matches!(w.add_scalar_(1), Err(TesseraError::Autograd(_))));
+    assert!(matches!(w.fill_(0), Err(TesseraError::Autograd(_))));
+    let v = w.narrow(0, 0, 1).unwrap();
+    assert!(v.requires_grad());
+    assert!(matches!(v.fill_(0), Err(TesseraError::Autograd(_))));
+    let plain = Tensor::zeros(&[2], DType::F64).unwrap();
+    assert!(matches!(plain.assign(&w), Err(TesseraError::Autograd(_))));
+    assert_eq!(vals(&w), vec![1.0, 2.0]);
+    // Under no_grad (an optimiser step) the write goes through.
+    {
+        let _g = autograd::no_grad();
+        w.sub_scalar_(0.5).unwrap();
+    }
+    assert_eq!(vals(&w), vec![0.5, 1.5]);
+}
+
+#[test]
+fn forward_only_ops_refuse_backward_naming_the_op() {
+    let x = leaf(&[1.0, 2.0], &[1, 2]);
+    let mut ring = tessera::RingBuffer::new(&[1, 2], 0, 2, DType::F64).unwrap();
+    let out = ring.push(&x).unwrap();
+    assert!(out.requires_grad());
+    let y = out.sum(None, false).unwrap();
+    let e = autograd::backward(&y, None, false).unwrap_err().to_string();
+    assert!(
+        e.contains("ring_buffer") && e.contains("forward only"),
+        "{e}"
+    );
+    // The registry op behaves the same.
+    let buf = Tensor::zeros(&[2, 2], DType::F64).unwrap();
+    let out = tessera::ops::invoke("ring_buffer", &[x.clone(), buf], &[]).unwrap();
+    let y = out[0].sum(None, false).unwrap();
+    let e = autograd::backward(&y, None, false).unwrap_err().to_string();
+    assert!(
+        e.contains("ring_buffer") && e.contains("forward only"),
+        "{e}"
+    );
+    let e = tessera::ops::registry()
+        .gradient_of("ring_buffer")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("forward only"), "{e}");
+}
+
+#[test]
+fn a_chain_of_100_000_ops_neither_overflows_backward_nor_drop() {
+    let x = leaf(&[1.0], &[1]);
+    let mut y = x.clone();
+    for _ in 0..100_000 {
+        y = y.mul_scalar(1.0).unwrap();
+    }
+    autograd::backward(&y, None, false).unwrap();
+    assert_eq!(vals(&x.grad().unwrap()), vec![1.0]);
+    drop(y);
+    // And a chain dropped without a backward.
+    let mut y = x.clone();
+    for _ in 0..100_000 {
+        y = y.add_scalar(0.0).unwrap();
+    }
+    drop(y);
+}
