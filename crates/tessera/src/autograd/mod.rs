@@ -1,8 +1,8 @@
 //! Reverse-mode automatic differentiation (docs/design.md G1–G5).
 //!
 //! Every op call goes through the registry's one dispatch (`ops/dispatch.rs`), which records a
-//! graph node ([`node`]) when grad mode is on and an input requires a gradient. [`backward`]
-//! walks the graph from a result ([`engine`]) and accumulates gradients into the leaves'
+//! graph node (`autograd/node.rs`) when grad mode is on and an input requires a gradient. [`backward`]
+//! walks the graph from a result (`autograd/engine.rs`) and accumulates gradients into the leaves'
 //! `.grad`; [`grad`] returns gradients instead. Backward rules run with grad mode off, so
 //! gradients are not themselves differentiable (no `create_graph`).
 //!

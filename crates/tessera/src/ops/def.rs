@@ -198,7 +198,7 @@ pub trait Op: Send + Sync {
     ) -> Result<(Vec<TensorMeta>, DispatchMode)>;
     /// Runs the op.
     fn run(&self, kv: &[(&str, &str)], inputs: &[Tensor]) -> Result<Vec<Tensor>>;
-    /// The typed definition, for [`crate::ops::Registry::def`].
+    /// The typed definition (the registry downcasts it for the typed `Tensor` methods).
     fn as_any(&self) -> &dyn std::any::Any;
 }
 
