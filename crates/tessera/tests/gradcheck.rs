@@ -38,6 +38,8 @@ enum Values {
     Any,
     Positive,
     AwayFromZero,
+    /// Integer ids below this bound (an int64 input that takes no gradient).
+    Ids(usize),
 }
 
 struct Case {
@@ -60,6 +62,7 @@ fn draw(rng: &mut StdRng, kind: Values) -> f64 {
     match kind {
         Values::Any => rng.random_range(-2.0..2.0),
         Values::Positive => rng.random_range(0.5..2.0),
+        Values::Ids(n) => rng.random_range(0..n) as f64,
         Values::AwayFromZero => {
             let v: f64 = rng.random_range(0.3..2.0);
             if rng.random_bool(0.5) {
@@ -109,6 +112,12 @@ fn loss(
     let mut seen = Vec::new();
     for (k, (i, v)) in case.inputs.iter().zip(values).enumerate() {
         let leaf = Tensor::from_vec(v.clone(), &leaf_shape(i)).unwrap();
+        if let Values::Ids(_) = i.kind {
+            let ids = leaf.astype(DType::I64).unwrap();
+            leaves.push(ids.clone());
+            seen.push(ids);
+            continue;
+        }
         let leaf = if i.grad && !(case.csr_lhs && k == 0) {
             leaf.requires_grad_(true).unwrap()
         } else {
@@ -136,6 +145,9 @@ fn output_shape(name: &str, case: &Case, values: &[Vec<f64>]) -> Vec<usize> {
     let mut seen = Vec::new();
     for (k, (i, v)) in case.inputs.iter().zip(values).enumerate() {
         let mut x = present(&Tensor::from_vec(v.clone(), &leaf_shape(i)).unwrap(), i);
+        if let Values::Ids(_) = i.kind {
+            x = x.astype(DType::I64).unwrap();
+        }
         if case.csr_lhs && k == 0 {
             x = x.cast_storage(StorageType::Csr).unwrap();
         }
@@ -166,7 +178,7 @@ fn check(name: &str, case: &Case, rng: &mut StdRng) {
     autograd::backward(&l, None, false).unwrap_or_else(|e| panic!("{name}: backward: {e}"));
     let h = 1e-6;
     for (k, i) in case.inputs.iter().enumerate() {
-        if !i.grad || (case.csr_lhs && k == 0) {
+        if !i.grad || (case.csr_lhs && k == 0) || matches!(i.kind, Values::Ids(_)) {
             continue;
         }
         let g = leaves[k]
@@ -401,6 +413,27 @@ fn cases() -> BTreeMap<&'static str, Builder> {
             Case {
                 inputs: vec![input(&[3, 4], l, Values::Any)],
                 params: vec![p("index", format!("({})", code.join(", ")))],
+                csr_lhs: false,
+            }
+        }),
+    );
+    c.insert(
+        "embedding",
+        Box::new(|rng, l| {
+            // Ids repeat (5 draws from 4 rows, or fewer): the row_sparse gradient sums them,
+            // and unread rows must have no gradient.
+            let n = rng.random_range(1..6);
+            Case {
+                inputs: vec![
+                    input(&[4, 3], l, Values::Any),
+                    Input {
+                        shape: vec![n],
+                        grad: false,
+                        layout: Layout::Contiguous,
+                        kind: Values::Ids(4),
+                    },
+                ],
+                params: vec![],
                 csr_lhs: false,
             }
         }),

@@ -138,6 +138,12 @@ impl BackwardCtx<'_> {
         &self.grads[i]
     }
 
+    /// The gradient of output `i` as a dense tensor (a row_sparse gradient densified), for
+    /// rules written with views, which sparse tensors do not have.
+    pub fn dense_grad(&self, i: usize) -> Result<Tensor> {
+        self.grads[i].densified()
+    }
+
     /// Whether input `i` needs a gradient (rules skip the others).
     pub fn needs(&self, i: usize) -> bool {
         self.needs[i]

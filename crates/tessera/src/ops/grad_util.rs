@@ -61,12 +61,18 @@ pub(crate) fn scatter(
 /// dx = g reshaped to the input's shape (reshape, view, squeeze, unsqueeze).
 pub(crate) fn reshape_back<P>(_: &P, ctx: &BackwardCtx<'_>) -> Result<Vec<Option<Tensor>>> {
     let m = ctx.input_meta(0);
-    Ok(vec![Some(cast_to(ctx.grad(0).reshape(&signed(m))?, m)?)])
+    Ok(vec![Some(cast_to(
+        ctx.dense_grad(0)?.reshape(&signed(m))?,
+        m,
+    )?)])
 }
 
 /// dx = g summed over the broadcast dims (expand, broadcast_to).
 pub(crate) fn unbroadcast<P>(_: &P, ctx: &BackwardCtx<'_>) -> Result<Vec<Option<Tensor>>> {
-    Ok(vec![Some(reduce_to(ctx.grad(0), ctx.input_meta(0))?)])
+    Ok(vec![Some(reduce_to(
+        &ctx.dense_grad(0)?,
+        ctx.input_meta(0),
+    )?)])
 }
 
 /// dx = g (copy, contiguous).

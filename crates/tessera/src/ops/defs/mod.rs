@@ -1,6 +1,7 @@
 //! Registrations of every op, grouped by kind.
 
 mod elementwise_grads;
+mod embedding;
 mod linalg;
 mod math;
 mod quadratic;
@@ -32,4 +33,5 @@ pub(crate) fn register_all(r: &mut OpTable) {
     ring::register(r);
     scalar::register(r);
     views::register(r);
+    embedding::register(r);
 }

@@ -152,7 +152,7 @@ pub(super) fn register(r: &mut OpTable) {
             "dx = zeros of x's shape with g written where the view reads (steps, negative steps, points and new axes included)",
             Saves::NOTHING,
             |p, ctx| {
-                let g = scatter(ctx.input_meta(0), ctx.grad(0), |z| z.index_dense(&p.index))?;
+                let g = scatter(ctx.input_meta(0), &ctx.dense_grad(0)?, |z| z.index_dense(&p.index))?;
                 Ok(vec![Some(g)])
             },
         ),
@@ -168,7 +168,7 @@ pub(super) fn register(r: &mut OpTable) {
         )
         .backward("dx = g summed over the copies", Saves::NOTHING, |p, ctx| {
             let c = counts("repeat", &p.reps)?;
-            Ok(vec![Some(unrepeat(ctx.grad(0), ctx.input_meta(0), &c)?)])
+            Ok(vec![Some(unrepeat(&ctx.dense_grad(0)?, ctx.input_meta(0), &c)?)])
         }),
     );
     r.add(OpDef::<RepeatParams>::new(
@@ -190,7 +190,7 @@ pub(super) fn register(r: &mut OpTable) {
         let c: Vec<usize> = std::iter::repeat_n(1, m.shape.len().saturating_sub(reps.len()))
             .chain(reps)
             .collect();
-        Ok(vec![Some(unrepeat(ctx.grad(0), m, &c)?)])
+        Ok(vec![Some(unrepeat(&ctx.dense_grad(0)?, m, &c)?)])
     }));
     r.add(
         OpDef::<CastStorageParams>::new(

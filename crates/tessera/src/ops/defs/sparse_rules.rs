@@ -60,6 +60,15 @@ pub(crate) fn quadratic_stype(c: f64, inputs: &[StorageType]) -> StypeDecision {
     }
 }
 
+/// `_backward_quadratic` (the gradient op of `quadratic`, inputs `grad_output`, `data`): a csr
+/// output gradient of a csr input stays csr (the seed's exercise); anything else is dense.
+pub(crate) fn backward_quadratic_stype(inputs: &[StorageType]) -> StypeDecision {
+    match inputs {
+        [Csr, Csr] => sparse_out(Csr),
+        _ => dense_or_fallback(inputs),
+    }
+}
+
 /// `add` / `subtract`.
 pub(crate) fn add_sub_stype(inputs: &[StorageType]) -> StypeDecision {
     match inputs {

@@ -101,7 +101,7 @@ pub(super) fn register(r: &mut OpTable) {
                 for (i, &a) in p.axes.iter().enumerate() {
                     inv[a.rem_euclid(rank.max(1)) as usize] = i as isize;
                 }
-                Ok(vec![Some(ctx.grad(0).permute(&inv)?)])
+                Ok(vec![Some(ctx.dense_grad(0)?.permute(&inv)?)])
             },
         ),
     );
@@ -142,7 +142,7 @@ pub(super) fn register(r: &mut OpTable) {
         .backward(
             "dx = g flipped along the same dims",
             Saves::NOTHING,
-            |p, ctx| Ok(vec![Some(ctx.grad(0).flip(p.axis.as_deref())?)]),
+            |p, ctx| Ok(vec![Some(ctx.dense_grad(0)?.flip(p.axis.as_deref())?)]),
         ),
     );
     r.add(
@@ -186,7 +186,7 @@ pub(super) fn register(r: &mut OpTable) {
             "dx = zeros of x's shape with g in the narrowed part",
             Saves::NOTHING,
             |p, ctx| {
-                let g = scatter(ctx.input_meta(0), ctx.grad(0), |z| {
+                let g = scatter(ctx.input_meta(0), &ctx.dense_grad(0)?, |z| {
                     z.narrow_dense(p.axis, p.start, p.length)
                 })?;
                 Ok(vec![Some(g)])
@@ -207,7 +207,7 @@ pub(super) fn register(r: &mut OpTable) {
             "g added into zeros of the storage through the view's layout (elements reached twice add up), read back through x's layout",
             Saves::X,
             |p, ctx| {
-                let g = as_strided_back(ctx.input(0)?, ctx.grad(0), &dims("as_strided", &p.shape)?, &p.strides, p.offset)?;
+                let g = as_strided_back(ctx.input(0)?, &ctx.dense_grad(0)?, &dims("as_strided", &p.shape)?, &p.strides, p.offset)?;
                 Ok(vec![Some(g)])
             },
         ),
