@@ -23,6 +23,7 @@ pub mod index;
 pub mod kernels;
 pub mod layout;
 pub mod ops;
+pub mod optim;
 pub mod promote;
 pub mod ring;
 pub mod shape;
