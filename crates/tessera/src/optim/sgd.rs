@@ -21,7 +21,7 @@ impl Sgd {
     /// not a contiguous float leaf requiring a gradient, or a bad rate.
     pub fn new(params: Vec<Tensor>, lr: f64, momentum: f64) -> Result<Sgd> {
         check_params(&params)?;
-        if !(lr.is_finite() && lr > 0.0) || !(0.0..1.0).contains(&momentum) {
+        if !(lr.is_finite() && lr > 0.0 && (0.0..1.0).contains(&momentum)) {
             return Err(TesseraError::InvalidArgument(format!(
                 "Sgd: lr must be positive and momentum in [0, 1), got lr {lr}, momentum {momentum}"
             )));
