@@ -72,6 +72,7 @@ fn main() -> tessera::Result<()> {
     ops_by_name()?;
     sparse()?;
     ring_buffer()?;
+    gradients()?;
     section("global tensors on 4 in-process ranks (seed 001, SBP)");
     tessera_dist::tour_section()?;
     Ok(())
@@ -276,5 +277,59 @@ fn ring_buffer() -> tessera::Result<()> {
         "invoke(\"ring_buffer\") on a fresh state of B=3 with input [1, 2] -> {}",
         out[0]
     );
+    Ok(())
+}
+
+fn gradients() -> tessera::Result<()> {
+    use tessera::autograd;
+    use tessera_models::{logreg, mlp, plot};
+    section("gradients: autograd, sparse gradients, training");
+    let x = Tensor::from_vec(vec![1.0f64, 2.0, 3.0], &[3])?.requires_grad_(true)?;
+    let y = x.mul(&x)?.sin()?.sum(None, false)?;
+    autograd::backward(&y, None, false)?;
+    println!(
+        "d/dx sum(sin(x^2)) at [1, 2, 3] = {} (2x cos(x^2))",
+        x.grad().expect("a gradient")
+    );
+    let w = Tensor::zeros(&[6, 2], DType::F32)?.requires_grad_(true)?;
+    let ids = Tensor::from_vec(vec![4i64, 1, 4], &[3])?;
+    let e = ops::invoke("embedding", &[w.clone(), ids], &[])?.remove(0);
+    autograd::backward(&e.sum(None, false)?, None, false)?;
+    let g = w.grad().expect("a gradient");
+    println!(
+        "embedding lookup of rows [4, 1, 4]: weight gradient is {} with rows {}",
+        g.stype(),
+        g.as_row_sparse()?.indices()
+    );
+    let mut ring = RingBuffer::new(&[1, 3], 0, 2, DType::F64)?;
+    let window = ring.push(&Tensor::ones(&[1, 3], DType::F64)?.requires_grad_(true)?)?;
+    match autograd::backward(&window.sum(None, false)?, None, false) {
+        Err(e) => println!("backward through the ring buffer -> {e}"),
+        Ok(()) => println!("the ring buffer had a gradient (bug)"),
+    }
+    println!("training (a progress bar with the running loss shows on a terminal):");
+    let sparse = logreg::train(&logreg::LogRegConfig::tour())?;
+    println!(
+        "{} with row_sparse gradients and lazy Adam:\n{}",
+        sparse.name,
+        sparse.table(6)
+    );
+    let dense = mlp::train(&mlp::MlpConfig::tour())?;
+    println!("{} with Adam:\n{}", dense.name, dense.table(6));
+    for r in [&sparse, &dense] {
+        println!(
+            "{}: loss {:.3} -> {:.3}, held-out accuracy {:.3} against chance {:.3}",
+            r.name,
+            r.first_loss(20),
+            r.last_loss(20),
+            r.final_accuracy(),
+            r.chance
+        );
+    }
+    let path = std::path::Path::new("target/tour-training.svg");
+    match plot::write_svg(path, &[&sparse, &dense]) {
+        Ok(()) => println!("loss and accuracy curves written to {}", path.display()),
+        Err(e) => println!("could not write the curves: {e}"),
+    }
     Ok(())
 }
