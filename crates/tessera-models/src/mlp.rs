@@ -55,8 +55,12 @@ pub struct Mlp {
 impl Mlp {
     /// He-initialised layers `inputs → hidden → hidden → outputs`.
     pub fn new(inputs: usize, hidden: usize, outputs: usize, seed: u64) -> Result<Mlp> {
+        Mlp::with_dims(&[inputs, hidden, hidden, outputs], seed)
+    }
+
+    /// He-initialised layers between consecutive `dims` (ReLU between them).
+    pub fn with_dims(dims: &[usize], seed: u64) -> Result<Mlp> {
         let mut rng = StdRng::seed_from_u64(seed);
-        let dims = [inputs, hidden, hidden, outputs];
         let layers = dims
             .windows(2)
             .map(|d| {
