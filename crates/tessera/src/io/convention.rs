@@ -50,7 +50,8 @@ pub(crate) struct Flat {
 fn part_names(stype: StorageType) -> &'static [&'static str] {
     match stype {
         StorageType::Csr => &["indptr", "indices", "data"],
-        _ => &["indices", "data"],
+        StorageType::RowSparse => &["indices", "data"],
+        StorageType::Default => &[],
     }
 }
 
@@ -73,28 +74,27 @@ pub(crate) fn flatten(
     let (mut order, mut sparse) = (Vec::with_capacity(tensors.len()), serde_json::Map::new());
     for &(name, t) in tensors {
         order.push(Value::from(name));
-        match t.sparse_parts() {
-            None => entries.push((name.to_string(), t.clone())),
+        // The parts in `part_names` order, and what the key records.
+        let (info, parts) = match t.sparse_parts() {
+            None => {
+                entries.push((name.to_string(), t.clone()));
+                continue;
+            }
             Some(SparseParts::Csr(m)) => {
                 m.validate()?;
                 let info = json!({"stype": "csr", "shape": m.shape(),
                     "canonical": m.has_canonical_format()});
-                sparse.insert(name.to_string(), info);
-                for (suffix, part) in
-                    ["indptr", "indices", "data"]
-                        .iter()
-                        .zip([m.indptr(), m.indices(), m.data()])
-                {
-                    entries.push((format!("{name}.{suffix}"), part.clone()));
-                }
+                (info, vec![m.indptr(), m.indices(), m.data()])
             }
             Some(SparseParts::RowSparse(r)) => {
                 r.validate()?;
                 let info = json!({"stype": "row_sparse", "shape": r.shape()});
-                sparse.insert(name.to_string(), info);
-                entries.push((format!("{name}.indices"), r.indices().clone()));
-                entries.push((format!("{name}.data"), r.data().clone()));
+                (info, vec![r.indices(), r.data()])
             }
+        };
+        sparse.insert(name.to_string(), info);
+        for (suffix, part) in part_names(t.stype()).iter().zip(parts) {
+            entries.push((format!("{name}.{suffix}"), part.clone()));
         }
     }
     let mut seen = BTreeSet::new();
@@ -247,10 +247,10 @@ pub(crate) fn assemble(
 /// A sparse tensor from its parts (in [`part_names`] order), through the checked
 /// constructors.
 fn build_sparse(info: &SparseInfo, parts: Vec<Tensor>) -> Result<Tensor> {
-    let count = |_| SparseError::Part(format!("wrong number of parts for {}", info.stype));
+    let count = || SparseError::Part(format!("wrong number of parts for {}", info.stype));
     let parts = match info.stype {
         StorageType::Csr => {
-            let [indptr, indices, data]: [Tensor; 3] = parts.try_into().map_err(count)?;
+            let [indptr, indices, data]: [Tensor; 3] = parts.try_into().map_err(|_| count())?;
             let shape = <[usize; 2]>::try_from(info.shape.as_slice()).map_err(|_| {
                 SparseError::Part(format!("csr shape must be 2-D, got {:?}", info.shape))
             })?;
@@ -264,11 +264,12 @@ fn build_sparse(info: &SparseInfo, parts: Vec<Tensor>) -> Result<Tensor> {
                 )?,
             })
         }
-        _ => {
-            let [indices, data]: [Tensor; 2] = parts.try_into().map_err(count)?;
+        StorageType::RowSparse => {
+            let [indices, data]: [Tensor; 2] = parts.try_into().map_err(|_| count())?;
             let rows = index_values("indices", &indices)?;
             SparseParts::RowSparse(RowSparseArray::try_new(&info.shape, rows, data)?)
         }
+        StorageType::Default => return Err(count().into()),
     };
     Tensor::from_sparse_parts(parts)
 }

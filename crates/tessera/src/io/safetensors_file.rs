@@ -9,8 +9,9 @@
 //! more than the file holds. Tensors are then read one by one straight into fresh storage.
 //!
 //! Writing builds the header with the crate's [`TensorInfo`] and [`Dtype`] and streams each
-//! tensor's logical elements; the header's keys are sorted, so equal inputs give equal bytes
-//! (the crate's own writer orders metadata by a randomly seeded hash). Tensors are laid out
+//! tensor's logical elements; the header is built in a fixed order (a `serde_json` map, the
+//! metadata from a `BTreeMap`), so equal inputs give equal bytes (the crate's own writer
+//! orders metadata by a randomly seeded hash). Tensors are laid out
 //! by decreasing item size (as the crate's writer does), so every tensor's data starts at a
 //! multiple of its item size and readers that map the file can use it in place.
 
