@@ -392,6 +392,18 @@ fn f2_names_and_metadata_that_would_clash_are_refused() {
         let e = io::serialize(tensors, m).unwrap_err();
         assert!(matches!(e, TesseraError::InvalidArgument(_)), "{e}");
     }
+    // More than 64 dims cannot be read back, so it is not written.
+    let deep = Tensor::zeros(&[1], DType::U8)
+        .unwrap()
+        .view(&[1; 65])
+        .unwrap();
+    let e = io::serialize(&[("deep", &deep)], &none).unwrap_err();
+    assert!(matches!(e, TesseraError::InvalidArgument(_)), "{e}");
+    let ok = Tensor::zeros(&[1], DType::U8)
+        .unwrap()
+        .view(&[1; 64])
+        .unwrap();
+    assert!(io::serialize(&[("ok", &ok)], &none).is_ok());
     // Parts written after construction are refused before anything is written.
     s.as_csr().unwrap().indices().fill_(9).unwrap();
     let e = io::serialize(&[("s", &s)], &none).unwrap_err();
@@ -489,6 +501,18 @@ fn f3_hand_made_bad_files_are_format_errors() {
             ),
         ),
     ];
+    // A rank of 100 000 (the shape cache's trie would be that deep): refused up front.
+    let deep = format!(
+        r#"{{"a":{{"dtype":"U8","shape":[{}],"data_offsets":[0,1]}}}}"#,
+        vec!["1"; 100_000].join(",")
+    );
+    let rank65 = format!(
+        r#"{{"a":{{"dtype":"U8","shape":[{}],"data_offsets":[0,1]}}}}"#,
+        vec!["1"; 65].join(",")
+    );
+    let mut cases = cases;
+    cases.push(("rank 100000", raw(&deep, &[0])));
+    cases.push(("rank 65", raw(&rank65, &[0])));
     for (what, bytes) in cases {
         let e = io::deserialize(&bytes).expect_err(what);
         assert!(is_format(&e), "{what}: {e}");

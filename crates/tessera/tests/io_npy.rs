@@ -202,6 +202,8 @@ fn f5_bad_files_are_format_errors() {
         ("huge declared shape", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776, 1099511627776), }", &f4)),
         ("overflowing shape", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296), }", &f4)),
         ("missing key", npy("{'descr': '<f4', 'shape': (1,), }", &f4)),
+        ("rank 65", npy(&format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({}), }}", ["1"; 65].join(", ")), &f4)),
+        ("rank 100000", npy_version(2, &format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({}), }}", ["1"; 100_000].join(", ")), &f4)),
     ];
     for (what, bytes) in cases {
         let e = load_bytes("bad.npy", &bytes).expect_err(what);

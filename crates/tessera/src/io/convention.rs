@@ -22,6 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{json, Value};
 
 use super::checkpoint::Checkpoint;
+use super::elements::MAX_RANK;
 use super::origin::Origin;
 use crate::dtype::Element;
 use crate::error::{Result, TesseraError};
@@ -174,7 +175,8 @@ fn parse(origin: &Origin<'_>, text: &str) -> Result<Described> {
                     .map(|d| d.as_u64().and_then(|d| usize::try_from(d).ok()))
                     .collect::<Option<Vec<_>>>()
             })
-            .ok_or_else(|| what("\"shape\" is not a list of sizes"))?;
+            .filter(|dims| dims.len() <= MAX_RANK)
+            .ok_or_else(|| what("\"shape\" is not a list of at most 64 sizes"))?;
         let canonical = match info.get("canonical") {
             None => true,
             Some(c) => c

@@ -22,6 +22,23 @@ use crate::with_dtype;
 /// Bytes moved per read or write call (a multiple of every item size).
 const CHUNK: usize = 1 << 20;
 
+/// The largest rank a file may declare (NumPy's `NPY_MAXDIMS`). Files are read only up to it,
+/// and tensors of a larger rank are not written, so every file written can be read back: a
+/// file declaring thousands of dims would otherwise intern a shape descriptor whose trie path
+/// is that deep (the shape cache removes paths recursively).
+pub(crate) const MAX_RANK: usize = 64;
+
+/// `InvalidArgument` for a tensor whose rank is past [`MAX_RANK`] (`what` names it).
+pub(crate) fn check_rank_to_save(t: &Tensor, what: &str) -> Result<()> {
+    match t.rank() <= MAX_RANK {
+        true => Ok(()),
+        false => Err(TesseraError::InvalidArgument(format!(
+            "{what} has rank {}; files hold at most {MAX_RANK} dims (NumPy's limit)",
+            t.rank()
+        ))),
+    }
+}
+
 /// An element type with a fixed byte encoding.
 pub(crate) trait FileElement: Element {
     /// Bytes per element.

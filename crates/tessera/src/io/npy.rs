@@ -1,16 +1,17 @@
-//! One dense tensor in NumPy's `.npy` format: the magic `\x93NUMPY`, a version (1.0 when the
-//! header fits in 65535 bytes, else 2.0), the header length, a dict literal header (see
-//! `npy_header.rs`) padded so the data starts at a multiple of 64 bytes, then the elements.
+//! One dense tensor in NumPy's `.npy` format: the magic `\x93NUMPY`, the version, the header
+//! length, a dict literal header (see `npy_header.rs`) padded so the data starts at a multiple
+//! of 64 bytes, then the elements.
 //!
-//! Written: C order, little-endian. Read: versions 1.0, 2.0 and 3.0, C or Fortran order
-//! (Fortran data comes back as a view with Fortran strides, as NumPy's `np.load` keeps it),
-//! little- or big-endian (swapped while reading). bfloat16 has no NumPy dtype: saving it is a
-//! dtype error, and no `.npy` file can hold it.
+//! Written: version 1.0, C order, little-endian. Read: versions 1.0, 2.0 and 3.0, C or
+//! Fortran order (Fortran data comes back as a view with Fortran strides, as NumPy's `np.load`
+//! keeps it), little- or big-endian (swapped while reading). Both ways at most 64 dims
+//! (NumPy's limit). bfloat16 has no NumPy dtype: saving it is a dtype error, and no `.npy`
+//! file can hold it.
 
 use std::io::Read;
 use std::path::Path;
 
-use super::elements::{byte_len, read_dense, write_dense};
+use super::elements::{byte_len, check_rank_to_save, read_dense, write_dense, MAX_RANK};
 use super::file::{open, read_all, write_atomically};
 use super::npy_header::{descr, format, parse};
 use super::origin::Origin;
@@ -45,23 +46,17 @@ fn preamble(t: &Tensor) -> Result<Vec<u8>> {
                    io::save, whose safetensors format has bfloat16)",
         })
     })?;
+    check_rank_to_save(t, "save_npy: the tensor")?;
     let dict = format(d, t.shape());
-    // The header ends with '\n' and is padded with spaces so that the data is aligned.
-    let (version, len_bytes) = if 6 + 2 + 2 + dict.len() + 1 + ALIGN <= 65535 {
-        (1u8, 2)
-    } else {
-        (2u8, 4)
-    };
-    let unpadded = MAGIC.len() + 2 + len_bytes + dict.len() + 1;
-    let total = unpadded.next_multiple_of(ALIGN);
-    let header_len = total - MAGIC.len() - 2 - len_bytes;
+    // The header ends with '\n' and is padded with spaces so that the data is aligned. At
+    // most 64 dims keep it far below the 65535 bytes of format 1.0.
+    let total = (MAGIC.len() + 2 + 2 + dict.len() + 1).next_multiple_of(ALIGN);
+    let header_len = u16::try_from(total - MAGIC.len() - 4)
+        .map_err(|_| TesseraError::InvalidArgument("save_npy: header too long".into()))?;
     let mut out = Vec::with_capacity(total);
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&[version, 0]);
-    match len_bytes {
-        2 => out.extend_from_slice(&(header_len as u16).to_le_bytes()),
-        _ => out.extend_from_slice(&(header_len as u32).to_le_bytes()),
-    }
+    out.extend_from_slice(&[1, 0]);
+    out.extend_from_slice(&header_len.to_le_bytes());
     out.extend_from_slice(dict.as_bytes());
     out.resize(total - 1, b' ');
     out.push(b'\n');
@@ -72,7 +67,7 @@ fn preamble(t: &Tensor) -> Result<Vec<u8>> {
 /// `np.load` reads. A view saves its logical elements. The file is replaced atomically.
 ///
 /// Errors: `DType` for bfloat16 (NumPy has no such dtype), `InvalidArgument` for a sparse
-/// tensor (`.npy` holds dense arrays), `Io` when the OS refuses the file.
+/// tensor (`.npy` holds dense arrays) or more than 64 dims, `Io` when the OS refuses the file.
 ///
 /// ```
 /// use tessera::{io, DType, Tensor};
@@ -100,7 +95,8 @@ pub fn save_npy(path: impl AsRef<Path>, t: &Tensor) -> Result<()> {
 /// big-endian.
 ///
 /// Errors, never a panic or an abort: `Io(IoFacts::Format)` for a file that is not `.npy`, a
-/// header Tessera cannot read (a dtype it lacks, a structured or object dtype, unknown keys),
+/// header Tessera cannot read (a dtype it lacks, a structured or object dtype, unknown keys,
+/// more than 64 dims),
 /// or data shorter or longer than the header says; `Io(IoFacts::Os)` when the OS refuses;
 /// `Allocation` when memory runs out (never past the file's length).
 pub fn load_npy(path: impl AsRef<Path>) -> Result<Tensor> {
@@ -148,6 +144,12 @@ fn read_npy(r: &mut impl Read, len: u64, origin: &Origin<'_>) -> Result<Tensor> 
     let mut text = try_vec(0u8, header_len)?;
     origin.read_exact(r, &mut text, "the header")?;
     let h = parse(&text).map_err(|e| origin.bad(format!("header: {e}")))?;
+    if h.shape.len() > MAX_RANK {
+        return Err(origin.bad(format!(
+            "the shape has {} dims, more than {MAX_RANK}",
+            h.shape.len()
+        )));
+    }
     let numel = crate::storage::checked_numel(&h.shape)
         .map_err(|_| origin.bad(format!("shape {:?} has too many elements", h.shape)))?;
     let bytes = byte_len(numel, h.dtype)
@@ -187,16 +189,13 @@ mod tests {
             assert_eq!(p.len() % ALIGN, 0);
             assert_eq!((p[6], p[7], *p.last().unwrap()), (1, 0, b'\n'));
         }
-        // A rank large enough to need a 4-byte header length (format 2.0).
+        // 64 dims at most, both ways.
         let t = Tensor::zeros(&[1], DType::U8).unwrap();
-        let t = t.view(&[1; 25000]).unwrap();
-        let mut bytes = preamble(&t).unwrap();
-        assert_eq!((bytes[6], bytes.len() % ALIGN), (2, 0));
+        let mut bytes = preamble(&t.view(&[1; 64]).unwrap()).unwrap();
         bytes.push(7);
         let back = read_npy(&mut &bytes[..], bytes.len() as u64, &Origin::memory("npy")).unwrap();
-        assert_eq!(
-            (back.rank(), back.to_vec::<u8>().unwrap()),
-            (25000, vec![7])
-        );
+        assert_eq!((back.rank(), back.to_vec::<u8>().unwrap()), (64, vec![7]));
+        let e = preamble(&t.view(&[1; 65]).unwrap()).unwrap_err();
+        assert!(matches!(e, TesseraError::InvalidArgument(_)), "{e}");
     }
 }

@@ -25,7 +25,7 @@ use serde_json::Value;
 
 use super::checkpoint::Checkpoint;
 use super::convention::{assemble, flatten, Flat};
-use super::elements::{byte_len, read_dense, write_dense};
+use super::elements::{byte_len, check_rank_to_save, read_dense, write_dense, MAX_RANK};
 use super::file::{open, read_all, write_atomically};
 use super::origin::Origin;
 use crate::dtype::DType;
@@ -87,6 +87,7 @@ fn prepare(tensors: &[(&str, &Tensor)], metadata: &BTreeMap<String, String>) -> 
     let mut header = serde_json::Map::new();
     let mut offset = 0usize;
     for (name, t) in &flat {
+        check_rank_to_save(t, &format!("tensor {name:?}"))?;
         let bytes = byte_len(t.numel(), t.dtype())?;
         let end = offset.checked_add(bytes).ok_or_else(|| {
             TesseraError::ShapeOverflow("the tensors' bytes add up past usize".into())
@@ -140,8 +141,8 @@ fn write_prepared(w: &mut impl Write, origin: &Origin<'_>, p: &Prepared) -> Resu
 /// ordinary dense tensors. The file is replaced atomically (a temporary file renamed over
 /// it).
 ///
-/// Errors: `InvalidArgument` for a name used twice, the name `__metadata__` or the metadata
-/// key `tessera`; `Sparse(Modified)` for sparse parts written after construction;
+/// Errors: `InvalidArgument` for a name used twice, the name `__metadata__`, the metadata
+/// key `tessera` or a tensor of more than 64 dims; `Sparse(Modified)` for sparse parts written after construction;
 /// `Allocation` when a view cannot be copied; `Io` when the OS refuses the file.
 ///
 /// ```
@@ -198,7 +199,7 @@ pub fn serialize(
 ///
 /// Everything is validated and a bad file is an error, never a panic or an abort:
 /// `Io(IoFacts::Format)` for a truncated file, a header whose sizes or offsets do not match
-/// the file, an unknown dtype or sparse parts that break their invariants;
+/// the file, an unknown dtype, more than 64 dims or sparse parts that break their invariants;
 /// `Io(IoFacts::Os)` when the OS refuses (missing file, no permission, a directory);
 /// `Allocation` when memory runs out. No allocation is sized past the file's length.
 ///
@@ -282,6 +283,12 @@ fn read_checkpoint(r: &mut impl Read, len: u64, origin: &Origin<'_>) -> Result<C
                 info.dtype
             ))
         })?;
+        if info.shape.len() > MAX_RANK {
+            return Err(origin.bad(format!(
+                "tensor {name:?} has {} dims, more than {MAX_RANK}",
+                info.shape.len()
+            )));
+        }
         let what = format!("tensor {name:?}");
         let t = read_dense(r, origin, dtype, &info.shape, false, &what)?;
         entries.push((name, t));
