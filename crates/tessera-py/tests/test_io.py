@@ -341,6 +341,20 @@ HUGE_CASES = [
         open(path, "wb").write(b"\\x93NUMPY\\x01\\x00" + len(d).to_bytes(2, "little") + d + b"\\0" * 4)
         ts.load_npy(path)
     """),
+    ("npy of 100000 dims", "ValueError", """
+        d = b"{'descr': '|u1', 'fortran_order': False, 'shape': (" + b"1, " * 100000 + b"), }"
+        d += b" " * (-(len(d) + 13) % 64) + b"\\n"
+        open(path, "wb").write(b"\\x93NUMPY\\x02\\x00" + len(d).to_bytes(4, "little") + d + b"\\0")
+        ts.load_npy(path)
+    """),
+    ("safetensors of 100000 dims", "ValueError", """
+        import struct
+        h = b'{"a":{"dtype":"U8","shape":[' + b"1," * 99999 + b'1],"data_offsets":[0,1]}}'
+        h += b" " * (-len(h) % 8)
+        open(path, "wb").write(struct.pack("<Q", len(h)) + h + b"\\0")
+        ts.load(path)
+    """),
+    ("save 65 dims", "ValueError", "ts.save(path, {'a': ts.zeros((1,) * 65)})"),
     ("save an 8 TiB broadcast", "MemoryError",
      "ts.save(path, {'a': ts.zeros(1).broadcast_to((2**20, 2**20))})"),
     ("save_npy an 8 TiB broadcast", "MemoryError",
