@@ -1,13 +1,17 @@
 //! Mapping of [`TesseraError`] to Python exceptions (NumPy's choices where it has one).
 
-use pyo3::exceptions::{PyIndexError, PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{
+    PyIndexError, PyMemoryError, PyOSError, PyRuntimeError, PyTypeError, PyValueError,
+};
 use pyo3::prelude::*;
-use tessera::{IndexFacts, TesseraError};
+use tessera::{IndexFacts, IoFacts, TesseraError};
 
 /// The Python exception for a core error: an axis out of range → NumPy's `AxisError`,
 /// `Index` → `IndexError`, `DType`/`DTypeMismatch` →
 /// `TypeError`, `Allocation` → `MemoryError`, `Autograd` → `RuntimeError` (PyTorch's
-/// choice), everything else → `ValueError`.
+/// choice), an OS failure on a file → `OSError` (the subclass its errno gives:
+/// `FileNotFoundError`, `PermissionError`, ...), everything else (a bad file's contents
+/// included) → `ValueError`.
 pub fn to_py(e: TesseraError) -> PyErr {
     let msg = e.to_string();
     match e {
@@ -16,6 +20,17 @@ pub fn to_py(e: TesseraError) -> PyErr {
         TesseraError::DType(_) | TesseraError::DTypeMismatch { .. } => PyTypeError::new_err(msg),
         TesseraError::Allocation(_) => PyMemoryError::new_err(msg),
         TesseraError::Autograd(_) => PyRuntimeError::new_err(msg),
+        TesseraError::Io(IoFacts::Os {
+            path,
+            kind,
+            errno,
+            message,
+            ..
+        }) => match errno {
+            // `OSError(errno, strerror, filename)` is the subclass for that errno.
+            Some(n) => PyOSError::new_err((n, message, path.to_string_lossy().into_owned())),
+            None => std::io::Error::new(kind, msg).into(),
+        },
         _ => PyValueError::new_err(msg),
     }
 }

@@ -3,9 +3,9 @@
 //! Modules: [`handle`] (the `Tensor` class's data), [`tensor`] (its methods), [`indexing`]
 //! (`t[...]`), [`arith`] (operators), [`convert`] (`asarray`, NumPy export, argument parsing),
 //! [`dtype`], [`ops`] (ops by name, fallback warnings), [`ring`] (`RingBuffer`), [`sparse`],
-//! [`errors`] (exception mapping). Imports go one way: `errors`, `dtype` and `handle` at the
-//! bottom, then `convert`, then `tensor`, then the rest. The pure-Python package `tessera`
-//! re-exports these and generates `tessera.ops`.
+//! [`io`] (files, pickling), [`errors`] (exception mapping). Imports go one way: `errors`,
+//! `dtype` and `handle` at the bottom, then `convert`, then `tensor`, then the rest. The
+//! pure-Python package `tessera` re-exports these and generates `tessera.ops`.
 
 pub mod arith;
 pub mod convert;
@@ -13,6 +13,7 @@ pub mod dtype;
 pub mod errors;
 pub mod handle;
 pub mod indexing;
+pub mod io;
 pub mod ops;
 pub mod ring;
 pub mod sparse;
@@ -143,6 +144,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ops::encode_index, m)?)?;
     m.add_function(wrap_pyfunction!(ops::fallback_count, m)?)?;
     sparse::register(m)?;
+    io::register(m)?;
     ops::install_fallback_hook();
     Ok(())
 }

@@ -5,10 +5,11 @@
 //! Every kernel is generic over [`Element`] and reached through [`with_dtype!`].
 //!
 //! Imports go one way, down this list (`tests/module_graph.rs` fails on any cycle between
-//! modules): [`ops`] (the registry and the one dispatch on storage type); [`autograd`] (the
-//! graph nodes and the backward engine); [`sparse`] and
-//! [`ring`]; [`tensor`] (dense kernels only); [`index`]; [`layout`], [`kernels`], [`storage`],
-//! [`promote`]; [`shape`], [`stype`]; [`error`]; [`dtype`].
+//! modules): [`io`] (checkpoint files); [`optim`] (optimisers); [`ops`] (the registry, the
+//! one dispatch on storage type and the autograd recording point); [`autograd`] (the graph
+//! nodes and the backward engine); [`sparse`] and [`ring`]; [`tensor`] (dense kernels only);
+//! [`index`]; [`layout`], [`kernels`], [`storage`], [`promote`]; [`shape`], [`stype`];
+//! [`error`]; [`dtype`].
 //!
 //! ```
 //! use tessera::{DType, Tensor};
@@ -20,6 +21,7 @@ pub mod autograd;
 pub mod dtype;
 pub mod error;
 pub mod index;
+pub mod io;
 pub mod kernels;
 pub mod layout;
 pub mod ops;
@@ -36,7 +38,7 @@ pub mod tensor;
 pub use half;
 
 pub use dtype::{DType, Element, Scalar};
-pub use error::{DTypeFacts, IndexFacts, Result, ShapeFacts, SparseError, TesseraError};
+pub use error::{DTypeFacts, IndexFacts, IoFacts, Result, ShapeFacts, SparseError, TesseraError};
 pub use layout::Layout;
 pub use ring::RingBuffer;
 pub use shape::{Shape, ShapeCache};

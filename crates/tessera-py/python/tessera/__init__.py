@@ -36,7 +36,11 @@ from ._native import (
     int64,
     invoke,
     list_ops,
+    load,
+    load_npy,
     ones,
+    save,
+    save_npy,
     uint8,
     zeros,
 )
@@ -46,8 +50,9 @@ __all__ = [
     "RingBuffer", "Tensor", "arange", "asarray", "bfloat16", "bool", "broadcast_to",
     "create_view", "dtype", "empty", "encode_index", "expand_dims", "fallback_count", "flip",
     "float16", "float32", "float64", "full", "int8", "int32", "int64", "invoke", "list_ops",
-    "max", "mean", "min", "ones", "ops", "permute_dims", "repeat", "reshape", "squeeze",
-    "sparse", "sum", "tile", "transpose", "uint8", "zeros",
+    "load", "load_npy", "max", "mean", "min", "ones", "ops", "permute_dims", "repeat",
+    "reshape", "save", "save_npy", "squeeze", "sparse", "sum", "tile", "transpose", "uint8",
+    "zeros",
 ]
 
 

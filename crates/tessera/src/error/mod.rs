@@ -2,9 +2,11 @@
 //! Bottom layer: it names only [`crate::dtype`].
 
 mod facts;
+mod io;
 mod sparse;
 
 pub use facts::{DTypeFacts, IndexFacts, ShapeFacts};
+pub use io::IoFacts;
 pub use sparse::SparseError;
 
 use crate::dtype::DType;
@@ -75,6 +77,10 @@ pub enum TesseraError {
     /// Sparse parts that break a CSR / row-sparse invariant (docs/design.md O4).
     #[error("invalid sparse tensor: {0}")]
     Sparse(SparseError),
+    /// Reading or writing a file failed: the OS refused ([`IoFacts::Os`]) or the contents
+    /// break the format ([`IoFacts::Format`]). See the `io` module.
+    #[error("{0}")]
+    Io(IoFacts),
 }
 
 /// `Result` with [`TesseraError`].

@@ -1,0 +1,708 @@
+//! Checkpoints in the safetensors format (`tessera::io`, docs/design.md F1–F4): every dtype
+//! and view round-trips, sparse tensors round-trip and stay readable as plain tensors, and
+//! bad files are errors (never panics or aborts).
+//!
+//! References: the `safetensors` crate's own reader (`SafeTensors::deserialize`) and a naive
+//! little-endian encoder of `to_vec`'s elements, not the code under test.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use safetensors::SafeTensors;
+use tessera::index::IndexSpec;
+use tessera::io::{self, Checkpoint};
+use tessera::{CsrMatrix, DType, IoFacts, SparseParts, StorageType, Tensor, TesseraError};
+
+/// A directory removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let p = std::env::temp_dir().join(format!("tessera-io-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+    fn path(&self, f: &str) -> PathBuf {
+        self.0.join(f)
+    }
+    fn entries(&self) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(&self.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The logical elements of `t`, little-endian, element by element (the reference encoding).
+fn le_bytes(t: &Tensor) -> Vec<u8> {
+    macro_rules! enc {
+        ($T:ty) => {
+            t.to_vec::<$T>()
+                .unwrap()
+                .iter()
+                .flat_map(|x| x.to_le_bytes())
+                .collect()
+        };
+    }
+    match t.dtype() {
+        DType::Bool => t
+            .to_vec::<bool>()
+            .unwrap()
+            .iter()
+            .map(|&b| b as u8)
+            .collect(),
+        DType::U8 => enc!(u8),
+        DType::I8 => enc!(i8),
+        DType::I32 => enc!(i32),
+        DType::I64 => enc!(i64),
+        DType::F16 => enc!(tessera::half::f16),
+        DType::BF16 => enc!(tessera::half::bf16),
+        DType::F32 => enc!(f32),
+        DType::F64 => enc!(f64),
+    }
+}
+
+/// A contiguous tensor of `shape` with random bits (NaN payloads, infinities, subnormals;
+/// bools 0 or 1).
+fn random_tensor(dtype: DType, shape: &[usize], rng: &mut StdRng) -> Tensor {
+    let n: usize = shape.iter().product();
+    let bytes: Vec<u8> = (0..n * dtype.itemsize()).map(|_| rng.random()).collect();
+    macro_rules! dec {
+        ($T:ty) => {{
+            const S: usize = std::mem::size_of::<$T>();
+            let v: Vec<$T> = bytes
+                .chunks_exact(S)
+                .map(|c| <$T>::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+            Tensor::from_vec(v, shape).unwrap()
+        }};
+    }
+    match dtype {
+        DType::Bool => Tensor::from_vec(bytes.iter().map(|b| b & 1 == 1).collect(), shape).unwrap(),
+        DType::U8 => dec!(u8),
+        DType::I8 => dec!(i8),
+        DType::I32 => dec!(i32),
+        DType::I64 => dec!(i64),
+        DType::F16 => dec!(tessera::half::f16),
+        DType::BF16 => dec!(tessera::half::bf16),
+        DType::F32 => dec!(f32),
+        DType::F64 => dec!(f64),
+    }
+}
+
+/// `t` seen through a view op: 0 reverse the dims, 1 flip every axis, 2 every other row,
+/// 3 expand along a new leading dim of 3.
+fn view_op(t: &Tensor, op: u8) -> Tensor {
+    match op {
+        0 => t.t().unwrap(),
+        1 => t.flip(None).unwrap(),
+        2 if t.rank() > 0 => t
+            .index(&[IndexSpec::Interval {
+                start: None,
+                end: None,
+                step: 2,
+                inclusive: false,
+            }])
+            .unwrap(),
+        _ => {
+            let mut sizes = vec![3isize];
+            sizes.extend(std::iter::repeat_n(-1, t.rank()));
+            t.unsqueeze(0).unwrap().expand(&sizes).unwrap()
+        }
+    }
+}
+
+fn same(a: &Tensor, b: &Tensor) {
+    assert_eq!(
+        (a.dtype(), a.shape(), a.stype()),
+        (b.dtype(), b.shape(), b.stype())
+    );
+    assert_eq!(le_bytes(a), le_bytes(b));
+}
+
+fn is_format(e: &TesseraError) -> bool {
+    matches!(e, TesseraError::Io(IoFacts::Format { .. }))
+}
+
+/// A safetensors file from a header (JSON text) and data bytes.
+fn raw(header: &str, data: &[u8]) -> Vec<u8> {
+    let mut h = header.as_bytes().to_vec();
+    h.resize(h.len().next_multiple_of(8), b' ');
+    let mut out = (h.len() as u64).to_le_bytes().to_vec();
+    out.extend(h);
+    out.extend_from_slice(data);
+    out
+}
+
+fn meta(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// F1: any dtype, shape (empty dims and rank 0 included) and chain of views saves its
+    /// logical elements; the crate's reader sees exactly them, and loading gives them back.
+    #[test]
+    fn f1_every_dtype_shape_and_view_round_trips(
+        d in 0usize..9,
+        dims in prop::collection::vec(0usize..5, 0..4),
+        ops in prop::collection::vec(0u8..4, 0..3),
+        seed in any::<u64>(),
+    ) {
+        let dtype = DType::ALL[d];
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut v = random_tensor(dtype, &dims, &mut rng);
+        for op in ops {
+            v = view_op(&v, op);
+        }
+        let other = random_tensor(DType::ALL[(d + 3) % 9], &[2], &mut rng);
+        let m = meta(&[("epoch", "3")]);
+        let bytes = io::serialize(&[("x", &v), ("a", &other)], &m).unwrap();
+        // A plain safetensors reader sees ordinary tensors with the logical elements.
+        let st = SafeTensors::deserialize(&bytes).unwrap();
+        let x = st.tensor("x").unwrap();
+        prop_assert_eq!(x.shape(), v.shape());
+        prop_assert_eq!(x.data(), &le_bytes(&v)[..]);
+        prop_assert_eq!(x.dtype().to_string(), safetensors_name(dtype));
+        // Tessera gets the tensors back, in order, with the metadata.
+        let ck = io::deserialize(&bytes).unwrap();
+        prop_assert_eq!(ck.names().collect::<Vec<_>>(), vec!["x", "a"]);
+        prop_assert_eq!(&ck.metadata, &m);
+        same(ck.get("x").unwrap(), &v);
+        same(ck.get("a").unwrap(), &other);
+        prop_assert!(ck.get("x").unwrap().is_contiguous());
+    }
+
+    /// F2: CSR (int32 or int64 indices, canonical or not) and row-sparse tensors of random
+    /// patterns round-trip with their storage type, parts and values.
+    #[test]
+    fn f2_sparse_tensors_round_trip(
+        rows in 0usize..6,
+        cols in 0usize..6,
+        density in prop::sample::select(vec![0.0, 0.3, 1.0]),
+        d in prop::sample::select(vec![DType::F32, DType::F64, DType::I64, DType::Bool, DType::BF16]),
+        seed in any::<u64>(),
+    ) {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let dense = random_tensor(d, &[rows, cols], &mut rng);
+        let mask: Vec<bool> = (0..rows * cols).map(|_| rng.random::<f64>() < density).collect();
+        let dense = Tensor::from_vec(mask, &[rows, cols]).unwrap().astype(d).unwrap()
+            .mul(&dense).unwrap();
+        let csr = dense.cast_storage(StorageType::Csr).unwrap();
+        let rsp = dense.cast_storage(StorageType::RowSparse).unwrap();
+        let bytes = io::serialize(&[("m", &csr), ("r", &rsp), ("d", &dense)], &BTreeMap::new())
+            .unwrap();
+        let st = SafeTensors::deserialize(&bytes).unwrap();
+        let mut names = st.names();
+        names.sort();
+        prop_assert_eq!(names, vec!["d", "m.data", "m.indices", "m.indptr", "r.data", "r.indices"]);
+        let ck = io::deserialize(&bytes).unwrap();
+        prop_assert_eq!(ck.names().collect::<Vec<_>>(), vec!["m", "r", "d"]);
+        let (m, r) = (ck.get("m").unwrap(), ck.get("r").unwrap());
+        same(m, &csr);
+        same(r, &rsp);
+        let (a, b) = (m.as_csr().unwrap(), csr.as_csr().unwrap());
+        prop_assert_eq!(a.index_dtype(), b.index_dtype());
+        same(a.indptr(), b.indptr());
+        same(a.indices(), b.indices());
+        same(a.data(), b.data());
+        same(r.as_row_sparse().unwrap().indices(), rsp.as_row_sparse().unwrap().indices());
+    }
+
+    /// F3: cutting a valid file anywhere is a format error, and changing any byte gives a
+    /// checkpoint or an error, never a panic.
+    #[test]
+    fn f3_truncated_or_flipped_files_are_errors_not_panics(
+        at in any::<prop::sample::Index>(),
+        value in any::<u8>(),
+    ) {
+        let bytes = sample_checkpoint_bytes();
+        let cut = at.index(bytes.len());
+        let e = io::deserialize(&bytes[..cut]).unwrap_err();
+        prop_assert!(is_format(&e), "{e}");
+        let mut flipped = bytes.clone();
+        flipped[cut] = value;
+        let _ = io::deserialize(&flipped);
+    }
+}
+
+/// The safetensors name of a dtype (the format's specification).
+fn safetensors_name(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "BOOL",
+        DType::U8 => "U8",
+        DType::I8 => "I8",
+        DType::I32 => "I32",
+        DType::I64 => "I64",
+        DType::F16 => "F16",
+        DType::BF16 => "BF16",
+        DType::F32 => "F32",
+        DType::F64 => "F64",
+    }
+}
+
+/// A checkpoint with dense and sparse tensors of several dtypes.
+fn sample_checkpoint_bytes() -> Vec<u8> {
+    let w = Tensor::arange(0.0, 6.0, 1.0, DType::F32)
+        .unwrap()
+        .view(&[2, 3])
+        .unwrap();
+    let csr = w.cast_storage(StorageType::Csr).unwrap();
+    let rsp = w.t().unwrap().cast_storage(StorageType::RowSparse).unwrap();
+    let b = Tensor::from_vec(vec![true, false], &[2]).unwrap();
+    let i = Tensor::arange(-3, 3, 1, DType::I8).unwrap();
+    let m = meta(&[("step", "7")]);
+    io::serialize(
+        &[
+            ("w", &w),
+            ("csr", &csr),
+            ("rsp", &rsp),
+            ("b", &b),
+            ("i", &i),
+        ],
+        &m,
+    )
+    .unwrap()
+}
+
+#[test]
+fn f1_files_round_trip_in_the_callers_order_with_metadata() {
+    let dir = TempDir::new("order");
+    let p = dir.path("ck.safetensors");
+    let mut rng = StdRng::seed_from_u64(1);
+    // Names out of alphabetical order and dtypes of every item size, interleaved.
+    let named: Vec<(String, Tensor)> = DType::ALL
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(k, &d)| (format!("z{}", 9 - k), random_tensor(d, &[k, 2], &mut rng)))
+        .collect();
+    let refs: Vec<(&str, &Tensor)> = named.iter().map(|(n, t)| (n.as_str(), t)).collect();
+    let m = meta(&[("framework", "tessera"), ("note", "é ünïcode \" quotes")]);
+    io::save(&p, &refs, &m).unwrap();
+    let ck: Checkpoint = io::load(&p).unwrap();
+    assert_eq!(
+        ck.names().collect::<Vec<_>>(),
+        named.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>()
+    );
+    assert_eq!(ck.metadata, m);
+    for (n, t) in &named {
+        same(ck.get(n).unwrap(), t);
+    }
+    // Equal inputs give equal bytes; each tensor's data is aligned to its item size.
+    let again = io::serialize(&refs, &m).unwrap();
+    assert_eq!(std::fs::read(&p).unwrap(), again);
+    assert_eq!(again, io::serialize(&refs, &m).unwrap());
+    let n = u64::from_le_bytes(again[..8].try_into().unwrap()) as usize;
+    assert_eq!(n % 8, 0);
+    let header: serde_json::Value = serde_json::from_slice(&again[8..8 + n]).unwrap();
+    for (name, t) in &named {
+        let start = header[name]["data_offsets"][0].as_u64().unwrap() as usize;
+        assert_eq!(start % t.dtype().itemsize(), 0, "{name}");
+    }
+    // The metadata carries Tessera's key for other readers; Tessera hides it.
+    assert!(header["__metadata__"][io::METADATA_KEY].is_string());
+    assert!(!ck.metadata.contains_key(io::METADATA_KEY));
+}
+
+#[test]
+fn f1_empty_views_with_any_offset_save_nothing() {
+    for d in DType::ALL {
+        let base = Tensor::zeros(&[0], d).unwrap();
+        let v = base.as_strided(&[2, 0], &[1, 1], 5).unwrap();
+        let bytes = io::serialize(&[("v", &v)], &BTreeMap::new()).unwrap();
+        same(io::deserialize(&bytes).unwrap().get("v").unwrap(), &v);
+    }
+}
+
+#[test]
+fn f1_files_of_other_writers_load_in_data_order_with_all_their_metadata() {
+    let data: Vec<u8> = [1.5f32.to_le_bytes(), (-2.0f32).to_le_bytes()].concat();
+    let header = r#"{"__metadata__":{"format":"pt"},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]},
+        "a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"e":{"dtype":"I64","shape":[0,3],"data_offsets":[8,8]},
+        "flags":{"dtype":"BOOL","shape":[0],"data_offsets":[8,8]}}"#;
+    let ck = io::deserialize(&raw(header, &data)).unwrap();
+    assert_eq!(ck.names().collect::<Vec<_>>(), ["a", "b", "e", "flags"]);
+    assert_eq!(ck.metadata, meta(&[("format", "pt")]));
+    assert_eq!(ck.get("b").unwrap().to_vec::<f32>().unwrap(), vec![-2.0]);
+    assert_eq!(ck.get("e").unwrap().shape(), &[0, 3]);
+    // Bool bytes other than 0 and 1 read as true (docs/design.md H7).
+    let header = r#"{"m":{"dtype":"BOOL","shape":[3],"data_offsets":[0,3]}}"#;
+    let ck = io::deserialize(&raw(header, &[0, 2, 255])).unwrap();
+    assert_eq!(
+        ck.get("m").unwrap().to_vec::<bool>().unwrap(),
+        [false, true, true]
+    );
+}
+
+#[test]
+fn f2_noncanonical_csr_and_empty_sparse_tensors_round_trip() {
+    let data = Tensor::from_vec(vec![1.0f64, 2.0, 3.0], &[3]).unwrap();
+    let m = CsrMatrix::try_new_noncanonical([2, 4], vec![0, 2, 3], vec![3, 1, 0], data).unwrap();
+    let t = Tensor::from_sparse_parts(SparseParts::Csr(m)).unwrap();
+    let empty = Tensor::zeros(&[0, 5], DType::F32)
+        .unwrap()
+        .cast_storage(StorageType::Csr)
+        .unwrap();
+    let rs = Tensor::zeros(&[4, 2, 3], DType::I32)
+        .unwrap()
+        .cast_storage(StorageType::RowSparse)
+        .unwrap();
+    let bytes = io::serialize(&[("nc", &t), ("e", &empty), ("rs", &rs)], &BTreeMap::new()).unwrap();
+    let ck = io::deserialize(&bytes).unwrap();
+    let nc = ck.get("nc").unwrap();
+    assert!(!nc.as_csr().unwrap().has_canonical_format());
+    assert_eq!(
+        nc.as_csr().unwrap().indices().to_vec::<i32>().unwrap(),
+        [3, 1, 0]
+    );
+    same(nc, &t);
+    same(ck.get("e").unwrap(), &empty);
+    same(ck.get("rs").unwrap(), &rs);
+}
+
+#[test]
+fn f2_names_and_metadata_that_would_clash_are_refused() {
+    let t = Tensor::ones(&[2, 2], DType::F32).unwrap();
+    let s = t.cast_storage(StorageType::Csr).unwrap();
+    let none = BTreeMap::new();
+    let cases: [(&[(&str, &Tensor)], _); 4] = [
+        (&[("a", &t), ("a", &t)], &none),
+        (&[("s", &s), ("s.indptr", &t)], &none),
+        (&[("__metadata__", &t)], &none),
+        (&[("a", &t)], &meta(&[("tessera", "x")])),
+    ];
+    for (tensors, m) in cases {
+        let e = io::serialize(tensors, m).unwrap_err();
+        assert!(matches!(e, TesseraError::InvalidArgument(_)), "{e}");
+    }
+    // More than 64 dims cannot be read back, so it is not written.
+    let deep = Tensor::zeros(&[1], DType::U8)
+        .unwrap()
+        .view(&[1; 65])
+        .unwrap();
+    let e = io::serialize(&[("deep", &deep)], &none).unwrap_err();
+    assert!(matches!(e, TesseraError::InvalidArgument(_)), "{e}");
+    let ok = Tensor::zeros(&[1], DType::U8)
+        .unwrap()
+        .view(&[1; 64])
+        .unwrap();
+    assert!(io::serialize(&[("ok", &ok)], &none).is_ok());
+    // Parts written after construction are refused before anything is written.
+    s.as_csr().unwrap().indices().fill_(9).unwrap();
+    let e = io::serialize(&[("s", &s)], &none).unwrap_err();
+    assert!(matches!(e, TesseraError::Sparse(_)), "{e}");
+}
+
+#[test]
+fn f3_hand_made_bad_files_are_format_errors() {
+    let f4 = 1.0f32.to_le_bytes();
+    let ok = r#"{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}"#;
+    assert!(io::deserialize(&raw(ok, &f4)).is_ok());
+    let mut huge_len = (1u64 << 63).to_le_bytes().to_vec();
+    huge_len.extend_from_slice(b"{}      ");
+    let mut past_end = 16u64.to_le_bytes().to_vec();
+    past_end.extend_from_slice(b"{}      ");
+    let mut not_utf8 = 8u64.to_le_bytes().to_vec();
+    not_utf8.extend_from_slice(b"{\xff}     ");
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", vec![]),
+        ("short length", vec![1, 2, 3]),
+        ("huge header length", huge_len),
+        ("header past the end", past_end),
+        ("not UTF-8", not_utf8),
+        ("not JSON", raw("{\"a\": ", &[])),
+        ("data truncated", raw(ok, &f4[..3])),
+        ("trailing bytes", raw(ok, &[0, 0, 0, 0, 1])),
+        (
+            "offsets past the data",
+            raw(
+                r#"{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,8]}}"#,
+                &f4,
+            ),
+        ),
+        (
+            "size not shape x dtype",
+            raw(
+                r#"{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,4]}}"#,
+                &f4,
+            ),
+        ),
+        (
+            "hole in the data",
+            raw(
+                r#"{"a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}}"#,
+                &f4[..2],
+            ),
+        ),
+        (
+            "huge declared shape",
+            raw(
+                r#"{"a":{"dtype":"F32","shape":[1099511627776,1099511627776],"data_offsets":[0,4]}}"#,
+                &f4,
+            ),
+        ),
+        (
+            "shape overflowing usize",
+            raw(
+                r#"{"a":{"dtype":"F64","shape":[4294967296,4294967296],"data_offsets":[0,4]}}"#,
+                &f4,
+            ),
+        ),
+        (
+            "shape of 2^62 bytes",
+            raw(
+                r#"{"a":{"dtype":"F32","shape":[1073741824,1073741824],"data_offsets":[0,4611686018427387904]}}"#,
+                &f4,
+            ),
+        ),
+        (
+            "unknown dtype",
+            raw(
+                r#"{"a":{"dtype":"Q7","shape":[1],"data_offsets":[0,4]}}"#,
+                &f4,
+            ),
+        ),
+        (
+            "dtype Tessera lacks",
+            raw(
+                r#"{"a":{"dtype":"U16","shape":[2],"data_offsets":[0,4]}}"#,
+                &f4,
+            ),
+        ),
+        (
+            "negative dim",
+            raw(
+                r#"{"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}}"#,
+                &f4,
+            ),
+        ),
+        (
+            "metadata not strings",
+            raw(
+                r#"{"__metadata__":{"k":1},"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}"#,
+                &f4,
+            ),
+        ),
+    ];
+    // A rank of 100 000 (the shape cache's trie would be that deep): refused up front.
+    let deep = format!(
+        r#"{{"a":{{"dtype":"U8","shape":[{}],"data_offsets":[0,1]}}}}"#,
+        vec!["1"; 100_000].join(",")
+    );
+    let rank65 = format!(
+        r#"{{"a":{{"dtype":"U8","shape":[{}],"data_offsets":[0,1]}}}}"#,
+        vec!["1"; 65].join(",")
+    );
+    let mut cases = cases;
+    cases.push(("rank 100000", raw(&deep, &[0])));
+    cases.push(("rank 65", raw(&rank65, &[0])));
+    for (what, bytes) in cases {
+        let e = io::deserialize(&bytes).expect_err(what);
+        assert!(is_format(&e), "{what}: {e}");
+    }
+    let e = io::deserialize(&raw(
+        r#"{"a":{"dtype":"U16","shape":[2],"data_offsets":[0,4]}}"#,
+        &f4,
+    ))
+    .unwrap_err();
+    assert!(e.to_string().contains("U16"), "{e}");
+}
+
+/// A file with Tessera's key `key` over the parts of a 2x3 CSR `m` (indptr, indices, data
+/// given as i32, i32, f32) and a dense `d`.
+fn sparse_file(key: &str, indptr: &[i32], indices: &[i32], data: &[f32]) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let mut entries = Vec::new();
+    let parts: [(&str, &str, Vec<u8>); 4] = [
+        (
+            "m.data",
+            "F32",
+            data.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        ),
+        (
+            "m.indices",
+            "I32",
+            indices.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        ),
+        (
+            "m.indptr",
+            "I32",
+            indptr.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        ),
+        ("d", "F32", 0.5f32.to_le_bytes().to_vec()),
+    ];
+    for (name, dt, b) in parts {
+        let (s, e) = (bytes.len(), bytes.len() + b.len());
+        entries.push(format!(
+            r#""{name}":{{"dtype":"{dt}","shape":[{}],"data_offsets":[{s},{e}]}}"#,
+            b.len() / 4
+        ));
+        bytes.extend(b);
+    }
+    let key = serde_json::to_string(key).unwrap();
+    let header = format!(
+        r#"{{"__metadata__":{{"tessera":{key}}},{}}}"#,
+        entries.join(",")
+    );
+    raw(&header, &bytes)
+}
+
+#[test]
+fn f3_tampered_sparse_parts_and_tessera_keys_are_format_errors() {
+    let good = r#"{"format":1,"order":["m","d"],"sparse":{"m":{"stype":"csr","shape":[2,3],"canonical":true}}}"#;
+    let ck = io::deserialize(&sparse_file(good, &[0, 1, 2], &[2, 0], &[1.0, 2.0])).unwrap();
+    assert_eq!(
+        ck.get("m").unwrap().to_vec::<f32>().unwrap(),
+        [0., 0., 1., 2., 0., 0.]
+    );
+    let parts: [(&str, &[i32], &[i32]); 5] = [
+        ("column out of range", &[0, 1, 2], &[3, 0]),
+        ("negative column", &[0, 1, 2], &[-1, 0]),
+        ("indptr decreasing", &[0, 2, 1], &[2, 0]),
+        ("indptr past nnz", &[0, 1, 9], &[2, 0]),
+        ("unsorted columns", &[0, 2, 2], &[2, 0]),
+    ];
+    for (what, indptr, indices) in parts {
+        let e = io::deserialize(&sparse_file(good, indptr, indices, &[1.0, 2.0])).unwrap_err();
+        assert!(
+            is_format(&e) && e.to_string().contains("sparse tensor \"m\""),
+            "{what}: {e}"
+        );
+    }
+    let keys = [
+        ("not JSON", "{"),
+        (
+            "newer format",
+            r#"{"format":2,"order":["m","d"],"sparse":{}}"#,
+        ),
+        ("no order", r#"{"format":1}"#),
+        (
+            "missing from order",
+            r#"{"format":1,"order":["d"],"sparse":{"m":{"stype":"csr","shape":[2,3]}}}"#,
+        ),
+        (
+            "listed twice",
+            r#"{"format":1,"order":["m","d","d"],"sparse":{"m":{"stype":"csr","shape":[2,3]}}}"#,
+        ),
+        (
+            "unknown name",
+            r#"{"format":1,"order":["m","d","x"],"sparse":{"m":{"stype":"csr","shape":[2,3]}}}"#,
+        ),
+        (
+            "parts left over",
+            r#"{"format":1,"order":["d"],"sparse":{}}"#,
+        ),
+        (
+            "unknown stype",
+            r#"{"format":1,"order":["m","d"],"sparse":{"m":{"stype":"coo","shape":[2,3]}}}"#,
+        ),
+        (
+            "3-D csr",
+            r#"{"format":1,"order":["m","d"],"sparse":{"m":{"stype":"csr","shape":[2,3,1]}}}"#,
+        ),
+        (
+            "wrong shape",
+            r#"{"format":1,"order":["m","d"],"sparse":{"m":{"stype":"csr","shape":[5,3]}}}"#,
+        ),
+        (
+            "row_sparse of csr parts",
+            r#"{"format":1,"order":["m","d"],"sparse":{"m":{"stype":"row_sparse","shape":[2,3]}}}"#,
+        ),
+        (
+            "bad shape",
+            r#"{"format":1,"order":["m","d"],"sparse":{"m":{"stype":"csr","shape":"2x3"}}}"#,
+        ),
+    ];
+    for (what, key) in keys {
+        let e = io::deserialize(&sparse_file(key, &[0, 1, 2], &[2, 0], &[1.0, 2.0])).unwrap_err();
+        assert!(is_format(&e), "{what}: {e}");
+    }
+}
+
+fn os_kind(e: &TesseraError) -> Option<(std::io::ErrorKind, Option<i32>, PathBuf)> {
+    match e {
+        TesseraError::Io(IoFacts::Os {
+            kind, errno, path, ..
+        }) => Some((*kind, *errno, path.clone())),
+        _ => None,
+    }
+}
+
+#[test]
+fn f3_os_failures_name_the_path_and_errno() {
+    let dir = TempDir::new("os");
+    let missing = dir.path("missing.safetensors");
+    let e = io::load(&missing).unwrap_err();
+    assert_eq!(
+        os_kind(&e),
+        Some((std::io::ErrorKind::NotFound, Some(2), missing.clone())) // ENOENT
+    );
+    assert!(e.to_string().contains("missing.safetensors"), "{e}");
+    let e = io::load(&dir.0).unwrap_err();
+    assert_eq!(os_kind(&e).unwrap().1, Some(21), "{e}"); // EISDIR
+    let t = Tensor::zeros(&[1], DType::F32).unwrap();
+    let e = io::save(
+        dir.path("no/such/dir.safetensors"),
+        &[("t", &t)],
+        &BTreeMap::new(),
+    )
+    .unwrap_err();
+    assert_eq!(os_kind(&e).unwrap().0, std::io::ErrorKind::NotFound, "{e}");
+    assert!(dir.entries().is_empty());
+}
+
+#[test]
+#[cfg(unix)]
+fn f4_saves_replace_atomically_keep_permissions_and_follow_links() {
+    use std::os::unix::fs::{symlink, PermissionsExt};
+    let dir = TempDir::new("atomic");
+    let p = dir.path("ck.safetensors");
+    let a = Tensor::ones(&[3], DType::F64).unwrap();
+    io::save(&p, &[("a", &a)], &BTreeMap::new()).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let before = std::fs::read(&p).unwrap();
+    // A failed save leaves the old file and no temporary file behind.
+    let s = a
+        .view(&[1, 3])
+        .unwrap()
+        .cast_storage(StorageType::Csr)
+        .unwrap();
+    s.as_csr().unwrap().indptr().fill_(7).unwrap();
+    assert!(io::save(&p, &[("s", &s)], &BTreeMap::new()).is_err());
+    assert_eq!(std::fs::read(&p).unwrap(), before);
+    assert_eq!(dir.entries(), ["ck.safetensors"]);
+    // A successful save replaces the contents and keeps the permissions.
+    let b = Tensor::zeros(&[2], DType::I8).unwrap();
+    io::save(&p, &[("b", &b)], &BTreeMap::new()).unwrap();
+    assert_eq!(io::load(&p).unwrap().names().collect::<Vec<_>>(), ["b"]);
+    let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    assert_eq!(dir.entries(), ["ck.safetensors"]);
+    // Through a symbolic link: the link stays, its target gets the new contents.
+    let link = dir.path("latest.safetensors");
+    symlink(&p, &link).unwrap();
+    io::save(&link, &[("a", &a)], &BTreeMap::new()).unwrap();
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(io::load(&p).unwrap().names().collect::<Vec<_>>(), ["a"]);
+    assert!(Path::new(&link).exists());
+}
