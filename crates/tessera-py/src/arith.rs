@@ -25,7 +25,7 @@ enum Operand {
 /// The operand, or `None` when the type is not ours to handle (`NotImplemented`).
 fn operand(obj: &Bound<'_, PyAny>) -> PyResult<Option<Operand>> {
     if let Ok(t) = obj.cast::<PyTensor>() {
-        return Ok(Some(Operand::Tensor(t.get().t.clone())));
+        return Ok(Some(Operand::Tensor(t.get().t().clone())));
     }
     if let Some(s) = weak_scalar(obj)? {
         return Ok(Some(Operand::Scalar(s)));
@@ -147,13 +147,13 @@ macro_rules! binary_dunders {
         #[pymethods]
         impl PyTensor {$(
             fn $fwd(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                binop(&self.t, other, BinaryOp::$op, false)
+                binop(self.t(), other, BinaryOp::$op, false)
             }
             fn $rev(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                binop(&self.t, other, BinaryOp::$op, true)
+                binop(self.t(), other, BinaryOp::$op, true)
             }
             fn $inp(&self, other: &Bound<'_, PyAny>) -> PyResult<()> {
-                inplace(&self.t, other, BinaryOp::$op)
+                inplace(self.t(), other, BinaryOp::$op)
             }
         )*}
     };
@@ -178,7 +178,7 @@ impl PyTensor {
                 "pow() with a modulus is not supported",
             ));
         }
-        binop(&self.t, other, BinaryOp::Pow, false)
+        binop(self.t(), other, BinaryOp::Pow, false)
     }
 
     fn __rpow__(
@@ -186,7 +186,7 @@ impl PyTensor {
         other: &Bound<'_, PyAny>,
         _modulo: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        binop(&self.t, other, BinaryOp::Pow, true)
+        binop(self.t(), other, BinaryOp::Pow, true)
     }
 
     fn __ipow__(
@@ -194,7 +194,7 @@ impl PyTensor {
         other: &Bound<'_, PyAny>,
         _modulo: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        inplace(&self.t, other, BinaryOp::Pow)
+        inplace(self.t(), other, BinaryOp::Pow)
     }
 
     /// Elementwise comparison, a bool tensor (NumPy); foreign types give `NotImplemented`.
@@ -210,29 +210,29 @@ impl PyTensor {
         };
         let r = match operand(other)? {
             None => return Ok(py.NotImplemented()),
-            Some(Operand::Tensor(b)) => self.t.compare(&b, op),
-            Some(Operand::Scalar(s)) => self.t.compare_scalar(s, op),
+            Some(Operand::Tensor(b)) => self.t().compare(&b, op),
+            Some(Operand::Scalar(s)) => self.t().compare_scalar(s, op),
         };
         wrap(py, r.py())
     }
 
     fn __neg__(&self) -> PyResult<PyTensor> {
-        if self.t.stype() != StorageType::Default {
-            return invoke1(UnaryOp::Neg.name(), std::slice::from_ref(&self.t), &[])
+        if self.t().stype() != StorageType::Default {
+            return invoke1(UnaryOp::Neg.name(), std::slice::from_ref(self.t()), &[])
                 .map(Into::into);
         }
-        self.t.neg().py().map(Into::into)
+        self.t().neg().py().map(Into::into)
     }
 
     fn __pos__(&self) -> PyTensor {
-        self.t.clone().into()
+        self.t().clone().into()
     }
 
     fn __abs__(&self) -> PyResult<PyTensor> {
-        if self.t.stype() != StorageType::Default {
-            return invoke1(UnaryOp::Abs.name(), std::slice::from_ref(&self.t), &[])
+        if self.t().stype() != StorageType::Default {
+            return invoke1(UnaryOp::Abs.name(), std::slice::from_ref(self.t()), &[])
                 .map(Into::into);
         }
-        self.t.abs().py().map(Into::into)
+        self.t().abs().py().map(Into::into)
     }
 }

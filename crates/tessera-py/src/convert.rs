@@ -98,7 +98,7 @@ pub fn to_tensor(
         ));
     }
     if let Ok(t) = obj.cast::<PyTensor>() {
-        let t = &t.get().t;
+        let t = t.get().t();
         return match dtype {
             Some(d) if d != t.dtype() => t.astype(d).py(),
             _ if copy == Some(true) => t.copy().py(),
@@ -148,7 +148,9 @@ pub fn array_interface<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, 
     d.set_item("shape", PyTuple::new(py, t.shape())?)?;
     let strides: DimList<isize> = t.strides().iter().map(|s| s * item).collect();
     d.set_item("strides", PyTuple::new(py, strides)?)?;
-    let read_only = t.dtype() == DType::Bool;
+    // Bool: NumPy must not write bytes other than 0 and 1 (docs/design.md H7). A tensor that
+    // requires a gradient: writes from NumPy would bypass the version counter (G4).
+    let read_only = t.dtype() == DType::Bool || t.requires_grad();
     d.set_item("data", (t.data_ptr() as usize, read_only))?;
     Ok(d)
 }

@@ -1,7 +1,9 @@
 //! [`PyTensor`], the data of the Python `tessera.Tensor` class: a core [`Tensor`] handle. Its
-//! methods are in `tensor.rs` (and `indexing.rs`, `arith.rs`); this module sits below
-//! `convert`, which needs the type to accept tensors as arguments, and imports nothing of
-//! the crate.
+//! methods are in `tensor.rs` (and `indexing.rs`, `arith.rs`, `grad.rs`); this module sits
+//! below `convert`, which needs the type to accept tensors as arguments, and imports nothing
+//! of the crate.
+
+use std::sync::OnceLock;
 
 use pyo3::prelude::*;
 use tessera::Tensor;
@@ -11,18 +13,45 @@ use tessera::Tensor;
 /// zero-copy NumPy view of it.
 #[pyclass(name = "Tensor", module = "tessera", frozen)]
 pub struct PyTensor {
-    /// The core handle.
-    pub t: Tensor,
+    /// The core handle this object was made with.
+    made: Tensor,
+    /// The same tensor as a leaf with autograd state, once `requires_grad_()` gave it one (the
+    /// class is frozen, so the handle cannot be replaced; the state's flag can be toggled).
+    leaf: OnceLock<Tensor>,
     /// A sparse tensor's dense copy, made on the first NumPy export and kept alive with
     /// this object (NumPy's array keeps the tensor as its base).
-    pub dense: std::sync::OnceLock<Tensor>,
+    pub dense: OnceLock<Tensor>,
+}
+
+impl PyTensor {
+    /// The core handle: the leaf with autograd state when there is one.
+    #[inline]
+    pub fn t(&self) -> &Tensor {
+        self.leaf.get().unwrap_or(&self.made)
+    }
+
+    /// Marks this tensor as requiring a gradient, or not (`Tensor::requires_grad_`): the first
+    /// `true` on a tensor without autograd state gives it a leaf state.
+    pub fn set_requires_grad(&self, on: bool) -> tessera::Result<()> {
+        if let Some(leaf) = self.leaf.get() {
+            leaf.clone().requires_grad_(on)?;
+            return Ok(());
+        }
+        let t = self.made.clone().requires_grad_(on)?;
+        if on && !self.made.requires_grad() {
+            // Two threads racing here both made a state; the first one set wins for both.
+            let _ = self.leaf.set(t);
+        }
+        Ok(())
+    }
 }
 
 impl From<Tensor> for PyTensor {
     fn from(t: Tensor) -> Self {
         PyTensor {
-            t,
-            dense: std::sync::OnceLock::new(),
+            made: t,
+            leaf: OnceLock::new(),
+            dense: OnceLock::new(),
         }
     }
 }

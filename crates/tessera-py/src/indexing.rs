@@ -180,13 +180,13 @@ impl PyTensor {
     /// Basic indexing: ints, slices (negative steps too), `None` and `...` give views that
     /// share storage with this tensor (NumPy semantics).
     fn __getitem__(&self, key: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-        index(&self.t, key).map(Into::into)
+        index(self.t(), key).map(Into::into)
     }
 
     /// `t[key] = value` writes through the view into this tensor's storage, broadcasting
     /// `value` (converted with `asarray` and cast to this tensor's dtype).
     fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let view = index(&self.t, key)?;
+        let view = index(self.t(), key)?;
         if let Some(s) = weak_scalar(value)? {
             if let Scalar::Int(_) = s {
                 if view.dtype().is_integer() {

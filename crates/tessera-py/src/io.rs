@@ -70,7 +70,7 @@ fn save(
     for (k, v) in mapping(tensors, "tensors")? {
         let name = text(&k, "tensor names")?;
         let t = match v.cast::<PyTensor>() {
-            Ok(t) => t.get().t.clone(),
+            Ok(t) => t.get().t().clone(),
             Err(_) => to_tensor(&v, None, None)?,
         };
         named.push((name, t));
@@ -114,7 +114,7 @@ fn load(py: Python<'_>, path: PathBuf, with_metadata: bool) -> PyResult<Py<PyAny
 #[pyfunction]
 fn save_npy(py: Python<'_>, path: PathBuf, t: &Bound<'_, PyAny>) -> PyResult<()> {
     let t = match t.cast::<PyTensor>() {
-        Ok(t) => t.get().t.clone(),
+        Ok(t) => t.get().t().clone(),
         Err(_) => to_tensor(t, None, None)?,
     };
     py.detach(|| tessera::io::save_npy(&path, &t)).py()
@@ -132,19 +132,31 @@ fn load_npy(py: Python<'_>, path: PathBuf) -> PyResult<PyTensor> {
 
 /// Rebuilds a pickled tensor from its checkpoint bytes (see `Tensor.__reduce__`).
 #[pyfunction]
-fn _rebuild_tensor(py: Python<'_>, data: &Bound<'_, PyBytes>) -> PyResult<PyTensor> {
+#[pyo3(signature = (data, requires_grad = false))]
+fn _rebuild_tensor(
+    py: Python<'_>,
+    data: &Bound<'_, PyBytes>,
+    requires_grad: bool,
+) -> PyResult<PyTensor> {
     let bytes = data.as_bytes();
     let ck = heavy(py, bytes.len(), || tessera::io::deserialize(bytes)).py()?;
     match ck.tensors.into_iter().next() {
-        Some((name, t)) if name == PICKLED => Ok(t.into()),
+        Some((name, t)) if name == PICKLED => Ok(t.requires_grad_(requires_grad).py()?.into()),
         _ => Err(PyValueError::new_err(
             "pickled tensor data does not hold one tensor",
         )),
     }
 }
 
+/// Whether a copy or an unpickled tensor requires a gradient: when the original is a leaf
+/// that does (PyTorch keeps the flag of parameters; a computed tensor's copy is a plain one).
+fn keeps_requires_grad(t: &Tensor) -> bool {
+    t.requires_grad() && t.is_leaf()
+}
+
 /// A copy with storage of its own: `copy()` for a dense tensor (a view copies its logical
-/// elements), new parts for a sparse one.
+/// elements), new parts for a sparse one. A leaf that requires a gradient gives one that
+/// does too (without `.grad`).
 fn deep_copy(py: Python<'_>, t: &Tensor) -> PyResult<PyTensor> {
     let copied = heavy(py, t.numel(), || match t.stype() {
         StorageType::Default => t.copy(),
@@ -154,36 +166,43 @@ fn deep_copy(py: Python<'_>, t: &Tensor) -> PyResult<PyTensor> {
             Ok(ck.tensors.remove(0).1)
         }
     });
-    copied.py().map(Into::into)
+    let copied = copied.py()?.detach();
+    copied
+        .requires_grad_(keeps_requires_grad(t))
+        .py()
+        .map(Into::into)
 }
+
+/// What `__reduce__` returns: the rebuild function and its arguments (checkpoint bytes, and
+/// whether the tensor is a leaf that requires a gradient).
+type Reduced<'py> = (Bound<'py, PyAny>, (Bound<'py, PyBytes>, bool));
 
 #[pymethods]
 impl PyTensor {
     /// Pickling: the tensor's dtype, shape, storage type and logical elements (a view
-    /// pickles what it shows), as one-tensor safetensors bytes.
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+    /// pickles what it shows), as one-tensor safetensors bytes, and whether it is a leaf
+    /// that requires a gradient.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
         let py = slf.py();
-        let t = &slf.get().t;
+        let t = slf.get().t();
         let bytes = heavy(py, t.numel(), || {
             tessera::io::serialize(&[(PICKLED, t)], &BTreeMap::new())
         })
         .py()?;
         let rebuild = py.import("tessera._native")?.getattr("_rebuild_tensor")?;
-        Ok((rebuild, (PyBytes::new(py, &bytes),)))
+        Ok((rebuild, (PyBytes::new(py, &bytes), keeps_requires_grad(t))))
     }
 
     /// `copy.copy`: a new tensor with its own storage (as NumPy's `copy.copy` of an array).
     fn __copy__(&self, py: Python<'_>) -> PyResult<PyTensor> {
-        deep_copy(py, &self.t)
+        deep_copy(py, self.t())
     }
 
     /// `copy.deepcopy`: a new tensor with its own storage.
     #[pyo3(signature = (memo = None))]
     fn __deepcopy__(&self, py: Python<'_>, memo: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
         let _ = memo;
-        deep_copy(py, &self.t)
+        deep_copy(py, self.t())
     }
 }
 

@@ -3,7 +3,7 @@
 //! Modules: [`handle`] (the `Tensor` class's data), [`tensor`] (its methods), [`indexing`]
 //! (`t[...]`), [`arith`] (operators), [`convert`] (`asarray`, NumPy export, argument parsing),
 //! [`dtype`], [`ops`] (ops by name, fallback warnings), [`ring`] (`RingBuffer`), [`sparse`],
-//! [`io`] (files, pickling), [`errors`] (exception mapping). Imports go one way: `errors`,
+//! [`io`] (files, pickling), [`grad`] (autograd and optimisers), [`errors`] (exception mapping). Imports go one way: `errors`,
 //! `dtype` and `handle` at the bottom, then `convert`, then `tensor`, then the rest. The
 //! pure-Python package `tessera` re-exports these and generates `tessera.ops`.
 
@@ -11,6 +11,7 @@ pub mod arith;
 pub mod convert;
 pub mod dtype;
 pub mod errors;
+pub mod grad;
 pub mod handle;
 pub mod indexing;
 pub mod io;
@@ -145,6 +146,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ops::fallback_count, m)?)?;
     sparse::register(m)?;
     io::register(m)?;
+    grad::register(m)?;
     ops::install_fallback_hook();
     Ok(())
 }

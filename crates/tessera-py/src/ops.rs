@@ -172,7 +172,7 @@ pub fn create_view(t: &PyTensor, encoded: &Bound<'_, PyAny>) -> PyResult<PyTenso
         )));
     }
     let code = code.astype(DType::I64).py()?.to_vec::<i64>().py()?;
-    t.t.create_view(&code).py().map(Into::into)
+    t.t().create_view(&code).py().map(Into::into)
 }
 
 /// The INT64 encoding (a list of ints) of a NumPy-style index key, e.g.

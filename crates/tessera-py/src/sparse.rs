@@ -78,12 +78,12 @@ impl PyTensor {
     /// `tostype`); dense to sparse keeps only non-zeros.
     fn tostype(&self, stype: &str) -> PyResult<PyTensor> {
         let s: StorageType = stype.parse().py()?;
-        self.t.cast_storage(s).py().map(Into::into)
+        self.t().cast_storage(s).py().map(Into::into)
     }
 
     /// A dense copy (the tensor itself when dense).
     fn todense(&self) -> PyResult<PyTensor> {
-        self.t
+        self.t()
             .cast_storage(StorageType::Default)
             .py()
             .map(Into::into)
@@ -94,7 +94,7 @@ impl PyTensor {
     /// row_sparse `indices` int64).
     fn sparse_parts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let wrap = |t: &Tensor| PyTensor::from(t.clone());
-        match self.t.sparse_parts() {
+        match self.t().sparse_parts() {
             Some(SparseParts::Csr(m)) => {
                 PyTuple::new(py, [wrap(m.data()), wrap(m.indices()), wrap(m.indptr())])
             }
@@ -111,7 +111,7 @@ impl PyTensor {
     /// written after construction (through NumPy views of `sparse_parts()`) raise
     /// ValueError instead of giving SciPy an invalid matrix.
     fn to_scipy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let m = self.t.as_csr().py()?;
+        let m = self.t().as_csr().py()?;
         m.validate().py()?;
         let np = py.import("numpy")?;
         let arr = |t: &Tensor| np.call_method1("array", (PyTensor::from(t.clone()),));
@@ -122,12 +122,12 @@ impl PyTensor {
 
     /// Rows `start..end` of a csr tensor, as csr.
     fn csr_rows(&self, start: usize, end: usize) -> PyResult<PyTensor> {
-        self.t.csr_rows(start, end).py().map(Into::into)
+        self.t().csr_rows(start, end).py().map(Into::into)
     }
 
     /// The stored rows of a row_sparse tensor whose ids are in `rows` (MXNet `retain`).
     fn retain(&self, rows: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-        self.t.retain(&i64_vec(rows)?).py().map(Into::into)
+        self.t().retain(&i64_vec(rows)?).py().map(Into::into)
     }
 }
 

@@ -29,7 +29,7 @@ impl PyTensor {
         keepdims: bool,
         f: Reduction,
     ) -> PyResult<PyTensor> {
-        let (axes, t) = (axes_arg(axis)?, &self.t);
+        let (axes, t) = (axes_arg(axis)?, self.t());
         heavy(py, t.numel(), || f(t, axes.as_deref(), keepdims))
             .py()
             .map(Into::into)
@@ -50,50 +50,52 @@ impl PyTensor {
     /// Size of each dimension (a tuple).
     #[getter]
     fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.t.shape())
+        PyTuple::new(py, self.t().shape())
     }
 
     /// Strides in bytes, as NumPy reports them (may be negative or zero).
     #[getter]
     fn strides<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let item = self.t.dtype().itemsize() as isize;
-        PyTuple::new(py, self.t.strides().iter().map(|s| s * item))
+        let item = self.t().dtype().itemsize() as isize;
+        PyTuple::new(py, self.t().strides().iter().map(|s| s * item))
     }
 
     /// The element type.
     #[getter]
     fn dtype(&self) -> PyDType {
-        PyDType { d: self.t.dtype() }
+        PyDType {
+            d: self.t().dtype(),
+        }
     }
 
     /// Number of dimensions.
     #[getter]
     fn ndim(&self) -> usize {
-        self.t.rank()
+        self.t().rank()
     }
 
     /// Number of elements.
     #[getter]
     fn size(&self) -> usize {
-        self.t.numel()
+        self.t().numel()
     }
 
     /// Bytes per element.
     #[getter]
     fn itemsize(&self) -> usize {
-        self.t.dtype().itemsize()
+        self.t().dtype().itemsize()
     }
 
     /// Bytes of the elements in view (exact: a stride-0 view can count more than `usize`).
     #[getter]
     fn nbytes(&self) -> u128 {
-        self.t.numel() as u128 * self.t.dtype().itemsize() as u128
+        self.t().numel() as u128 * self.t().dtype().itemsize() as u128
     }
 
     /// Storage type name (`default` for dense tensors).
     #[getter]
     fn stype(&self) -> &'static str {
-        self.t.stype().name()
+        self.t().stype().name()
     }
 
     /// Zero-copy export to NumPy (array interface version 3). NumPy keeps this tensor alive
@@ -103,11 +105,11 @@ impl PyTensor {
     ///
     /// A sparse tensor exports a dense copy (made once, kept with the tensor).
     fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        if self.t.stype() == tessera::StorageType::Default {
-            return array_interface(py, &self.t);
+        if self.t().stype() == tessera::StorageType::Default {
+            return array_interface(py, self.t());
         }
         if self.dense.get().is_none() {
-            let d = self.t.cast_storage(tessera::StorageType::Default).py()?;
+            let d = self.t().cast_storage(tessera::StorageType::Default).py()?;
             let _ = self.dense.set(d);
         }
         match self.dense.get() {
@@ -132,12 +134,12 @@ impl PyTensor {
 
     /// The single element as a Python scalar.
     fn item(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        item(py, &self.t)
+        item(py, self.t())
     }
 
     /// The elements as nested Python lists.
     fn tolist<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        let t = &slf.get().t;
+        let t = slf.get().t();
         let arr = if t.dtype() == tessera::DType::BF16 {
             Bound::new(
                 slf.py(),
@@ -153,83 +155,97 @@ impl PyTensor {
     }
 
     fn __float__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        item(py, &self.t)?
+        item(py, self.t())?
             .bind(py)
             .call_method0("__float__")
             .map(Bound::unbind)
     }
 
     fn __int__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        item(py, &self.t)?
+        item(py, self.t())?
             .bind(py)
             .call_method0("__int__")
             .map(Bound::unbind)
     }
 
     fn __bool__(&self, py: Python<'_>) -> PyResult<bool> {
-        if self.t.numel() != 1 {
+        if self.t().numel() != 1 {
             return Err(PyValueError::new_err(
                 "the truth value of a tensor with more than one element is ambiguous",
             ));
         }
-        item(py, &self.t)?.bind(py).is_truthy()
+        item(py, self.t())?.bind(py).is_truthy()
     }
 
     fn __len__(&self) -> PyResult<usize> {
-        self.t
+        self.t()
             .shape()
             .first()
             .copied()
             .ok_or_else(|| PyTypeError::new_err("len() of unsized object (a 0-d tensor)"))
     }
 
-    /// NumPy-like `repr`: `tensor([...], dtype=...)`.
+    /// NumPy-like `repr`: `tensor([...], dtype=...)`, plus PyTorch's `requires_grad=True` for
+    /// a leaf that requires a gradient or `grad_fn=<op>` for a computed one.
     fn __repr__(&self) -> String {
-        format!("{:?}", self.t)
+        let t = self.t();
+        let text = format!("{t:?}");
+        let extra = match t.grad_fn_name() {
+            Some(op) => format!(", grad_fn=<{op}>"),
+            None if t.requires_grad() => ", requires_grad=True".to_string(),
+            None => return text,
+        };
+        match text.strip_suffix(')') {
+            Some(head) => format!("{head}{extra})"),
+            None => text,
+        }
     }
 
     /// NumPy-like `str`.
     fn __str__(&self) -> String {
-        self.t.to_string()
+        self.t().to_string()
     }
 
     /// True when both tensors view the same storage.
     fn shares_storage(&self, other: &PyTensor) -> bool {
-        self.t.shares_storage(&other.t)
+        self.t().shares_storage(other.t())
     }
 
     /// C-contiguous (size-1 dims ignored; empty tensors are contiguous).
     fn is_contiguous(&self) -> bool {
-        self.t.is_contiguous()
+        self.t().is_contiguous()
     }
 
     /// This tensor if C-contiguous, else a contiguous copy (a blocked transpose for `.T`).
     fn contiguous(&self, py: Python<'_>) -> PyResult<PyTensor> {
-        let t = &self.t;
+        let t = self.t();
         heavy(py, t.numel(), || t.contiguous()).py().map(Into::into)
     }
 
     /// A new contiguous tensor holding a copy of the elements.
     fn copy(&self, py: Python<'_>) -> PyResult<PyTensor> {
-        let t = &self.t;
+        let t = self.t();
         heavy(py, t.numel(), || t.copy()).py().map(Into::into)
     }
 
     /// A converted copy (NumPy `astype`; float to int truncates and saturates, NaN to 0).
     fn astype(&self, py: Python<'_>, dtype: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-        let (t, d) = (&self.t, parse_dtype(dtype)?);
+        let (t, d) = (self.t(), parse_dtype(dtype)?);
         heavy(py, t.numel(), || t.astype(d)).py().map(Into::into)
     }
 
     /// PyTorch `expand(*sizes)`: a stride-0 view; `-1` keeps a dim, new dims go in front.
     #[pyo3(signature = (*sizes))]
     fn expand(&self, sizes: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
-        self.t.expand(&int_args(sizes)?).py().map(Into::into)
+        self.t().expand(&int_args(sizes)?).py().map(Into::into)
     }
 
     /// NumPy `broadcast_to(shape)`: a stride-0 view (writes into it raise ValueError).
     fn broadcast_to(&self, shape: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-        self.t.broadcast_to(&shape_arg(shape)?).py().map(Into::into)
+        self.t()
+            .broadcast_to(&shape_arg(shape)?)
+            .py()
+            .map(Into::into)
     }
 
     /// PyTorch `repeat(*counts)`: a new tensor; counts may add leading dims; negative counts
@@ -237,7 +253,7 @@ impl PyTensor {
     #[pyo3(signature = (*counts))]
     fn repeat(&self, py: Python<'_>, counts: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
         let counts = non_negative(&int_args(counts)?, "repeat counts must be non-negative")?;
-        let t = &self.t;
+        let t = self.t();
         heavy(py, t.numel(), || t.repeat(&counts))
             .py()
             .map(Into::into)
@@ -246,7 +262,7 @@ impl PyTensor {
     /// NumPy `tile(reps)` (reps padded with 1s on the left).
     fn tile(&self, py: Python<'_>, reps: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
         let reps = non_negative(&int_seq(reps)?, "tile reps must be non-negative")?;
-        let t = &self.t;
+        let t = self.t();
         heavy(py, t.numel(), || t.tile(&reps)).py().map(Into::into)
     }
 
@@ -261,7 +277,7 @@ impl PyTensor {
         copy: Option<bool>,
     ) -> PyResult<PyTensor> {
         let shape = int_args(shape)?;
-        let t = &self.t;
+        let t = self.t();
         match copy {
             Some(false) => t.view(&shape).py(),
             Some(true) => heavy(py, t.numel(), || t.copy()?.view(&shape)).py(),
@@ -273,20 +289,20 @@ impl PyTensor {
     /// Reshape that never copies (PyTorch `view`): ValueError when a copy would be needed.
     #[pyo3(signature = (*shape))]
     fn view(&self, shape: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
-        self.t.view(&int_args(shape)?).py().map(Into::into)
+        self.t().view(&int_args(shape)?).py().map(Into::into)
     }
 
     /// Reorders dims (`permute(*axes)` or `permute(axes)`): a view.
     #[pyo3(signature = (*axes))]
     fn permute(&self, axes: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
-        self.t.permute(&int_args(axes)?).py().map(Into::into)
+        self.t().permute(&int_args(axes)?).py().map(Into::into)
     }
 
     /// NumPy `transpose(*axes)`: reverses the dims without arguments, else permutes.
     #[pyo3(signature = (*axes))]
     fn transpose(&self, axes: &Bound<'_, PyTuple>) -> PyResult<PyTensor> {
         if axes.is_empty() {
-            return self.t.t().py().map(Into::into);
+            return self.t().t().py().map(Into::into);
         }
         self.permute(axes)
     }
@@ -294,26 +310,26 @@ impl PyTensor {
     /// The transpose (all dims reversed): a view.
     #[getter(T)]
     fn t_(&self) -> PyResult<PyTensor> {
-        self.t.t().py().map(Into::into)
+        self.t().t().py().map(Into::into)
     }
 
     /// Reverses the given axes (all when `None`): a view with negative strides.
     #[pyo3(signature = (axis = None))]
     fn flip(&self, axis: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
         let axes = axes_arg(axis)?;
-        self.t.flip(axes.as_deref()).py().map(Into::into)
+        self.t().flip(axes.as_deref()).py().map(Into::into)
     }
 
     /// Removes size-1 dims (all, or the given ones, which must have size 1).
     #[pyo3(signature = (axis = None))]
     fn squeeze(&self, axis: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
         let axes = axes_arg(axis)?;
-        self.t.squeeze(axes.as_deref()).py().map(Into::into)
+        self.t().squeeze(axes.as_deref()).py().map(Into::into)
     }
 
     /// Inserts a size-1 dim at `axis`.
     fn unsqueeze(&self, axis: isize) -> PyResult<PyTensor> {
-        self.t.unsqueeze(axis).py().map(Into::into)
+        self.t().unsqueeze(axis).py().map(Into::into)
     }
 
     /// Sum over `axis` (None: all; int or tuple); integers and bool accumulate in int64.

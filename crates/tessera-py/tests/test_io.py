@@ -292,7 +292,8 @@ def test_copies_own_their_storage():
 
 
 def test_rebuild_rejects_bad_pickle_data():
-    func, (data,) = ts.zeros(2).__reduce__()
+    func, (data, requires_grad) = ts.zeros(2).__reduce__()
+    assert requires_grad is False
     assert func(data).tolist() == [0.0, 0.0]
     with pytest.raises(ValueError):
         func(data[:-1])

@@ -44,11 +44,14 @@ from ._native import (
     uint8,
     zeros,
 )
-from . import ops, sparse
+from . import autograd, ops, optim, sparse
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
 __all__ = [
-    "RingBuffer", "Tensor", "arange", "asarray", "bfloat16", "bool", "broadcast_to",
-    "create_view", "dtype", "empty", "encode_index", "expand_dims", "fallback_count", "flip",
+    "RingBuffer", "Tensor", "arange", "asarray", "autograd", "bfloat16", "bool",
+    "broadcast_to", "create_view", "dtype", "empty", "enable_grad", "encode_index",
+    "expand_dims", "fallback_count", "flip", "is_grad_enabled", "no_grad", "optim",
+    "set_grad_enabled",
     "float16", "float32", "float64", "full", "int8", "int32", "int64", "invoke", "list_ops",
     "load", "load_npy", "max", "mean", "min", "ones", "ops", "permute_dims", "repeat",
     "reshape", "save", "save_npy", "squeeze", "sparse", "sum", "tile", "transpose", "uint8",

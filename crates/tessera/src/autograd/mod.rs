@@ -20,7 +20,7 @@ mod mode;
 pub(crate) mod node;
 mod record;
 
-pub use mode::{enable_grad, no_grad, NoGradGuard};
+pub use mode::{enable_grad, no_grad, set_grad_enabled, NoGradGuard};
 pub use node::{BackwardCtx, BackwardFn, Meta, Saves};
 pub use record::GradRule;
 pub(crate) use record::{record, wants_record};

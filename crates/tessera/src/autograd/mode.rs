@@ -1,7 +1,13 @@
 //! Grad mode scopes (docs/design.md G1): [`no_grad`] and [`enable_grad`] set this thread's
 //! mode until the returned guard drops.
 
-use crate::tensor::grad_meta::set_grad_enabled;
+use crate::tensor::grad_meta;
+
+/// Sets this thread's grad mode and returns the previous one (for bindings whose scopes
+/// cannot hold a guard, such as Python's `with tessera.no_grad():`). Prefer [`no_grad`].
+pub fn set_grad_enabled(on: bool) -> bool {
+    grad_meta::set_grad_enabled(on)
+}
 
 /// Restores the previous grad mode when dropped.
 #[must_use = "the mode holds only while the guard lives"]

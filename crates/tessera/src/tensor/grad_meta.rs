@@ -7,6 +7,7 @@
 //! view is a new tensor with its own state, recorded as a view op.
 
 use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -70,6 +71,9 @@ pub struct AutogradMeta {
     grad_fn: Option<(Arc<dyn GradNode>, usize)>,
     /// The gradient accumulated by backward (leaves only).
     grad: Mutex<Option<Tensor>>,
+    /// Whether a leaf requires a gradient now (`requires_grad_(false)` turns it off for the
+    /// handle and its clones and keeps `.grad`, as PyTorch's flag; computed tensors: always).
+    active: AtomicBool,
 }
 
 impl AutogradMeta {
@@ -127,7 +131,9 @@ impl Tensor {
     /// Whether this tensor requires a gradient: a leaf marked with
     /// [`Tensor::requires_grad_`], or the output of a recorded op.
     pub fn requires_grad(&self) -> bool {
-        self.autograd.is_some()
+        self.autograd
+            .as_ref()
+            .is_some_and(|m| m.grad_fn.is_some() || m.active.load(Ordering::Relaxed))
     }
 
     /// Whether this tensor is a leaf of the graph (not computed by a recorded op).
@@ -168,8 +174,9 @@ impl Tensor {
         Ok(())
     }
 
-    /// This tensor as a leaf that requires a gradient (`true`), or without autograd state
-    /// (`false`). Returns the new handle; clones made earlier keep their state.
+    /// Marks this leaf as requiring a gradient (`true`) or not (`false`), and returns it. The
+    /// flag is shared with the handle's clones (one tensor, as in PyTorch); turning it off
+    /// keeps the accumulated `.grad`.
     ///
     /// Errors: a non-float dtype (only floating-point tensors have gradients, as in
     /// PyTorch), a sparse tensor, or `false` on a computed tensor (use [`Tensor::detach`]).
@@ -178,16 +185,24 @@ impl Tensor {
     /// use tessera::{DType, Tensor};
     /// let w = Tensor::ones(&[2], DType::F32).unwrap().requires_grad_(true).unwrap();
     /// assert!(w.requires_grad() && w.is_leaf());
+    /// let frozen = w.clone().requires_grad_(false).unwrap();
+    /// assert!(!w.requires_grad() && !frozen.requires_grad());
     /// assert!(Tensor::ones(&[2], DType::I64).unwrap().requires_grad_(true).is_err());
     /// ```
     pub fn requires_grad_(mut self, requires: bool) -> Result<Tensor> {
-        if !requires {
-            if !self.is_leaf() {
+        if let Some(m) = &self.autograd {
+            if m.grad_fn.is_some() {
+                if requires {
+                    return Ok(self);
+                }
                 return Err(TesseraError::Autograd(
                     "requires_grad_(false) on a computed tensor; use detach()".into(),
                 ));
             }
-            self.autograd = None;
+            m.active.store(requires, Ordering::Relaxed);
+            return Ok(self);
+        }
+        if !requires {
             return Ok(self);
         }
         if !is_float(self.dtype()) {
@@ -203,12 +218,11 @@ impl Tensor {
                 self.stype()
             )));
         }
-        if self.autograd.is_none() {
-            self.autograd = Some(Arc::new(AutogradMeta {
-                grad_fn: None,
-                grad: Mutex::new(None),
-            }));
-        }
+        self.autograd = Some(Arc::new(AutogradMeta {
+            grad_fn: None,
+            grad: Mutex::new(None),
+            active: AtomicBool::new(true),
+        }));
         Ok(self)
     }
 
@@ -225,12 +239,16 @@ impl Tensor {
         self.autograd = Some(Arc::new(AutogradMeta {
             grad_fn: Some((node, output)),
             grad: Mutex::new(None),
+            active: AtomicBool::new(true),
         }));
         self
     }
 
     /// The edge a gradient of this tensor flows along, if it requires one.
     pub(crate) fn grad_edge(&self) -> Option<Edge> {
+        if !self.requires_grad() {
+            return None;
+        }
         let m = self.autograd.as_ref()?;
         Some(match &m.grad_fn {
             Some((node, output)) => Edge::Node {
