@@ -168,6 +168,39 @@ fn sparse_step() -> tessera::Result<()> {
     let w = Tensor::zeros(&[features, 1], DType::F32)?.requires_grad_(true)?;
     let b = Tensor::zeros(&[1], DType::F32)?.requires_grad_(true)?;
     let mut opt = Adam::new(vec![w.clone(), b.clone()], 0.01)?;
+    // `TESSERA_BENCH_PHASES=N`: N steps timed by phase first (where a sparse step's time goes).
+    if let Some(iters) = std::env::var("TESSERA_BENCH_PHASES")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 8)
+    {
+        let (mut tf, mut tb, mut ts, mut tz) = (0.0, 0.0, 0.0, 0.0);
+        for i in 0..iters {
+            let (x, y) = &batches[i % batches.len()];
+            let t0 = Instant::now();
+            opt.zero_grad()?;
+            let t1 = Instant::now();
+            let l = loss::logistic(&x.dot(&w)?.add(&b)?, y)?;
+            let t2 = Instant::now();
+            autograd::backward(&l, None, false)?;
+            let t3 = Instant::now();
+            opt.step()?;
+            let t4 = Instant::now();
+            if i >= 8 {
+                tz += (t1 - t0).as_secs_f64();
+                tf += (t2 - t1).as_secs_f64();
+                tb += (t3 - t2).as_secs_f64();
+                ts += (t4 - t3).as_secs_f64();
+            }
+        }
+        println!(
+            "sparse step phases (us): zero_grad {:.0} forward {:.0} backward {:.0} optimiser {:.0}",
+            tz / (iters - 8) as f64 * 1e6,
+            tf / (iters - 8) as f64 * 1e6,
+            tb / (iters - 8) as f64 * 1e6,
+            ts / (iters - 8) as f64 * 1e6
+        );
+    }
     let mut step = |i: usize, densify: bool| -> tessera::Result<()> {
         let (x, y) = &batches[i % batches.len()];
         opt.zero_grad()?;
@@ -205,9 +238,22 @@ fn main() -> tessera::Result<()> {
         rayon_threads(),
         std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "unset".into())
     );
-    tape_overhead()?;
-    mlp_backward_over_forward()?;
-    sparse_step()?;
+    // `cargo bench --bench training -- tape sparse` runs the sections whose names contain
+    // one of the words (all without words).
+    let words: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let wanted = |name: &str| words.is_empty() || words.iter().any(|w| name.contains(w.as_str()));
+    if wanted("tape_overhead") {
+        tape_overhead()?;
+    }
+    if wanted("mlp_backward") {
+        mlp_backward_over_forward()?;
+    }
+    if wanted("sparse_step") {
+        sparse_step()?;
+    }
     Ok(())
 }
 

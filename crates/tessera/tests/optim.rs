@@ -169,3 +169,61 @@ fn bad_parameters_and_rates_are_errors() {
     // A step without gradients changes nothing.
     opt.step().unwrap();
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(6))]
+
+    /// Lazy Adam on row sets large enough to split across threads, and dense Adam on a
+    /// parameter large enough to run in chunks, against Adam written naively per element.
+    #[test]
+    fn large_lazy_and_dense_updates_match_the_naive_rule(
+        seed in 0u64..1000,
+        row_len in 1usize..3,
+        dense in any::<bool>(),
+    ) {
+        let rows = 40_000usize;
+        let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+        let mut next = move || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) as usize
+        };
+        let init: Vec<f64> = (0..rows * row_len).map(|i| (i % 97) as f64 * 0.01).collect();
+        let w = param(&init, &[rows, row_len]);
+        let mut opt = Adam::new(vec![w.clone()], 0.05).unwrap();
+        let mut reference = init.clone();
+        let (mut m, mut v) = (vec![0.0; init.len()], vec![0.0; init.len()]);
+        for t in 1..=2 {
+            // ids with repeats: each stored row's gradient is its count of reads.
+            let ids: Vec<i64> = (0..12_000).map(|_| (next() % rows) as i64).collect();
+            let mut count = vec![0.0; rows];
+            for &i in &ids {
+                count[i as usize] += 1.0;
+            }
+            opt.zero_grad().unwrap();
+            let idx = Tensor::from_slice(&ids, &[ids.len()]).unwrap();
+            let e = ops::invoke("embedding", &[w.clone(), idx], &[]).unwrap().remove(0);
+            autograd::backward(&e.sum(None, false).unwrap(), None, false).unwrap();
+            if dense {
+                let g = w.grad().unwrap().cast_storage(tessera::StorageType::Default).unwrap();
+                w.set_grad(Some(g)).unwrap();
+            }
+            opt.step().unwrap();
+            let (c1, c2) = (1.0 - 0.9f64.powi(t), 1.0 - 0.999f64.powi(t));
+            for (r, &g) in count.iter().enumerate() {
+                if g == 0.0 && !dense {
+                    continue; // lazy: untouched rows keep their values and moments
+                }
+                for j in 0..row_len {
+                    let k = r * row_len + j;
+                    m[k] = 0.9 * m[k] + 0.1 * g;
+                    v[k] = 0.999 * v[k] + 0.001 * g * g;
+                    reference[k] -= 0.05 * (m[k] / c1) / ((v[k] / c2).sqrt() + 1e-8);
+                }
+            }
+        }
+        let got = vals(&w);
+        for (k, (a, b)) in got.iter().zip(&reference).enumerate() {
+            prop_assert!((a - b).abs() < 1e-12, "element {k}: {a} vs {b}");
+        }
+    }
+}

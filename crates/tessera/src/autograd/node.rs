@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use parking_lot::Mutex;
+use smallvec::SmallVec;
 
 use crate::dtype::DType;
 use crate::error::{Result, TesseraError};
@@ -57,8 +58,8 @@ impl Saves {
 /// Shape, dtype and storage type of a tensor seen by a node.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Meta {
-    /// Shape.
-    pub shape: Vec<usize>,
+    /// Shape (inline up to 4 dims: recording a node should not allocate per input).
+    pub shape: SmallVec<[usize; 4]>,
     /// Dtype.
     pub dtype: DType,
     /// Storage type.
@@ -69,7 +70,7 @@ impl Meta {
     /// The meta of `t`.
     pub fn of(t: &Tensor) -> Meta {
         Meta {
-            shape: t.shape().to_vec(),
+            shape: SmallVec::from_slice(t.shape()),
             dtype: t.dtype(),
             stype: t.stype(),
         }
@@ -173,8 +174,8 @@ pub(crate) struct OpNode<P> {
     backward: BackwardFn<P>,
     edges: Mutex<Vec<Option<Edge>>>,
     saved: Mutex<Option<SavedState>>,
-    input_metas: Vec<Meta>,
-    output_metas: Vec<Meta>,
+    input_metas: SmallVec<[Meta; 2]>,
+    output_metas: SmallVec<[Meta; 1]>,
 }
 
 impl<P: Send + Sync + 'static> OpNode<P> {
@@ -189,6 +190,9 @@ impl<P: Send + Sync + 'static> OpNode<P> {
         outputs: &[Tensor],
     ) -> OpNode<P> {
         let pick = |ts: &[Tensor], which: &[usize]| -> Vec<Option<SavedTensor>> {
+            if which.is_empty() {
+                return Vec::new(); // no allocation; `saved` reads past the end as "not saved"
+            }
             (0..ts.len())
                 .map(|i| which.contains(&i).then(|| SavedTensor::new(&ts[i])))
                 .collect()
@@ -286,7 +290,7 @@ impl<P: Send + Sync + 'static> GradNode for OpNode<P> {
         for ((g, m), need) in out.into_iter().zip(&self.input_metas).zip(&needs) {
             let g = g.filter(|_| *need);
             if let Some(g) = &g {
-                if g.shape() != m.shape || g.dtype() != m.dtype {
+                if g.shape() != &m.shape[..] || g.dtype() != m.dtype {
                     return Err(TesseraError::Autograd(format!(
                         "op {:?}: backward gave a gradient of shape {:?} and dtype {} for an \
                          input of shape {:?} and dtype {}",

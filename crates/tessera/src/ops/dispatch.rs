@@ -50,7 +50,7 @@ impl<P: OpParams> OpDef<P> {
         }
         // Kernels see the inputs as plain data: autograd state belongs to the caller's handles
         // (so a kernel's internal writes are not taken for user writes, docs/design.md G4).
-        let detached: Vec<Tensor>;
+        let detached: smallvec::SmallVec<[Tensor; 4]>;
         let inputs_for_record = inputs;
         let inputs = if recorded {
             detached = inputs.iter().map(Tensor::detach).collect();

@@ -72,7 +72,7 @@ impl Optimizer for Adam {
         let (c1, c2) = (1.0 - b1.powi(t), 1.0 - b2.powi(t));
         for (i, p) in self.params.iter().enumerate() {
             let Some(g) = p.grad() else { continue };
-            rows::update(p, &g, &[&self.m[i], &self.v[i]], &mut |p, g, m, v| {
+            rows::update(p, &g, &[&self.m[i], &self.v[i]], |p, g, m, v| {
                 *m = b1 * *m + (1.0 - b1) * g;
                 *v = b2 * *v + (1.0 - b2) * g * g;
                 *p -= lr * (*m / c1) / ((*v / c2).sqrt() + eps);
