@@ -283,6 +283,14 @@ CASES = [
         v = ts.zeros(2)[(None,) * 10000]
         assert v.ndim == 10001 and (v + 1).sum().item() == 2.0
     """),
+    # The shape cache's trie holds a path as long as 2 * rank + 1: freeing it must not recurse.
+    ("100000 new axes, freed", NONE, """
+        v = ts.zeros(2)[(None,) * 100000]
+        assert v.ndim == 100001
+        del v
+        for n in range(3, 600):  # other shapes evict the retained descriptor: it is freed
+            ts.zeros(n)[None]
+    """),
     ("float index", "IndexError", "ts.zeros(2)[1.5]"),
     ("bool index", "IndexError", "ts.zeros(2)[True]"),
     ("array index", "IndexError", "ts.zeros(2)[np.array([0])]"),

@@ -63,27 +63,48 @@ impl<V> Node<V> {
     }
 
     /// Removes the value at `key` if it is the one at `ptr`, pruning nodes left empty.
-    /// Returns true if a value was removed.
+    /// Returns true if a value was removed. Iterative: keys are as long as `2 * rank + 1`,
+    /// and a rank of ten thousand must not overflow the stack (docs/design.md H-rules).
     pub(super) fn remove_if_same(&mut self, key: &[i64], ptr: *const V) -> bool {
-        let Some((&k, rest)) = key.split_first() else {
-            let same = self
-                .value
-                .as_ref()
-                .is_some_and(|w| std::ptr::eq(w.as_ptr(), ptr));
-            if same {
-                self.value = None;
-            }
-            return same;
-        };
-        let Ok(at) = self.children.binary_search_by_key(&k, |c| c.0) else {
-            return false;
-        };
-        let child = &mut self.children[at].1;
-        let removed = child.remove_if_same(rest, ptr);
-        if removed && child.value.is_none() && child.children.is_empty() {
-            self.children.remove(at);
+        // The child index taken at each level, found first without holding borrows.
+        let mut path = Vec::with_capacity(key.len());
+        let mut node: &Node<V> = self;
+        for &k in key {
+            let Ok(at) = node.children.binary_search_by_key(&k, |c| c.0) else {
+                return false;
+            };
+            path.push(at);
+            node = &node.children[at].1;
         }
-        removed
+        let same = node
+            .value
+            .as_ref()
+            .is_some_and(|w| std::ptr::eq(w.as_ptr(), ptr));
+        if !same {
+            return false;
+        }
+        // Clear the value, then prune from the deepest level up: the deepest node on the
+        // path that still has something (a value or another child) keeps its subtree, and
+        // the empty chain below it is cut off at its top.
+        let mut keep = 0; // depth of the node whose child at `path[keep]` is cut (0: root)
+        let mut node: &mut Node<V> = self;
+        for (depth, &at) in path.iter().enumerate() {
+            if node.value.is_some() || node.children.len() > 1 {
+                keep = depth;
+            }
+            node = &mut node.children[at].1;
+        }
+        node.value = None;
+        if path.is_empty() || !node.children.is_empty() {
+            return true; // the root, or a node leading to longer keys: nothing to prune
+        }
+        let mut node: &mut Node<V> = self;
+        for &at in &path[..keep] {
+            node = &mut node.children[at].1;
+        }
+        // Dropping the cut chain is iterative too (`Drop for Node`).
+        node.children.remove(path[keep]);
+        true
     }
 
     /// True when the node holds nothing (no value, no children).
@@ -93,11 +114,22 @@ impl<V> Node<V> {
 
     /// Number of trie nodes below and including this one (for tests and diagnostics).
     pub(super) fn node_count(&self) -> usize {
-        1 + self
-            .children
-            .iter()
-            .map(|c| c.1.node_count())
-            .sum::<usize>()
+        let (mut count, mut stack) = (0, vec![self]);
+        while let Some(n) = stack.pop() {
+            count += 1;
+            stack.extend(n.children.iter().map(|c| &c.1));
+        }
+        count
+    }
+}
+
+impl<V> Drop for Node<V> {
+    /// Frees the subtree without recursion (a path is as deep as a key is long).
+    fn drop(&mut self) {
+        let mut stack = std::mem::take(&mut self.children);
+        while let Some((_, mut n)) = stack.pop() {
+            stack.append(&mut n.children);
+        }
     }
 }
 
@@ -120,6 +152,51 @@ mod tests {
         assert!(!root.remove_if_same(&[2, 3, 5], Arc::as_ptr(&a)));
         assert!(root.remove_if_same(&[2, 3, 5], Arc::as_ptr(&b)));
         assert!(root.is_empty());
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)] // a hundred thousand nodes: slow under Miri
+    fn keys_of_huge_rank_neither_recurse_on_removal_nor_on_drop() {
+        // A rank of 50 000 spells a key of 100 001 entries: one node per entry.
+        let key: Vec<i64> = (0..100_001).collect();
+        let mut root: Node<u32> = Node::default();
+        let a = root.get_or_insert(&key, |_| Arc::new(1));
+        let b = root.get_or_insert(&key[..50_000], |_| Arc::new(2));
+        assert_eq!(root.node_count(), 100_002);
+        assert!(root.remove_if_same(&key, Arc::as_ptr(&a)));
+        assert_eq!(root.node_count(), 50_001);
+        let c = root.get_or_insert(&key, |_| Arc::new(3));
+        drop(root); // the whole deep trie at once
+        drop((a, b, c));
+    }
+
+    proptest::proptest! {
+        /// Against a model: after inserting keys and removing some, the trie holds exactly
+        /// the distinct prefixes of the keys left (plus the root).
+        #[test]
+        fn holds_exactly_the_prefixes_of_live_keys(
+            keys in proptest::collection::btree_set(proptest::collection::vec(0i64..3, 0..5), 0..12),
+            remove in proptest::collection::vec(proptest::bool::ANY, 12),
+        ) {
+            let keys: Vec<Vec<i64>> = keys.into_iter().collect(); // distinct keys
+            let mut root: Node<u32> = Node::default();
+            let vals: Vec<Arc<u32>> = keys.iter().map(|k| root.get_or_insert(k, |_| Arc::new(0))).collect();
+            let mut live = std::collections::BTreeSet::new();
+            for (i, k) in keys.iter().enumerate() {
+                if remove[i] {
+                    root.remove_if_same(k, Arc::as_ptr(&vals[i]));
+                } else {
+                    live.insert(k.clone());
+                }
+            }
+            let mut prefixes = std::collections::BTreeSet::new();
+            for k in &live {
+                for n in 1..=k.len() {
+                    prefixes.insert(k[..n].to_vec());
+                }
+            }
+            proptest::prop_assert_eq!(root.node_count(), 1 + prefixes.len());
+        }
     }
 
     #[test]
