@@ -10,7 +10,7 @@ use smallvec::SmallVec;
 use crate::dtype::DType;
 use crate::error::{Result, TesseraError};
 use crate::stype::StorageType;
-use crate::tensor::grad_meta::{edge_nodes, release_nodes, Edge, GradNode};
+use crate::tensor::grad_meta::{edge_nodes, release_nodes, Edges, GradNode};
 use crate::tensor::Tensor;
 
 /// A backward rule: gradients of the inputs (`None` where not needed or zero) from the
@@ -172,7 +172,7 @@ pub(crate) struct OpNode<P> {
     name: &'static str,
     params: P,
     backward: BackwardFn<P>,
-    edges: Mutex<Vec<Option<Edge>>>,
+    edges: Mutex<Edges>,
     saved: Mutex<Option<SavedState>>,
     input_metas: SmallVec<[Meta; 2]>,
     output_metas: SmallVec<[Meta; 1]>,
@@ -235,11 +235,11 @@ impl<P: Send + Sync + 'static> GradNode for OpNode<P> {
         self.name
     }
 
-    fn edges(&self) -> Vec<Option<Edge>> {
+    fn edges(&self) -> Edges {
         self.edges.lock().clone()
     }
 
-    fn take_edges(&self) -> Vec<Option<Edge>> {
+    fn take_edges(&self) -> Edges {
         std::mem::take(&mut *self.edges.lock())
     }
 

@@ -38,9 +38,9 @@ pub trait GradNode: Send + Sync {
     /// The op's name, for errors and `grad_fn`.
     fn name(&self) -> &'static str;
     /// One edge per input: where the input's gradient goes (`None`: no gradient needed).
-    fn edges(&self) -> Vec<Option<Edge>>;
+    fn edges(&self) -> Edges;
     /// Moves the edges out (the iterative drop of long chains uses it).
-    fn take_edges(&self) -> Vec<Option<Edge>>;
+    fn take_edges(&self) -> Edges;
     /// Number of outputs of the op.
     fn num_outputs(&self) -> usize;
     /// Shape, dtype and storage type of output `i` (for zeros standing in for a missing
@@ -50,6 +50,10 @@ pub trait GradNode: Send + Sync {
     /// false the node frees what it saved; a second call then fails.
     fn apply(&self, grads: &[Tensor], retain: bool) -> Result<Vec<Option<Tensor>>>;
 }
+
+/// The edges of a node, one per input (inline for up to two inputs: recording a node and
+/// dropping it should not allocate for them).
+pub type Edges = smallvec::SmallVec<[Option<Edge>; 2]>;
 
 /// Where a gradient flows: into output `output` of a node, or into a leaf's `.grad`.
 #[derive(Clone)]
@@ -91,6 +95,11 @@ impl AutogradMeta {
 impl Drop for AutogradMeta {
     fn drop(&mut self) {
         if let Some((node, _)) = self.grad_fn.take() {
+            // Another owner (a later node's edge) keeps it: just drop this reference. Were it
+            // the last one after all (a race), `OpNode`'s own drop is iterative too.
+            if Arc::strong_count(&node) > 1 {
+                return;
+            }
             release_nodes(vec![node]);
         }
     }
@@ -112,7 +121,7 @@ pub(crate) fn release_nodes(mut stack: Vec<Arc<dyn GradNode>>) {
 }
 
 /// The nodes among `edges`, for [`release_nodes`].
-pub(crate) fn edge_nodes(edges: Vec<Option<Edge>>) -> Vec<Arc<dyn GradNode>> {
+pub(crate) fn edge_nodes(edges: Edges) -> Vec<Arc<dyn GradNode>> {
     edges
         .into_iter()
         .flatten()
