@@ -230,6 +230,9 @@ fn check_case(
     let got = a.matmul(&b).unwrap();
     prop_assert_eq!(got.dtype(), dt);
     check_product(&got, &a, &b)?;
+    // The same product through `dot` (the kernel behind dense `dot`).
+    let via_dot = a.dot(&b).unwrap();
+    prop_assert_eq!(f64s(&via_dot.astype(DType::F64).unwrap()), logical(&got));
     Ok(())
 }
 
@@ -255,6 +258,36 @@ proptest! {
         let got = a.matmul(&b).unwrap();
         prop_assert_eq!(got.dtype(), DType::F64);
         check_product(&got, &a, &b)?;
+    }
+
+    /// 1-D operands of `dot` (a row or a column view of a strided vector) and `transpose_a`.
+    #[test]
+    fn dot_of_strided_vectors_matches_a_naive_loop(
+        k in 0usize..40, n in 0usize..20, step in prop_oneof![Just(-2isize), Just(-1), Just(1), Just(3)],
+        dt in dtypes(), vb in views(), seed in any::<u64>(),
+    ) {
+        // x: k elements of a longer vector, every `step`-th, backwards for a negative step.
+        let len = k * step.unsigned_abs() + 1;
+        let base = Tensor::from_vec(values(len, seed, !dt.is_float()), &[len]).unwrap().astype(dt).unwrap();
+        let start = if step < 0 { len - 1 } else { 0 };
+        let x = base.as_strided(&[k], &[step], start).unwrap();
+        let b = operand(k, n, vb, dt, seed ^ 7);
+        let x_row = x.reshape(&[1, -1]).unwrap();
+        let x_col = x.reshape(&[-1, 1]).unwrap();
+        // [k] . [k, n] -> [n]
+        let xb = x.dot(&b).unwrap();
+        prop_assert_eq!(xb.shape(), &[n]);
+        check_product(&xb.reshape(&[1, -1]).unwrap(), &x_row, &b)?;
+        // [n, k] . [k] -> [n], with the lhs a transposed view
+        let bx = b.t().unwrap().dot(&x).unwrap();
+        check_product(&bx.reshape(&[-1, 1]).unwrap(), &b.t().unwrap(), &x_col)?;
+        // [k] . [k] -> []
+        let xx = x.dot(&x).unwrap();
+        prop_assert_eq!(xx.shape(), &[] as &[usize]);
+        check_product(&xx.reshape(&[1, 1]).unwrap(), &x_row, &x_col)?;
+        // transpose_a: b.T @ b without materialising b.T
+        let btb = ops::invoke("dot", &[b.clone(), b.clone()], &[("transpose_a", "true")]).unwrap();
+        check_product(&btb[0], &b.t().unwrap(), &b)?;
     }
 }
 
@@ -302,5 +335,23 @@ fn operands_sharing_a_storage_multiply_while_writers_wait() {
     let got = a.matmul(&a.t().unwrap()).unwrap().to_vec::<f32>().unwrap();
     for (g, w) in got.iter().zip(&want) {
         assert!((g - w).abs() <= 1e-4 * w.abs().max(1.0), "{g} vs {w}");
+    }
+}
+
+/// `dot` of `f16`/`bf16` vectors accumulates in `f32` and rounds once, as `matmul` does:
+/// 3000 (300) ones sum to 3000 (300), where a running sum in the narrow type would stop at
+/// 2048 (256), the first value at which adding 1 rounds back.
+#[test]
+fn half_precision_dot_accumulates_in_f32() {
+    for (dt, len) in [(DType::F16, 3000), (DType::BF16, 300)] {
+        let x = Tensor::ones(&[len], dt).unwrap();
+        let s = x.dot(&x).unwrap().astype(DType::F64).unwrap();
+        assert_eq!(s.item::<f64>().unwrap(), len as f64, "{dt:?}");
+        let row = x.reshape(&[1, -1]).unwrap();
+        let m = row.matmul(&row.t().unwrap()).unwrap();
+        assert_eq!(
+            m.astype(DType::F64).unwrap().item::<f64>().unwrap(),
+            len as f64
+        );
     }
 }
