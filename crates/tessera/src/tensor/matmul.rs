@@ -27,8 +27,10 @@ use crate::with_dtype;
 
 /// Products with at least this many multiply-adds (`m * k * n`) hand `gemm` rayon's pool when
 /// parallel work is allowed ([`crate::kernels::parallel::enabled`]); smaller ones run on the
-/// calling thread, where a pool round trip costs more than it saves (measured figures:
-/// docs/performance.md). `gemm` also keeps its own threshold and may still use one thread.
+/// calling thread and never touch the pool. Past this bound `gemm` applies its own threshold
+/// per block (`gemm::get_threading_threshold`, 48 * 48 * 256 by default), so squares up to
+/// about 84 still run on one thread; on 2 cores the first square that gains from two threads
+/// was 96 (measured figures: docs/performance.md).
 const PARALLEL_MIN_WORK: usize = 64 * 64 * 64;
 
 /// Rows of `a` per parallel task (exact kernel).
@@ -189,8 +191,9 @@ fn strided_gemm<T: Element>(a: &Tensor, b: &Tensor, [m, k, n]: [usize; 3]) -> Re
 /// `gemm`'s threading for a product of `work` multiply-adds: rayon's current pool (all its
 /// threads) when kernels may use it and the product is large enough, else the calling thread.
 fn parallelism(work: usize) -> gemm::Parallelism {
-    // `enabled` first: it registers the fork handler (kernels::parallel) on its first call.
-    if crate::kernels::parallel::enabled() && work >= PARALLEL_MIN_WORK {
+    // Size first, as the other kernels: a small product never touches rayon's pool (nor
+    // starts it), and `Parallelism::None` does not use it.
+    if work >= PARALLEL_MIN_WORK && crate::kernels::parallel::enabled() {
         gemm::Parallelism::Rayon(rayon::current_num_threads())
     } else {
         gemm::Parallelism::None
@@ -319,8 +322,9 @@ fn blocked<T: Arith>(a: &[T], b: &[T], c: &mut [T], m: usize, k: usize, n: usize
             }
         }
     };
-    // Sequential in a forked child (the pool has no threads there) or on a one-thread pool.
-    if crate::kernels::parallel::enabled() {
+    // Sequential in a forked child (the pool has no threads there), on a one-thread pool, or
+    // for a single row block (one task: rayon's pool is not touched, nor started).
+    if m > ROW_BLOCK && crate::kernels::parallel::enabled() {
         c.par_chunks_mut(ROW_BLOCK * n).enumerate().for_each(block);
     } else {
         c.chunks_mut(ROW_BLOCK * n).enumerate().for_each(block);
