@@ -66,3 +66,292 @@ fn matmul_errors_are_typed() {
         (DType::F16, 3.0)
     );
 }
+
+// ---- Strided operands (the `gemm` kernel reads views in place) ----
+
+/// How an operand of logical shape `[r, c]` is laid out in its storage.
+#[derive(Clone, Copy, Debug)]
+enum View {
+    Contiguous,
+    /// `.t()` of a `[c, r]` tensor (column-major).
+    Transposed,
+    /// `flip` of rows (1), columns (2) or both (3): negative strides.
+    Flipped(u8),
+    /// `[1, c]` broadcast to `[r, c]` (row stride 0).
+    RowExpanded,
+    /// `[r, 1]` expanded to `[r, c]` (column stride 0).
+    ColExpanded,
+    /// `narrow`ed out of a larger tensor: offset and a row stride wider than `c`.
+    Offset,
+    /// Every other column of a wider tensor, starting at column 1 (column stride 2).
+    Stepped,
+    /// A transposed view with both dims flipped.
+    FlippedTransposed,
+}
+
+fn views() -> impl Strategy<Value = View> {
+    prop_oneof![
+        Just(View::Contiguous),
+        Just(View::Transposed),
+        (1u8..4).prop_map(View::Flipped),
+        Just(View::RowExpanded),
+        Just(View::ColExpanded),
+        Just(View::Offset),
+        Just(View::Stepped),
+        Just(View::FlippedTransposed),
+    ]
+}
+
+/// `len` values from `seed` (splitmix64): integers in -8..=8 for integer dtypes, else
+/// reals in [-1, 1).
+fn values(len: usize, seed: u64, integer: bool) -> Vec<f64> {
+    let mut s = seed;
+    (0..len)
+        .map(|_| {
+            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            if integer {
+                (z % 17) as f64 - 8.0
+            } else {
+                (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+            }
+        })
+        .collect()
+}
+
+/// An `[r, c]` operand of dtype `dt` laid out as `v`.
+fn operand(r: usize, c: usize, v: View, dt: DType, seed: u64) -> Tensor {
+    let base = |dims: &[usize]| {
+        let len = dims.iter().product();
+        Tensor::from_vec(values(len, seed, !dt.is_float()), dims)
+            .unwrap()
+            .astype(dt)
+            .unwrap()
+    };
+    let (ri, ci) = (r as isize, c as isize);
+    let t = match v {
+        View::Contiguous => base(&[r, c]),
+        View::Transposed => base(&[c, r]).t().unwrap(),
+        View::Flipped(axes) => {
+            let axes: &[isize] = match axes {
+                1 => &[0],
+                2 => &[1],
+                _ => &[0, 1],
+            };
+            base(&[r, c]).flip(Some(axes)).unwrap()
+        }
+        View::RowExpanded => base(&[1, c]).broadcast_to(&[r, c]).unwrap(),
+        View::ColExpanded => base(&[r, 1]).expand(&[ri, ci]).unwrap(),
+        View::Offset => base(&[r + 3, c + 2])
+            .narrow(0, 2, r)
+            .and_then(|t| t.narrow(1, 1, c))
+            .unwrap(),
+        View::Stepped => base(&[r, 2 * c + 1])
+            .as_strided(&[r, c], &[2 * ci + 1, 2], 1)
+            .unwrap(),
+        View::FlippedTransposed => base(&[c, r]).t().and_then(|t| t.flip(None)).unwrap(),
+    };
+    assert_eq!(t.shape(), &[r, c]);
+    t
+}
+
+/// `a @ b` by the triple loop in `f64`, and `sum_l |a_il| |b_lj|` (for error bounds).
+fn naive_with_bound(a: &[f64], b: &[f64], m: usize, k: usize, n: usize) -> (Vec<f64>, Vec<f64>) {
+    let abs_a: Vec<f64> = a.iter().map(|v| v.abs()).collect();
+    let abs_b: Vec<f64> = b.iter().map(|v| v.abs()).collect();
+    (
+        naive_matmul(a, b, m, k, n),
+        naive_matmul(&abs_a, &abs_b, m, k, n),
+    )
+}
+
+fn logical(t: &Tensor) -> Vec<f64> {
+    f64s(&t.astype(DType::F64).unwrap())
+}
+
+/// Checks `got` (any dtype, the product of the logical `a` and `b`) against the naive loop:
+/// floats within the worst-case bound of a `k`-term sum (`2 (k + 1) eps sum |a||b|`, plus
+/// the final rounding for `f16`), integers exactly.
+fn check_product(got: &Tensor, a: &Tensor, b: &Tensor) -> Result<(), TestCaseError> {
+    let (m, k, n) = (a.shape()[0], a.shape()[1], b.shape()[1]);
+    prop_assert_eq!(got.shape(), &[m, n]);
+    let (want, bound) = naive_with_bound(&logical(a), &logical(b), m, k, n);
+    let got_v = logical(got);
+    let eps = match got.dtype() {
+        DType::F64 => f64::EPSILON,
+        DType::F32 | DType::F16 | DType::BF16 => f32::EPSILON as f64,
+        _ => 0.0,
+    };
+    // The final rounding of a narrow float: relative, and absolute for f16 subnormals.
+    let (round, round_abs) = match got.dtype() {
+        DType::F16 => (2f64.powi(-10), 2f64.powi(-24)),
+        DType::BF16 => (2f64.powi(-7), 0.0),
+        _ => (0.0, 0.0),
+    };
+    for (i, ((&g, &w), &s)) in got_v.iter().zip(&want).zip(&bound).enumerate() {
+        let tol = 2.0 * (k as f64 + 1.0) * eps * s + round * w.abs() + round_abs;
+        prop_assert!(
+            (g - w).abs() <= tol,
+            "element {} of {}x{}x{} {:?}: got {}, want {} (tol {})",
+            i,
+            m,
+            k,
+            n,
+            got.dtype(),
+            g,
+            w,
+            tol
+        );
+    }
+    Ok(())
+}
+
+fn dtypes() -> impl Strategy<Value = DType> {
+    prop_oneof![
+        3 => Just(DType::F32),
+        3 => Just(DType::F64),
+        1 => Just(DType::F16),
+        1 => Just(DType::I32),
+        1 => Just(DType::I64),
+    ]
+}
+
+fn check_case(
+    (m, k, n): (usize, usize, usize),
+    (va, vb): (View, View),
+    dt: DType,
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    let a = operand(m, k, va, dt, seed);
+    let b = operand(k, n, vb, dt, seed ^ 0x5555);
+    let got = a.matmul(&b).unwrap();
+    prop_assert_eq!(got.dtype(), dt);
+    check_product(&got, &a, &b)?;
+    // The same product through `dot` (the kernel behind dense `dot`).
+    let via_dot = a.dot(&b).unwrap();
+    prop_assert_eq!(f64s(&via_dot.astype(DType::F64).unwrap()), logical(&got));
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(192))]
+
+    #[test]
+    fn matmul_of_strided_views_matches_a_naive_loop(
+        m in 0usize..40, k in 0usize..40, n in 0usize..40,
+        va in views(), vb in views(), dt in dtypes(), seed in any::<u64>(),
+    ) {
+        check_case((m, k, n), (va, vb), dt, seed)?;
+    }
+
+    /// Operands of two dtypes: the promoted product (here always through converted copies).
+    #[test]
+    fn mixed_dtype_strided_matmul_promotes(
+        m in 1usize..20, k in 0usize..20, n in 1usize..20, va in views(), vb in views(),
+        seed in any::<u64>(),
+    ) {
+        let a = operand(m, k, va, DType::F32, seed);
+        let b = operand(k, n, vb, DType::I32, seed + 1);
+        let got = a.matmul(&b).unwrap();
+        prop_assert_eq!(got.dtype(), DType::F64);
+        check_product(&got, &a, &b)?;
+    }
+
+    /// 1-D operands of `dot` (a row or a column view of a strided vector) and `transpose_a`.
+    #[test]
+    fn dot_of_strided_vectors_matches_a_naive_loop(
+        k in 0usize..40, n in 0usize..20, step in prop_oneof![Just(-2isize), Just(-1), Just(1), Just(3)],
+        dt in dtypes(), vb in views(), seed in any::<u64>(),
+    ) {
+        // x: k elements of a longer vector, every `step`-th, backwards for a negative step.
+        let len = k * step.unsigned_abs() + 1;
+        let base = Tensor::from_vec(values(len, seed, !dt.is_float()), &[len]).unwrap().astype(dt).unwrap();
+        let start = if step < 0 { len - 1 } else { 0 };
+        let x = base.as_strided(&[k], &[step], start).unwrap();
+        let b = operand(k, n, vb, dt, seed ^ 7);
+        let x_row = x.reshape(&[1, -1]).unwrap();
+        let x_col = x.reshape(&[-1, 1]).unwrap();
+        // [k] . [k, n] -> [n]
+        let xb = x.dot(&b).unwrap();
+        prop_assert_eq!(xb.shape(), &[n]);
+        check_product(&xb.reshape(&[1, -1]).unwrap(), &x_row, &b)?;
+        // [n, k] . [k] -> [n], with the lhs a transposed view
+        let bx = b.t().unwrap().dot(&x).unwrap();
+        check_product(&bx.reshape(&[-1, 1]).unwrap(), &b.t().unwrap(), &x_col)?;
+        // [k] . [k] -> []
+        let xx = x.dot(&x).unwrap();
+        prop_assert_eq!(xx.shape(), &[] as &[usize]);
+        check_product(&xx.reshape(&[1, 1]).unwrap(), &x_row, &x_col)?;
+        // transpose_a: b.T @ b without materialising b.T
+        let btb = ops::invoke("dot", &[b.clone(), b.clone()], &[("transpose_a", "true")]).unwrap();
+        check_product(&btb[0], &b.t().unwrap(), &b)?;
+    }
+}
+
+/// Sizes past `gemm`'s register and cache blocks, and past the parallel threshold.
+#[test]
+fn large_strided_products_match_a_naive_loop() {
+    let cases = [
+        ((70, 130, 65), (View::Contiguous, View::Contiguous)),
+        ((70, 130, 65), (View::Transposed, View::Flipped(3))),
+        ((70, 130, 65), (View::Offset, View::RowExpanded)),
+        ((129, 300, 97), (View::FlippedTransposed, View::Stepped)),
+        ((129, 300, 97), (View::ColExpanded, View::Transposed)),
+        ((1, 700, 600), (View::Flipped(2), View::Offset)),
+        ((300, 600, 1), (View::Stepped, View::Flipped(1))),
+    ];
+    for (i, (mkn, vs)) in cases.into_iter().enumerate() {
+        for dt in [DType::F32, DType::F64, DType::I64] {
+            check_case(mkn, vs, dt, i as u64).unwrap();
+        }
+    }
+}
+
+/// Both operands views of one storage (one read guard serves both), and a writer waiting
+/// on that storage from another thread does not deadlock the product.
+#[test]
+fn operands_sharing_a_storage_multiply_while_writers_wait() {
+    let a = operand(96, 96, View::Contiguous, DType::F32, 3);
+    let want = a
+        .matmul(&a.t().unwrap().contiguous().unwrap())
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    std::thread::scope(|s| {
+        let writer = s.spawn(|| {
+            for _ in 0..50 {
+                a.storage().unwrap().write::<f32>().unwrap()[0] += 0.0;
+            }
+        });
+        for _ in 0..50 {
+            let got = a.matmul(&a.t().unwrap()).unwrap().to_vec::<f32>().unwrap();
+            assert_eq!(got.len(), want.len());
+        }
+        writer.join().unwrap();
+    });
+    let got = a.matmul(&a.t().unwrap()).unwrap().to_vec::<f32>().unwrap();
+    for (g, w) in got.iter().zip(&want) {
+        assert!((g - w).abs() <= 1e-4 * w.abs().max(1.0), "{g} vs {w}");
+    }
+}
+
+/// `dot` of `f16`/`bf16` vectors accumulates in `f32` and rounds once, as `matmul` does:
+/// 3000 (300) ones sum to 3000 (300), where a running sum in the narrow type would stop at
+/// 2048 (256), the first value at which adding 1 rounds back.
+#[test]
+fn half_precision_dot_accumulates_in_f32() {
+    for (dt, len) in [(DType::F16, 3000), (DType::BF16, 300)] {
+        let x = Tensor::ones(&[len], dt).unwrap();
+        let s = x.dot(&x).unwrap().astype(DType::F64).unwrap();
+        assert_eq!(s.item::<f64>().unwrap(), len as f64, "{dt:?}");
+        let row = x.reshape(&[1, -1]).unwrap();
+        let m = row.matmul(&row.t().unwrap()).unwrap();
+        assert_eq!(
+            m.astype(DType::F64).unwrap().item::<f64>().unwrap(),
+            len as f64
+        );
+    }
+}

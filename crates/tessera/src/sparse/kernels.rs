@@ -209,21 +209,21 @@ enum Pattern<'a> {
     Rows(Vec<i64>, &'a RowSparseArray),
 }
 
-/// Dense `a @ b` for 1-D/2-D operands (NumPy `dot` on vectors and matrices).
+/// Dense `a @ b` for 1-D/2-D operands (NumPy `dot` on vectors and matrices): the matmul
+/// kernel (`tensor/matmul.rs`, so its dtype rules), with a 1-D lhs as a row `[1, k]` and a
+/// 1-D rhs as a column `[k, 1]`, both views (strided operands are not copied).
 pub(crate) fn dense_dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let dt = crate::promote::result_type(a.dtype(), b.dtype())?;
-    let (m, k) = match a.shape() {
-        &[k] => (1, k),
-        &[m, k] => (m, k),
+    crate::promote::result_type(a.dtype(), b.dtype())?;
+    let k = match a.shape() {
+        &[k] | &[_, k] => k,
         s => {
             return Err(TesseraError::InvalidShape(format!(
                 "dot: lhs must be 1-D or 2-D, got {s:?}"
             )))
         }
     };
-    let (k2, n) = match b.shape() {
-        &[k] => (k, 1),
-        &[k, n] => (k, n),
+    let k2 = match b.shape() {
+        &[k] | &[k, _] => k,
         s => {
             return Err(TesseraError::InvalidShape(format!(
                 "dot: rhs must be 1-D or 2-D, got {s:?}"
@@ -240,25 +240,22 @@ pub(crate) fn dense_dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             .into(),
         ));
     }
-    let out_shape = dot_shape(a.shape(), b.shape());
-    let (a, b) = (a.astype_dense(dt)?, b.astype_dense(dt)?);
-    let res = Tensor::zeros(&out_shape, dt)?; // m * n elements, checked
-    with_dtype!(dt, T => {
-        // A fresh storage: no other guard on it can exist.
-        let mut out = res.dense_storage()?.write::<T>()?;
-        // `dot(x, x)`: one guard serves both operands.
-        with_slices::<T, _>(&a, &b, |av, bv| {
-            for i in 0..m {
-                for p in 0..k {
-                    let x = av[i * k + p];
-                    for j in 0..n {
-                        out[i * n + j] = Arith::add(out[i * n + j], Arith::mul(x, bv[p * n + j]));
-                    }
-                }
-            }
-        })?;
-    });
-    Ok(res)
+    let a2 = if a.rank() == 1 {
+        a.unsqueeze_dense(0)?
+    } else {
+        a.clone()
+    };
+    let b2 = if b.rank() == 1 {
+        b.unsqueeze_dense(1)?
+    } else {
+        b.clone()
+    };
+    // A new contiguous `[m, n]`: viewing it with the unit dims dropped never copies.
+    let out_shape: Vec<isize> = dot_shape(a.shape(), b.shape())
+        .into_iter()
+        .map(|d| d as isize)
+        .collect();
+    a2.matmul_dense(&b2)?.view_dense(&out_shape)
 }
 
 /// NumPy's `dot` output shape for 1-D/2-D operands.

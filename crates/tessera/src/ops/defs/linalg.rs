@@ -55,15 +55,13 @@ fn infer(p: &DotParams, m: &[TensorMeta]) -> Result<Vec<TensorMeta>> {
 
 fn dense(p: &DotParams, x: &[Tensor]) -> Result<Vec<Tensor>> {
     infer(p, &[x[0].meta(), x[1].meta()])?;
+    // The transposed lhs stays a view: the matmul kernel reads it through its strides.
     let a = if p.transpose_a {
-        x[0].t_dense()?.contiguous_dense()?
+        x[0].t_dense()?
     } else {
         x[0].clone()
     };
-    // 2-D by 2-D is the blocked matmul kernel; 1-D operands use the simple dot kernel.
-    if a.rank() == 2 && x[1].rank() == 2 {
-        return Ok(vec![a.matmul(&x[1])?]);
-    }
+    // Every dense case runs the matmul kernel (1-D operands as a row or a column).
     Ok(vec![dense_dot(&a, &x[1])?])
 }
 
