@@ -11,9 +11,10 @@ time; below 1 is faster):
   float32): forward, softmax cross-entropy, backward, SGD with momentum. At one thread and at
   two (``..._1t``, ``..._2t``).
 
-Thread counts: the script runs itself once per count in a child process with
+Thread counts: the script runs itself once per row and library in a child process with
 ``RAYON_NUM_THREADS`` (Tessera's pool, fixed at import) and ``torch.set_num_threads`` set to
-the same number. Batches vary between steps (8 different ones, in turn). Each figure is the
+the same number (one library per process: PyTorch's OpenMP workers spin after its ops and
+would take a core from Tessera's pool). Batches vary between steps (8 different ones, in turn). Each figure is the
 median of the timed steps after warm-up.
 
 PyTorch is not a dependency of Tessera: without it the script prints one line saying so and
@@ -179,21 +180,30 @@ def torch_mlp_step(batches, weights):
     return step
 
 
-def child(threads):
-    """Measures at ``threads`` threads; prints ``row NAME TESSERA_S TORCH_S`` lines."""
-    import torch
-
-    torch.set_num_threads(threads)
+def child(threads, bench, lib):
+    """Prints the median step time of ``lib`` on ``bench`` at ``threads`` threads. Each library
+    runs in a process of its own: PyTorch's OpenMP workers keep spinning after its ops and
+    would take the second core from Tessera's pool if both ran in one process."""
     rng = np.random.default_rng(0)
-    if threads == 1:
-        batches = sparse_batches(rng)
-        t_ts = median_time(tessera_sparse_step(batches), 15)
-        t_pt = median_time(torch_sparse_step(batches), 15)
-        print(f"row sparse_logreg_step_time_vs_torch {t_ts} {t_pt}")
-    batches, weights = mlp_batches(rng), mlp_weights(rng)
-    t_ts = median_time(tessera_mlp_step(batches, weights), 15)
-    t_pt = median_time(torch_mlp_step(batches, weights), 15)
-    print(f"row mlp_train_step_time_vs_torch_{threads}t {t_ts} {t_pt}")
+    if lib == "torch":
+        import torch
+
+        torch.set_num_threads(threads)
+    if bench == "sparse":
+        make = tessera_sparse_step if lib == "tessera" else torch_sparse_step
+        step = make(sparse_batches(rng))
+    else:
+        batches, weights = mlp_batches(rng), mlp_weights(rng)
+        make = tessera_mlp_step if lib == "tessera" else torch_mlp_step
+        step = make(batches, weights)
+    print(f"time {median_time(step, 15)}")
+
+
+def measure(threads, bench, lib):
+    env = dict(os.environ, RAYON_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+    out = subprocess.run([sys.executable, __file__, "--child", str(threads), bench, lib],
+                         env=env, check=True, capture_output=True, text=True).stdout
+    return float(next(line.split()[1] for line in out.splitlines() if line.startswith("time ")))
 
 
 def main():
@@ -204,21 +214,23 @@ def main():
               "mlp_train_step_time_vs_torch lines (pip install torch to run them)")
         return
     rows = []
-    for threads in (1, 2):
-        env = dict(os.environ, RAYON_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
-        out = subprocess.run([sys.executable, __file__, "--child", str(threads)], env=env,
-                             check=True, capture_output=True, text=True).stdout
-        rows += [line.split()[1:] for line in out.splitlines() if line.startswith("row ")]
-    print(f"PyTorch {torch.__version__}, Tessera and PyTorch on the same thread count per row")
+    for name, threads, bench in [
+        ("sparse_logreg_step_time_vs_torch", 1, "sparse"),
+        ("mlp_train_step_time_vs_torch_1t", 1, "mlp"),
+        ("mlp_train_step_time_vs_torch_2t", 2, "mlp"),
+    ]:
+        rows.append((name, measure(threads, bench, "tessera"), measure(threads, bench, "torch")))
+    print(f"PyTorch {torch.__version__}; each row: both libraries on the same thread count, "
+          "each in its own process")
     print(f"{'benchmark':<40} {'tessera ms':>11} {'torch ms':>10} {'ratio':>7}")
     for name, a, b in rows:
-        print(f"{name:<40} {float(a) * 1e3:>11.2f} {float(b) * 1e3:>10.2f} {float(a) / float(b):>7.2f}")
+        print(f"{name:<40} {a * 1e3:>11.2f} {b * 1e3:>10.2f} {a / b:>7.2f}")
     for name, a, b in rows:
-        print(f"ratio {name} {float(a) / float(b):.3f}")
+        print(f"ratio {name} {a / b:.3f}")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--child":
-        child(int(sys.argv[2]))
+    if len(sys.argv) == 5 and sys.argv[1] == "--child":
+        child(int(sys.argv[2]), sys.argv[3], sys.argv[4])
     else:
         main()
