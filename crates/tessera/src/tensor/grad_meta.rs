@@ -238,9 +238,12 @@ impl Tensor {
     /// The same elements with no autograd state: shares storage (and so the version
     /// counter) with this tensor, and is never recorded through.
     pub fn detach(&self) -> Tensor {
-        let mut t = self.clone();
-        t.autograd = None;
-        t
+        // Field by field: cloning the handle would touch the autograd state's count twice.
+        Tensor {
+            data: self.data.clone(),
+            layout: self.layout.clone(),
+            autograd: None,
+        }
     }
 
     /// This tensor as output `output` of `node` (a new state: the tensor requires a gradient).
