@@ -31,6 +31,15 @@ fn fresh() -> (SparseLogReg, Adam) {
     (model, opt)
 }
 
+/// A fresh model with the weights `w`, `b` and a fresh optimiser.
+fn restored(w: &Tensor, b: &Tensor) -> (SparseLogReg, Adam) {
+    let (model, opt) = fresh();
+    let _g = autograd::no_grad();
+    model.w.assign(w).unwrap();
+    model.b.assign(b).unwrap();
+    (model, opt)
+}
+
 #[test]
 fn resumed_run_repeats_the_losses_of_an_uninterrupted_one() {
     let (steps, stop_at) = (12, 5);
@@ -55,12 +64,7 @@ fn resumed_run_repeats_the_losses_of_an_uninterrupted_one() {
 
     let ck = io::load(&path).unwrap();
     std::fs::remove_file(&path).unwrap();
-    let (model, mut opt) = fresh();
-    {
-        let _g = autograd::no_grad();
-        model.w.assign(ck.get("w").unwrap()).unwrap();
-        model.b.assign(ck.get("b").unwrap()).unwrap();
-    }
+    let (model, mut opt) = restored(ck.get("w").unwrap(), ck.get("b").unwrap());
     let opt_state: Vec<(String, Tensor)> = ck
         .tensors
         .iter()
@@ -94,12 +98,7 @@ fn a_checkpoint_without_the_optimiser_state_does_not_resume_the_same_run() {
         model.w.detach().copy().unwrap(),
         model.b.detach().copy().unwrap(),
     );
-    let (model, mut opt) = fresh();
-    {
-        let _g = autograd::no_grad();
-        model.w.assign(&w).unwrap();
-        model.b.assign(&b).unwrap();
-    }
+    let (model, mut opt) = restored(&w, &b);
     restarted.extend((stop_at..steps).map(|k| step(&model, &mut opt, &data, k)));
     assert_eq!(straight[..stop_at], restarted[..stop_at]);
     assert_ne!(straight[stop_at..], restarted[stop_at..]);

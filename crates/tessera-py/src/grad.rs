@@ -6,6 +6,7 @@
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use pyo3::PyClassInitializer;
 use tessera::optim::{Adam, Optimizer, Sgd};
 use tessera::{autograd, Tensor};
 
@@ -197,125 +198,96 @@ fn params_arg(params: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
     tensor_list(params, "params")
 }
 
-/// Optimiser state as a dict of name → Tensor.
-fn state_dict<'py>(py: Python<'py>, opt: &dyn Optimizer) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    for (name, t) in opt.state().py()? {
-        d.set_item(name, PyTensor::from(t))?;
+/// The base class of the optimisers (PyTorch's `torch.optim.Optimizer`): the methods every
+/// optimiser shares, over the core optimiser it holds. Subclasses only construct it.
+#[pyclass(name = "Optimizer", module = "tessera.optim", subclass)]
+pub struct PyOptimizer {
+    inner: Box<dyn Optimizer + Send + Sync>,
+}
+
+#[pymethods]
+impl PyOptimizer {
+    /// One update of every parameter that has a gradient (in Rust, with the GIL released).
+    fn step(&mut self, py: Python<'_>) -> PyResult<()> {
+        let opt = &mut self.inner;
+        py.detach(|| opt.step()).py()
     }
-    Ok(d)
-}
 
-/// A dict of name → tensor for `load_state`.
-fn state_arg(state: &Bound<'_, PyDict>) -> PyResult<Vec<(String, Tensor)>> {
-    state
-        .iter()
-        .map(|(k, v)| Ok((k.extract::<String>()?, to_tensor(&v, None, None)?)))
-        .collect()
-}
+    /// Clears every parameter's gradient.
+    fn zero_grad(&self) -> PyResult<()> {
+        self.inner.zero_grad().py()
+    }
 
-/// Runs an optimiser step with the GIL released.
-fn step(py: Python<'_>, opt: &mut (dyn Optimizer + Send)) -> PyResult<()> {
-    py.detach(|| opt.step()).py()
+    /// The optimiser state (step count, and momentum buffers or moments) as name → Tensor.
+    fn state_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (name, t) in self.inner.state().py()? {
+            d.set_item(name, PyTensor::from(t))?;
+        }
+        Ok(d)
+    }
+
+    /// Restores `state_dict()`'s output (names, shapes and dtypes must match; nothing changes
+    /// on error).
+    fn load_state_dict(&mut self, state: &Bound<'_, PyDict>) -> PyResult<()> {
+        let state = state
+            .iter()
+            .map(|(k, v)| Ok((k.extract::<String>()?, to_tensor(&v, None, None)?)))
+            .collect::<PyResult<Vec<(String, Tensor)>>>()?;
+        self.inner.load_state(&state).py()
+    }
+
+    /// The parameters.
+    #[getter]
+    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let params = self
+            .inner
+            .params()
+            .iter()
+            .map(|p| PyTensor::from(p.clone()));
+        PyList::new(py, params)
+    }
 }
 
 /// Stochastic gradient descent with momentum (PyTorch's form: `v = μv + g; p -= lr·v`). A
 /// row_sparse gradient updates only its rows (MXNet's lazy update).
-#[pyclass(name = "SGD", module = "tessera.optim")]
-pub struct PySgd {
-    inner: Sgd,
-}
+#[pyclass(name = "SGD", module = "tessera.optim", extends = PyOptimizer)]
+pub struct PySgd;
 
 #[pymethods]
 impl PySgd {
     #[new]
     #[pyo3(signature = (params, lr, momentum = 0.0))]
-    fn new(params: &Bound<'_, PyAny>, lr: f64, momentum: f64) -> PyResult<Self> {
-        Ok(PySgd {
-            inner: Sgd::new(params_arg(params)?, lr, momentum).py()?,
-        })
-    }
-
-    /// One update of every parameter that has a gradient.
-    fn step(&mut self, py: Python<'_>) -> PyResult<()> {
-        step(py, &mut self.inner)
-    }
-
-    /// Clears every parameter's gradient.
-    fn zero_grad(&self) -> PyResult<()> {
-        self.inner.zero_grad().py()
-    }
-
-    /// The optimiser state (momentum buffers, step count) as name → Tensor.
-    fn state_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        state_dict(py, &self.inner)
-    }
-
-    /// Restores `state_dict()`'s output (names, shapes and dtypes must match).
-    fn load_state_dict(&mut self, state: &Bound<'_, PyDict>) -> PyResult<()> {
-        self.inner.load_state(&state_arg(state)?).py()
-    }
-
-    /// The parameters.
-    #[getter]
-    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(
-            py,
-            self.inner
-                .params()
-                .iter()
-                .map(|p| PyTensor::from(p.clone())),
-        )
+    fn new(
+        params: &Bound<'_, PyAny>,
+        lr: f64,
+        momentum: f64,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let inner = Box::new(Sgd::new(params_arg(params)?, lr, momentum).py()?);
+        Ok(PyClassInitializer::from(PyOptimizer { inner }).add_subclass(PySgd))
     }
 }
 
 /// Adam (Kingma and Ba, with bias correction). A row_sparse gradient updates only its rows
 /// and their moments (MXNet's lazy update, as PyTorch's `SparseAdam`).
-#[pyclass(name = "Adam", module = "tessera.optim")]
-pub struct PyAdam {
-    inner: Adam,
-}
+#[pyclass(name = "Adam", module = "tessera.optim", extends = PyOptimizer)]
+pub struct PyAdam;
 
 #[pymethods]
 impl PyAdam {
     #[new]
     #[pyo3(signature = (params, lr = 1e-3, betas = (0.9, 0.999), eps = 1e-8))]
-    fn new(params: &Bound<'_, PyAny>, lr: f64, betas: (f64, f64), eps: f64) -> PyResult<Self> {
-        Ok(PyAdam {
-            inner: Adam::with_betas(params_arg(params)?, lr, betas.0, betas.1, eps).py()?,
-        })
-    }
-
-    /// One update of every parameter that has a gradient.
-    fn step(&mut self, py: Python<'_>) -> PyResult<()> {
-        step(py, &mut self.inner)
-    }
-
-    /// Clears every parameter's gradient.
-    fn zero_grad(&self) -> PyResult<()> {
-        self.inner.zero_grad().py()
-    }
-
-    /// The optimiser state (moments, step count) as name → Tensor.
-    fn state_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        state_dict(py, &self.inner)
-    }
-
-    /// Restores `state_dict()`'s output (names, shapes and dtypes must match).
-    fn load_state_dict(&mut self, state: &Bound<'_, PyDict>) -> PyResult<()> {
-        self.inner.load_state(&state_arg(state)?).py()
-    }
-
-    /// The parameters.
-    #[getter]
-    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(
-            py,
-            self.inner
-                .params()
-                .iter()
-                .map(|p| PyTensor::from(p.clone())),
-        )
+    fn new(
+        params: &Bound<'_, PyAny>,
+        lr: f64,
+        betas: (f64, f64),
+        eps: f64,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let inner = Adam::with_betas(params_arg(params)?, lr, betas.0, betas.1, eps).py()?;
+        let base = PyOptimizer {
+            inner: Box::new(inner),
+        };
+        Ok(PyClassInitializer::from(base).add_subclass(PyAdam))
     }
 }
 
@@ -324,6 +296,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_set_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(is_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_autograd_grad, m)?)?;
+    m.add_class::<PyOptimizer>()?;
     m.add_class::<PySgd>()?;
     m.add_class::<PyAdam>()?;
     Ok(())

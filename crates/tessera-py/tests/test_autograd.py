@@ -425,6 +425,7 @@ def test_optimiser_errors():
     opt = ts.optim.SGD([leaf([1.0])], lr=0.1, momentum=0.5)
     with pytest.raises(ValueError):
         opt.load_state_dict({"nonsense": ts.ones(1)})
+    assert isinstance(opt, ts.optim.Optimizer) and len(opt.params) == 1
 
 
 def test_pickle_and_deepcopy_keep_requires_grad_of_leaves():

@@ -9,6 +9,6 @@ only their moments: MXNet's lazy update, as PyTorch's ``SparseAdam``::
     loss = ...; loss.backward(); opt.step(); opt.zero_grad()
 """
 
-from ._native import SGD, Adam
+from ._native import SGD, Adam, Optimizer
 
-__all__ = ["Adam", "SGD"]
+__all__ = ["Adam", "Optimizer", "SGD"]
