@@ -166,6 +166,24 @@ pub(crate) fn check_axis_counts(
             counts.len()
         )));
     }
+    // The whole along `axis` must be a tensor that can exist (the size arithmetic of every
+    // backend relies on it).
+    let others = t
+        .shape()
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != axis)
+        .try_fold(t.dtype().itemsize(), |a, (_, &d)| a.checked_mul(d));
+    let whole = counts.iter().try_fold(0usize, |a, &c| a.checked_add(c));
+    let bytes = others.zip(whole).and_then(|(o, n)| o.checked_mul(n));
+    if bytes.is_none_or(|b| b > isize::MAX as usize) {
+        return Err(DistError::Tensor(tessera::TesseraError::ShapeOverflow(
+            format!(
+                "{what}: counts {counts:?} along axis {axis} of shape {:?}",
+                t.shape()
+            ),
+        )));
+    }
     Ok(())
 }
 
@@ -251,7 +269,11 @@ pub fn all_gather_axis_packed<C: Communicator + ?Sized>(
         .iter()
         .map(|&c| with_dim(shape, axis, c).iter().product())
         .collect();
-    let buf = comm.all_gather_v(&send.contiguous()?.reshape(&[-1])?, &elems)?;
+    let flat = send.contiguous().and_then(|c| c.reshape(&[-1]));
+    let buf = match flat {
+        Ok(flat) => comm.all_gather_v(&flat, &elems)?,
+        Err(e) => return refuse(e.into(), |r| comm.all_gather_v(r, &elems), send.dtype()),
+    };
     if shape[..axis].iter().product::<usize>() == 1 {
         // The shards are already the row-major layout of the whole.
         return shaped(&buf, &out_shape);
@@ -288,22 +310,42 @@ pub fn reduce_scatter_axis_packed<C: Communicator + ?Sized>(
         .iter()
         .map(|&c| with_dim(shape, axis, c).iter().product())
         .collect();
-    let packed = if shape[..axis].iter().product::<usize>() == 1 {
-        send.contiguous()?.reshape(&[-1])?
-    } else {
+    let packed = (|| -> Result<Tensor> {
+        if shape[..axis].iter().product::<usize>() == 1 {
+            return Ok(send.contiguous()?.reshape(&[-1])?);
+        }
         let buf = Tensor::empty(&[send.numel()], send.dtype())?;
         let (at, start) = (offsets(&elems), offsets(counts));
         for r in 0..counts.len() {
             let piece = narrow(send, axis, start[r]..start[r + 1])?;
             shaped(&buf.narrow(0, at[r], elems[r])?, piece.shape())?.assign(&piece)?;
         }
-        buf
+        Ok(buf)
+    })();
+    let packed = match packed {
+        Ok(p) => p,
+        Err(e) => return refuse(e, |r| comm.reduce_scatter_v(r, &elems, op), send.dtype()),
     };
     let me = comm.rank();
     shaped(
         &comm.reduce_scatter_v(&packed, &elems, op)?,
         &with_dim(shape, axis, counts[me]),
     )
+}
+
+/// Takes part in a 1-D collective (`call`) for a rank whose preparation failed with `e`
+/// (an allocation, say), so that its peers are not left waiting for it (docs/design.md D7):
+/// the rank passes a 2-D buffer, which every backend refuses on every rank, and returns `e`.
+fn refuse<T>(
+    e: DistError,
+    call: impl FnOnce(&Tensor) -> Result<Tensor>,
+    dtype: DType,
+) -> Result<T> {
+    if let Ok(refusal) = Tensor::empty(&[0, 0], dtype) {
+        // The peers' error is the collective's; this rank's is its own.
+        let _ = call(&refusal);
+    }
+    Err(e)
 }
 
 /// `t` (1-D, contiguous) seen with `shape`.

@@ -207,3 +207,70 @@ fn d8_bad_all_to_all_views_error_on_every_rank() {
         Err(DistError::Mismatch(_))
     ));
 }
+
+/// A 4 TiB stride-0 view: packing it for the flat collective fails to allocate.
+fn huge_rows(rows: usize) -> Tensor {
+    Tensor::ones(&[1, 1024], DType::F32)
+        .unwrap()
+        .expand(&[rows as isize, 1024])
+        .unwrap()
+}
+
+#[test]
+fn d7_a_packing_failure_on_one_rank_errors_every_rank() {
+    // Rank 0's shard cannot be packed (its allocation fails); it still takes part in the
+    // flat collective, which every rank then refuses: the peers get the mismatch at once,
+    // not `Aborted` when rank 0 leaves or a wait for a rank that went on.
+    let counts = [1 << 30, 1, 1];
+    let out = run_ranks(3, |c| {
+        let send = if c.rank() == 0 {
+            huge_rows(counts[0])
+        } else {
+            Tensor::ones(&[1, 1024], DType::F32).unwrap()
+        };
+        let got = c.all_gather_axis(&send, 0, &counts).map(drop);
+        // Every rank goes on with the next collective, as a program that handles the error.
+        let next = c.all_reduce(&ones(4), PartialOp::Sum).map(drop);
+        (got, next)
+    });
+    for (r, o) in out.into_iter().enumerate() {
+        let (got, next) = o.unwrap();
+        match (r, got) {
+            (0, Err(DistError::Tensor(tessera::TesseraError::Allocation(_)))) => {}
+            (r, Err(DistError::Placement(m))) if r > 0 => assert!(m.contains("rank 0"), "{m}"),
+            (r, got) => panic!("rank {r}: {got:?}"),
+        }
+        assert!(next.is_ok(), "rank {r}: the next collective gave {next:?}");
+    }
+    // The same for the packing of a reduce-scatter's slices (axis 1: not row blocks).
+    let out = run_ranks(2, |c| {
+        let send = if c.rank() == 0 {
+            Tensor::ones(&[1, 2], DType::F32)
+                .unwrap()
+                .expand(&[1 << 40, 2])
+                .unwrap()
+        } else {
+            Tensor::ones(&[1 << 20, 2], DType::F32).unwrap()
+        };
+        let shard = [1usize, 1];
+        c.reduce_scatter_axis(&send, 1, &shard, PartialOp::Sum)
+            .map(drop)
+    });
+    for (r, o) in out.into_iter().enumerate() {
+        assert!(o.unwrap().is_err(), "rank {r}");
+    }
+}
+
+#[test]
+fn d7_axis_counts_past_memory_are_errors() {
+    let out = run_ranks(2, |c| {
+        let send = Tensor::ones(&[1, 1024], DType::F32).unwrap();
+        c.all_gather_axis(&send, 0, &[1, usize::MAX / 2]).map(drop)
+    });
+    for o in out {
+        assert!(matches!(
+            o.unwrap(),
+            Err(DistError::Tensor(tessera::TesseraError::ShapeOverflow(_)))
+        ));
+    }
+}

@@ -224,4 +224,36 @@ mod tests {
         swapped[2].swap(0, 1);
         assert_ne!(total(&sent, &swapped), 0);
     }
+
+    proptest::proptest! {
+        /// The records come from peers, so any words are possible (a peer of another build, a
+        /// corrupted exchange): the verdict never panics, and every rank whose own check
+        /// passed reaches the same outcome (the path, or an error of the same kind), as
+        /// checked against a naive reading of the records.
+        #[test]
+        fn verdicts_of_arbitrary_records_agree(
+            words in proptest::collection::vec(
+                proptest::prop_oneof![0u64..4, proptest::num::u64::ANY],
+                RECORD..=RECORD * 5,
+            ),
+        ) {
+            let p = words.len() / RECORD;
+            let all = &words[..p * RECORD];
+            let recs: Vec<&[u64]> = all.chunks(RECORD).collect();
+            let field_differs = |i: usize| recs.iter().any(|x| x[i] != recs[0][i]);
+            let failed = recs.iter().any(|x| x[0] & FAILED != 0);
+            let mismatch = (1..4).any(field_differs)
+                || recs.iter().map(|x| x[4]).fold(0u64, u64::wrapping_add) != 0;
+            let shared = recs.iter().all(|x| x[0] & WANTS_SHM != 0);
+            for me in 0..p {
+                let got = verdict(me, "op", all, Ok(()));
+                match got {
+                    Ok(s) => proptest::prop_assert!(!failed && !mismatch && s == shared),
+                    Err(DistError::Comm(_)) => proptest::prop_assert!(failed),
+                    Err(DistError::Mismatch(_)) => proptest::prop_assert!(!failed && mismatch),
+                    Err(e) => proptest::prop_assert!(false, "unexpected {e}"),
+                }
+            }
+        }
+    }
 }

@@ -20,20 +20,20 @@
 //!
 //! Modules, lowest first: `wire` (counts, dtypes on the wire, return codes), `serial` (the
 //! thread level MPI provides), `agree` (the opening agreement), `datatypes` (views as derived
-//! datatypes), `shm` (the single-host path), and this one, which picks the path for each
-//! collective.
+//! datatypes), `shm` (the single-host path), `universe` (initialisation and finalisation), and
+//! this one, which picks the path for each collective.
 
 mod agree;
 mod datatypes;
 mod serial;
 mod shm;
 mod stage;
+mod universe;
 mod wire;
 
 use std::sync::Arc;
 
 use mpi::datatype::{Equivalence, Partition, PartitionMut};
-use mpi::environment::Universe;
 use mpi::raw::AsRaw;
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::{Communicator as _, CommunicatorCollectives, Root};
@@ -51,84 +51,7 @@ use shm::Shm;
 use stage::{common_dims, nbytes, others, slice_of, status, terms, Staged};
 use wire::{check, count, counts_displs, op, with_mpi_dtype};
 
-/// The MPI environment of this process: keep it alive until MPI is no longer used
-/// (dropping it finalises MPI).
-pub struct MpiUniverse {
-    // Fields drop in order: the world communicator is freed before `MPI_Finalize`.
-    world: Arc<MpiComm>,
-    _universe: Universe,
-}
-
-impl MpiUniverse {
-    /// Initialises MPI (once per process; a second call is an error).
-    ///
-    /// Asks for `MPI_THREAD_MULTIPLE` and checks the level MPI provides: below it, the
-    /// backend serialises its MPI calls (module `serial`; D9).
-    pub fn init() -> Result<MpiUniverse> {
-        let (universe, provided) = mpi::initialize_with_threading(serial::requested_level())
-            .ok_or_else(|| DistError::Comm("MPI is already initialised".into()))?;
-        serial::SERIAL.set(serial::Policy::for_level(provided));
-        share_cores(&universe.world());
-        let world = Arc::new(MpiComm::new(universe.world()));
-        Ok(MpiUniverse {
-            _universe: universe,
-            world,
-        })
-    }
-
-    /// The communicator of every process (`MPI_COMM_WORLD`).
-    pub fn world(&self) -> Comm {
-        self.world.clone()
-    }
-
-    /// Whether large collectives on the world communicator take the single-host path
-    /// (every rank on this host, not turned off with `TESSERA_DIST_SHM=0`). Collective on
-    /// first use: every rank must call it.
-    pub fn shared_memory(&self) -> bool {
-        let _g = serial::enter();
-        self.world.shm().is_some()
-    }
-
-    /// Whether MPI provides `MPI_THREAD_MULTIPLE` (otherwise the backend serialises its MPI
-    /// calls, and under `FUNNELED` refuses calls from other threads than the initialising one).
-    pub fn thread_multiple(&self) -> bool {
-        serial::SERIAL.policy() == serial::Policy::Free
-    }
-}
-
-impl Drop for MpiUniverse {
-    fn drop(&mut self) {
-        // Before `MPI_Finalize` (the fields drop after this): Open MPI unmaps the shared
-        // windows left at finalize, so they are freed here, collectively, after the tensors
-        // still using them moved to private memory.
-        let _g = serial::enter();
-        shm::free_all();
-    }
-}
-
-/// Sizes the kernels' thread pool (rayon's global pool) to this process's share of the
-/// host's cores, `cores / ranks on this host` (at least 1), unless `RAYON_NUM_THREADS` is set
-/// or the pool already runs. With a pool of every core in every rank, p ranks on one host run
-/// p × cores threads that compete with the ranks' own threads, which wait in MPI calls by
-/// spinning (PyTorch's launcher sets one OpenMP thread per process for the same reason).
-/// Collective over `world` (every rank calls it from [`MpiUniverse::init`]).
-fn share_cores(world: &SimpleCommunicator) {
-    let here = usize::try_from(world.split_shared(0).size())
-        .unwrap_or(1)
-        .max(1);
-    if std::env::var_os("RAYON_NUM_THREADS").is_some() {
-        tessera::kernels::parallel::enabled();
-        return;
-    }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    // An error means the pool already runs (the program used it before MPI): keep it.
-    let _ = rayon::ThreadPoolBuilder::new()
-        .num_threads((cores / here).max(1))
-        .build_global();
-    // Registers the core's fork handler now that the pool exists, so a child forked before
-    // any kernel ran still runs its kernels sequentially (docs/design.md, "Fork").
-    tessera::kernels::parallel::enabled();
-}
+pub use universe::{fail_next_window, MpiUniverse};
 
 /// A [`Communicator`] over an MPI communicator.
 pub struct MpiComm {
@@ -144,7 +67,7 @@ pub struct MpiComm {
 impl MpiComm {
     /// Wraps a duplicate of `comm` (collective), so the point-to-point messages of
     /// `all_to_all_views` never meet the program's own traffic.
-    fn new(comm: SimpleCommunicator) -> MpiComm {
+    pub(super) fn new(comm: SimpleCommunicator) -> MpiComm {
         let comm = comm.duplicate();
         MpiComm {
             rank: comm.rank() as usize,
@@ -157,7 +80,7 @@ impl MpiComm {
 
 impl MpiComm {
     /// The single-host path, probed on first use (collective then).
-    fn shm(&self) -> Option<&Shm> {
+    pub(super) fn shm(&self) -> Option<&Shm> {
         self.shm.get_or_init(|| Shm::probe(&self.comm)).as_ref()
     }
 }
@@ -464,7 +387,8 @@ impl Communicator for MpiComm {
         });
         let shape = common_dims(send.shape(), &[axis]);
         let args = digest([&[axis, shape.len()], counts, &shape[..]].concat());
-        let out_elems = others(send.shape(), axis) * counts.iter().sum::<usize>();
+        let whole = counts.iter().fold(0usize, |a, &c| a.saturating_add(c));
+        let out_elems = others(send.shape(), axis).saturating_mul(whole);
         let wants = |shm: &Shm| nbytes(out_elems, send.dtype()) >= shm.min_bytes;
         let path = self.open_axis(what, Kind::AllGatherAxis, send.dtype(), args, local, &wants)?;
         if let Some(shm) = path {
@@ -496,8 +420,9 @@ impl Communicator for MpiComm {
         let args = digest([&[axis, o as usize, shape.len()], counts, shape].concat());
         // The largest staging slot (p parts of the largest slice) decides, as in `shm`.
         let largest = counts.iter().max().copied().unwrap_or(0);
-        let slot = others(shape, axis) * largest;
-        let wants = |shm: &Shm| nbytes(slot * self.size, send.dtype()) >= shm.min_bytes;
+        let slot = others(shape, axis).saturating_mul(largest);
+        let wants =
+            |shm: &Shm| nbytes(slot.saturating_mul(self.size), send.dtype()) >= shm.min_bytes;
         let path = self.open_axis(
             what,
             Kind::ReduceScatterAxis,
@@ -536,7 +461,9 @@ impl Communicator for MpiComm {
         let args = digest(words.concat());
         // The largest output of any rank (its split count at the split axis) decides.
         let largest = split_counts.iter().max().copied().unwrap_or(0);
-        let out_elems = shape.as_ref().map_or(0, |s| others(s, sa) * largest);
+        let out_elems = shape
+            .as_ref()
+            .map_or(0, |s| others(s, sa).saturating_mul(largest));
         let wants = |shm: &Shm| nbytes(out_elems, send.dtype()) >= shm.min_bytes;
         let local = status(&shape);
         let path = self.open_axis(

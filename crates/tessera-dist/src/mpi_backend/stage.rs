@@ -71,10 +71,11 @@ pub(crate) fn common_dims(shape: &[usize], axes: &[usize]) -> Vec<usize> {
     s
 }
 
-/// The product of the dims of `shape` other than `axis`.
+/// The product of the dims of `shape` other than `axis` (saturating: only compared with a
+/// threshold).
 pub(crate) fn others(shape: &[usize], axis: usize) -> usize {
     let dims = shape.iter().enumerate().filter(|&(i, _)| i != axis);
-    dims.map(|(_, &d)| d).product()
+    dims.fold(1usize, |a, (_, &d)| a.saturating_mul(d))
 }
 
 /// The bytes of `elems` elements of `dtype`.

@@ -197,14 +197,12 @@ impl ThreadComm {
     /// Runs one collective: deposit, rendezvous, check, compute, rendezvous.
     fn collective<T>(&self, slot: Slot, compute: impl FnOnce(&[Slot]) -> Result<T>) -> Result<T> {
         let tag = slot.tag();
-        if let Some(d) = slot.buffer().filter(|d| d.rank() != 1) {
-            return Err(DistError::Placement(format!(
-                "{tag}: buffers must be 1-D, got shape {:?}",
-                d.shape()
-            )));
-        }
+        // Every check runs on every rank over every rank's slot, after the exchange, so a
+        // rank's bad argument is an error on every rank (D7), not a rank that never arrives.
         let slots = self.exchange(slot)?;
-        let result = check_common(&slots).and_then(|()| compute(&slots));
+        let result = check_common(&slots)
+            .and_then(|()| check_buffers(&slots))
+            .and_then(|()| compute(&slots));
         self.group.rendezvous(self.rank, tag)?;
         result
     }
@@ -243,11 +241,25 @@ fn check_common(slots: &[Slot]) -> Result<()> {
     Ok(())
 }
 
+/// Checks that every rank's buffer is 1-D.
+fn check_buffers(slots: &[Slot]) -> Result<()> {
+    for (r, s) in slots.iter().enumerate() {
+        if let Some(d) = s.buffer().filter(|d| d.rank() != 1) {
+            return Err(DistError::Placement(format!(
+                "{}: buffers must be 1-D, rank {r} passed shape {:?}",
+                s.tag(),
+                d.shape()
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn check_len(tag: &str, t: &Tensor, want: usize) -> Result<()> {
-    if t.numel() != want {
+    if t.numel() != want || t.rank() != 1 {
         return Err(DistError::Mismatch(format!(
-            "{tag}: buffer has {} elements, counts say {want}",
-            t.numel()
+            "{tag}: buffer of shape {:?}, counts say {want} elements",
+            t.shape()
         )));
     }
     Ok(())

@@ -47,6 +47,7 @@ pub fn cases() -> Vec<Case> {
         ),
         ("dtype_mismatch_all_reduce", dtype_mismatch_all_reduce),
         ("window_then_refusal", window_then_refusal),
+        ("window_failure_on_one_rank", window_failure_on_one_rank),
     ]
 }
 
@@ -197,4 +198,50 @@ fn window_then_refusal(comm: &Comm) -> tessera_dist::Result<()> {
     // A tensor still on the window at exit, to be detached then.
     std::mem::forget(kept);
     local_refusal_all_gather_v(comm)
+}
+
+/// Rank 0 fails in the local steps after `MPI_Win_allocate_shared` (test hook
+/// `fail_next_window`) while a large all-gather opens a new window: every rank must get an
+/// error (before the fix the peers went on into the next round's all-gather and waited
+/// forever), and the next all-gather must work and be right. Where no window is allocated
+/// (the path off, or capped below the size) the case passes without testing anything.
+fn window_failure_on_one_rank(comm: &Comm) -> tessera_dist::Result<()> {
+    let (p, me) = (comm.size(), comm.rank());
+    // A 96 MiB output: larger than any window the other cases leave.
+    let rows = 24576usize.div_ceil(p);
+    let send = Tensor::full(&[rows, 1024], me as f64, DType::F32)?;
+    if me == 0 {
+        tessera_dist::mpi_backend::fail_next_window(true);
+    }
+    let got = comm.all_gather_axis(&send, 0, &vec![rows; p]);
+    let unused = tessera_dist::mpi_backend::fail_next_window(false);
+    // Whether rank 0's hook fired (a window was allocated), agreed.
+    let fired = Tensor::from_slice(&[u8::from(me == 0 && !unused)], &[1])?;
+    let fired = comm
+        .all_reduce(&fired, PartialOp::Max)?
+        .astype(DType::I64)?;
+    if fired.item::<i64>()? == 0 {
+        if me == 0 {
+            println!("window_failure_on_one_rank: no window allocated, nothing tested");
+        }
+        return Err(DistError::Comm(
+            "no window allocated: nothing tested".into(),
+        ));
+    }
+    if let Ok(t) = got {
+        eprintln!(
+            "rank {me}: the all-gather gave Ok{:?} after rank 0 failed",
+            t.shape()
+        );
+        return Ok(());
+    }
+    let again = comm.all_gather_axis(&send, 0, &vec![rows; p])?;
+    for r in 0..p {
+        let part = again.narrow(0, r * rows, rows)?.to_vec::<f32>()?;
+        if part.iter().any(|&v| v != r as f32) {
+            eprintln!("rank {me}: the all-gather after the failure is wrong at shard {r}");
+            return Ok(());
+        }
+    }
+    got.map(drop)
 }

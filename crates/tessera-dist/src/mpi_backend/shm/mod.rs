@@ -35,7 +35,7 @@ use crate::error::{DistError, Result};
 use crate::sbp::{balanced_counts, PartialOp};
 use window::{Lease, Window};
 
-pub(crate) use window::free_all;
+pub(crate) use window::{fail_next_window, free_all};
 
 /// Collectives whose largest output has at least this many bytes take the shared path.
 pub(crate) const SHM_MIN_BYTES: usize = 256 << 10;
@@ -97,8 +97,12 @@ fn digest(words: impl IntoIterator<Item = usize>) -> u64 {
     })
 }
 
+/// The bytes of a tensor of `shape` (saturating: a size past memory never fits a lease, and
+/// the callers have checked that their outputs can exist).
 fn bytes(shape: &[usize], dtype: DType) -> usize {
-    shape.iter().product::<usize>() * dtype.itemsize()
+    shape
+        .iter()
+        .fold(dtype.itemsize(), |a, &d| a.saturating_mul(d))
 }
 
 fn another_rank_failed(what: &str) -> DistError {

@@ -31,6 +31,19 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// Every window of this process, in creation order (the order [`free_all`] frees them in).
 static WINDOWS: Mutex<Vec<Arc<Window>>> = Mutex::new(Vec::new());
 
+/// Test hook: the next window this process allocates fails after `MPI_Win_allocate_shared`,
+/// as a failed `MPI_Win_lock_all` would ([`crate::mpi_backend::fail_next_window`]).
+static FAIL_NEXT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Arms (`true`) or disarms the hook; returns whether it was armed.
+pub(crate) fn fail_next_window(arm: bool) -> bool {
+    FAIL_NEXT.swap(arm, std::sync::atomic::Ordering::SeqCst)
+}
+
+fn take_window_failure() -> bool {
+    FAIL_NEXT.swap(false, std::sync::atomic::Ordering::SeqCst)
+}
+
 /// One shared-memory window: this rank's segment, its free ranges, and every rank's segment
 /// address in this process.
 pub(crate) struct Window {
@@ -55,56 +68,106 @@ unsafe impl Sync for Window {}
 
 impl Window {
     /// Collective over `comm` (every rank on this host): a new window in which this rank's
-    /// segment has `bytes` bytes (0 allowed).
+    /// segment has `bytes` bytes (0 allowed). The ranks agree on the outcome (one all-reduce
+    /// of failure flags after the local steps), so a failure on one rank is an error on every
+    /// rank and no rank is left waiting in a later collective (docs/design.md D7).
     pub fn allocate(comm: &SimpleCommunicator, bytes: usize) -> Result<Arc<Window>> {
+        use mpi::collective::SystemOperation;
+        use mpi::traits::CommunicatorCollectives;
         let p = usize::try_from(mpi::traits::Communicator::size(comm)).unwrap_or(0);
         let me = usize::try_from(mpi::traits::Communicator::rank(comm)).unwrap_or(0);
-        let size = ffi::MPI_Aint::try_from(bytes)
-            .map_err(|_| DistError::Comm(format!("a window of {bytes} bytes")))?;
+        // A size MPI cannot take still joins the collective call (with 0 bytes) and fails in
+        // the agreement, instead of returning before it.
+        let size = ffi::MPI_Aint::try_from(bytes);
         let mut base: *mut u8 = std::ptr::null_mut();
         let mut win = ffi::MPI_Win(std::ptr::null_mut());
         // SAFETY: `base` and `win` are written by the call; the info object is created and
         // freed here; the communicator handle comes from a live `mpi` object. With
         // "alloc_shared_noncontig" each segment starts on its own page.
-        unsafe {
+        let (set, code) = unsafe {
             let mut info: ffi::MPI_Info = ffi::RSMPI_INFO_NULL;
-            check("MPI_Info_create", ffi::MPI_Info_create(&mut info))?;
-            let set = ffi::MPI_Info_set(info, c"alloc_shared_noncontig".as_ptr(), c"true".as_ptr());
+            let created = ffi::MPI_Info_create(&mut info);
+            let set = if created == 0 {
+                ffi::MPI_Info_set(info, c"alloc_shared_noncontig".as_ptr(), c"true".as_ptr())
+            } else {
+                created
+            };
             let code = ffi::MPI_Win_allocate_shared(
-                size,
+                *size.as_ref().unwrap_or(&0),
                 1,
                 info,
                 comm.as_raw(),
                 (&mut base as *mut *mut u8).cast(),
                 &mut win,
             );
-            ffi::MPI_Info_free(&mut info);
+            if created == 0 {
+                ffi::MPI_Info_free(&mut info);
+            }
+            (set, code)
+        };
+        let allocated = code == 0;
+        let mut locked = false;
+        let local = (|| -> Result<Vec<(usize, usize)>> {
+            size.map_err(|_| DistError::Comm(format!("a window of {bytes} bytes")))?;
             check("MPI_Info_set", set)?;
             check("MPI_Win_allocate_shared", code)?;
+            if take_window_failure() {
+                return Err(DistError::Comm(
+                    "MPI_Win_lock_all failed (test hook fail_next_window)".into(),
+                ));
+            }
             // One passive epoch for the window's life: `MPI_Win_sync` orders our loads and
             // stores with the peers' inside it (MPI's unified memory model).
-            check(
-                "MPI_Win_lock_all",
-                ffi::MPI_Win_lock_all(ffi::MPI_MODE_NOCHECK as i32, win),
-            )?;
-        }
-        let mut segments = Vec::with_capacity(p);
-        for r in 0..p {
-            let (mut len, mut unit, mut at): (ffi::MPI_Aint, i32, *mut u8) =
-                (0, 0, std::ptr::null_mut());
-            // SAFETY: the out-parameters are written by the call; `win` is live.
-            check("MPI_Win_shared_query", unsafe {
-                ffi::MPI_Win_shared_query(
-                    win,
-                    r as i32,
-                    &mut len,
-                    &mut unit,
-                    (&mut at as *mut *mut u8).cast(),
-                )
+            // SAFETY: `win` is the live window just allocated.
+            check("MPI_Win_lock_all", unsafe {
+                ffi::MPI_Win_lock_all(ffi::MPI_MODE_NOCHECK as i32, win)
             })?;
-            let len = usize::try_from(len).unwrap_or(0);
-            segments.push((if len == 0 { 0 } else { at as usize }, len));
+            locked = true;
+            (0..p)
+                .map(|r| {
+                    let (mut len, mut unit, mut at): (ffi::MPI_Aint, i32, *mut u8) =
+                        (0, 0, std::ptr::null_mut());
+                    // SAFETY: the out-parameters are written by the call; `win` is live.
+                    check("MPI_Win_shared_query", unsafe {
+                        ffi::MPI_Win_shared_query(
+                            win,
+                            r as i32,
+                            &mut len,
+                            &mut unit,
+                            (&mut at as *mut *mut u8).cast(),
+                        )
+                    })?;
+                    let len = usize::try_from(len).unwrap_or(0);
+                    Ok((if len == 0 { 0 } else { at as usize }, len))
+                })
+                .collect()
+        })();
+        // Bit 1: some rank has no window; bit 0: some rank failed after allocating it.
+        let flags = if !allocated {
+            2u8
+        } else {
+            u8::from(local.is_err())
+        };
+        let mut any = 0u8;
+        comm.all_reduce_into(&flags, &mut any, SystemOperation::max());
+        if any != 0 {
+            if any & 2 == 0 {
+                // Every rank has the window, so every rank frees it (a collective call).
+                // SAFETY: `win` is live and no tensor uses it yet; it is unlocked only
+                // where it was locked, and freed once.
+                unsafe {
+                    if locked {
+                        ffi::MPI_Win_unlock_all(win);
+                    }
+                    ffi::MPI_Win_free(&mut win);
+                }
+            }
+            local?;
+            return Err(DistError::Comm(
+                "MPI_Win_allocate_shared: another rank failed".into(),
+            ));
         }
+        let segments = local?;
         // Offsets are counted from the segment's start; the first one that gives a
         // 64-byte-aligned address is the same in every process (mappings start on pages).
         let (start, len) = segments[me];
