@@ -16,6 +16,8 @@
 //! assert!(out.into_iter().all(|r| r.unwrap().unwrap() == vec![45.0]));
 //! ```
 
+#[doc(hidden)]
+pub mod agreement;
 pub mod boxing;
 pub mod comm;
 pub mod error;
