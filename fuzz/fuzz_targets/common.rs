@@ -58,7 +58,10 @@ pub fn check_view(view: &Tensor, base_len: usize) {
     let values = view.to_vec::<i64>().expect("a view materialises");
     assert_eq!(values.len(), view.numel());
     for v in &values {
-        assert!(*v >= 0 && (*v as usize) < base_len.max(1), "element {v} outside the base");
+        assert!(
+            *v >= 0 && (*v as usize) < base_len.max(1),
+            "element {v} outside the base"
+        );
     }
     let mut seen = values.clone();
     seen.sort_unstable();

@@ -25,7 +25,10 @@ use tessera_models::mlp::Mlp;
 
 /// The median of `reps` timings of `f` (after one warm-up).
 fn median(reps: usize, mut f: impl FnMut(usize)) -> Duration {
-    f(usize::MAX);
+    // Warm-up: the first calls fault in fresh pages (optimiser state, pooled buffers).
+    for i in 0..4 {
+        f(usize::MAX - i);
+    }
     let mut times: Vec<Duration> = (0..reps)
         .map(|i| {
             let t = Instant::now();
@@ -215,8 +218,8 @@ fn sparse_step() -> tessera::Result<()> {
         }
         opt.step()
     };
-    let sparse = median(9, |i| step(i, false).unwrap());
-    let dense = median(9, |i| step(i, true).unwrap());
+    let sparse = median(41, |i| step(i, false).unwrap());
+    let dense = median(41, |i| step(i, true).unwrap());
     println!(
         "sparse logreg step (1e6 features, batch 512, 50 nnz/row): row_sparse + lazy Adam {:.2} ms, densified + dense Adam {:.2} ms",
         sparse.as_secs_f64() * 1e3,

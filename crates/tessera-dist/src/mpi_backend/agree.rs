@@ -4,8 +4,8 @@
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator as _, CommunicatorCollectives};
 
-use crate::agreement::{record, verdict, RECORD};
 pub(crate) use crate::agreement::{digest, pair_sum, Kind, Terms};
+use crate::agreement::{record, verdict, RECORD};
 use crate::error::Result;
 
 /// One all-gather of every rank's record over `comm`, then [`verdict`]: `Ok(true)` when every
@@ -23,4 +23,3 @@ pub(crate) fn agree(
     comm.all_gather_into(&record[..], &mut all[..]);
     verdict(comm.rank() as usize, what, &all, local)
 }
-

@@ -70,12 +70,15 @@ impl Optimizer for Adam {
         let t = (self.steps + 1) as i32;
         let (lr, b1, b2, eps) = (self.lr, self.beta1, self.beta2, self.eps);
         let (c1, c2) = (1.0 - b1.powi(t), 1.0 - b2.powi(t));
+        // PyTorch's update, `p -= lr * (m / c1) / (sqrt(v / c2) + eps)`, with the bias
+        // corrections taken out of the loop: one square root and one division an element.
+        let (step, inv_sqrt_c2) = (lr / c1, 1.0 / c2.sqrt());
         for (i, p) in self.params.iter().enumerate() {
             let Some(g) = p.grad() else { continue };
             rows::update(p, &g, &[&self.m[i], &self.v[i]], |p, g, m, v| {
                 *m = b1 * *m + (1.0 - b1) * g;
                 *v = b2 * *v + (1.0 - b2) * g * g;
-                *p -= lr * (*m / c1) / ((*v / c2).sqrt() + eps);
+                *p -= step * *m / (v.sqrt() * inv_sqrt_c2 + eps);
             })?;
         }
         self.steps += 1;

@@ -130,7 +130,7 @@ fn lazy<T: Element, F>(
 }
 
 /// How many stored rows ahead the lazy update prefetches.
-const PREFETCH_AHEAD: usize = 8;
+const PREFETCH_AHEAD: usize = 24;
 
 /// A hint to load the cache line of `s[i]` (nothing when out of range, or off x86-64).
 #[inline(always)]
