@@ -98,7 +98,7 @@ pub(crate) fn verdict(me: usize, what: &str, all: &[u64], local: Result<()>) -> 
     local?;
     let recs: Vec<&[u64]> = all.chunks_exact(RECORD).collect();
     let mine = match recs.get(me) {
-        Some(mine) if all.len() % RECORD == 0 => mine,
+        Some(mine) if all.len().is_multiple_of(RECORD) => mine,
         _ => {
             return Err(DistError::Comm(format!(
                 "{what}: {} words are no records of {} ranks or more",
