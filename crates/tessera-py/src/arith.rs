@@ -166,8 +166,38 @@ binary_dunders! {
     __truediv__, __rtruediv__, __itruediv__ => Div;
 }
 
+/// `a @ b` (or `b @ a` when `reflected`): NumPy `matmul` through the registry (so it is
+/// recorded for autograd); `NotImplemented` for foreign types; a Python scalar operand is a
+/// `ValueError`, as in NumPy.
+fn matmul_op(a: &Tensor, b: &Bound<'_, PyAny>, reflected: bool) -> PyResult<Py<PyAny>> {
+    let py = b.py();
+    let b = match operand(b)? {
+        None => return Ok(py.NotImplemented()),
+        Some(Operand::Scalar(_)) => {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "matmul: a scalar operand has no matrix dims (use * to scale)",
+            ))
+        }
+        Some(Operand::Tensor(b)) => b,
+    };
+    let ins = if reflected {
+        [b, a.clone()]
+    } else {
+        [a.clone(), b]
+    };
+    wrap(py, invoke1("matmul", &ins, &[]))
+}
+
 #[pymethods]
 impl PyTensor {
+    fn __matmul__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        matmul_op(self.t(), other, false)
+    }
+
+    fn __rmatmul__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        matmul_op(self.t(), other, true)
+    }
+
     fn __pow__(
         &self,
         other: &Bound<'_, PyAny>,

@@ -478,3 +478,66 @@ def test_readme_gradient_example_runs_and_fits():
     w = np.asarray(env["w"].detach())[:, 0]
     x = np.arange(6.0).reshape(2, 3)
     np.testing.assert_allclose(x @ w, [1.0, -1.0], atol=0.05)
+
+
+@st.composite
+def matmul_shapes(draw):
+    """Operand shapes NumPy's matmul accepts: broadcast batch dims (stretched and added), 1-D
+    operands on either side."""
+    batch = draw(st.lists(st.integers(1, 3), max_size=3))
+    m, k, n = draw(st.integers(1, 4)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
+
+    def side(rows, cols):
+        if draw(st.integers(0, 4)) == 0:
+            return (cols if rows is None else rows,)
+        cut = draw(st.integers(0, len(batch)))
+        own = [d if draw(st.booleans()) else 1 for d in batch[cut:]]
+        return tuple(own) + (rows, cols)
+
+    a = side(m, k)
+    b = side(k, n)
+    if len(a) == 1:
+        a = (k,)
+    if len(b) == 1:
+        b = (k,)
+    return a, b
+
+
+@given(shapes=matmul_shapes(), seed=st.integers(0, 2**31 - 1))
+def test_batched_matmul_and_its_gradients_match_numpy(shapes, seed):
+    sa, sb = shapes
+    rng = np.random.default_rng(seed)
+    a, b = rng.standard_normal(sa), rng.standard_normal(sb)
+    want = a @ b
+    w = rng.standard_normal(want.shape)
+    x, y = leaf(a), leaf(b)
+    z = x @ y
+    np.testing.assert_allclose(np.asarray(z.detach()), want, rtol=1e-12, atol=1e-12)
+    (z * ts.asarray(w)).sum().backward()
+    # NumPy's rule written out: per-matrix products, summed over broadcast batch dims.
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    w2 = w.reshape(np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2]) + (a2.shape[-2], b2.shape[-1]))
+    da = w2 @ np.swapaxes(b2, -1, -2)
+    db = np.swapaxes(a2, -1, -2) @ w2
+
+    def summed(d, shape):
+        lead = d.ndim - len(shape)
+        d = d.sum(axis=tuple(range(lead)))
+        axes = tuple(i for i, s in enumerate(shape) if s == 1 and d.shape[i] != 1)
+        return d.sum(axis=axes, keepdims=True)
+
+    np.testing.assert_allclose(np.asarray(x.grad), summed(da, a2.shape).reshape(sa), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(np.asarray(y.grad), summed(db, b2.shape).reshape(sb), rtol=1e-10, atol=1e-10)
+
+
+def test_matmul_operator_errors_and_reflection():
+    a = ts.asarray(np.arange(6.0).reshape(2, 3))
+    with pytest.raises(ValueError):
+        a @ 2.0
+    with pytest.raises(ValueError):
+        a @ ts.asarray(np.ones((2, 3)))
+    # A NumPy array on the left: NumPy defers to the tensor's __rmatmul__ only when asked, so
+    # the result is checked through a list operand instead.
+    got = [[1.0, 0.0], [0.0, 1.0]] @ a
+    np.testing.assert_array_equal(np.asarray(got), np.arange(6.0).reshape(2, 3))

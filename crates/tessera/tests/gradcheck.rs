@@ -349,13 +349,26 @@ fn cases() -> BTreeMap<&'static str, Builder> {
     );
     c.insert(
         "matmul",
-        Box::new(|_, l| Case {
-            inputs: vec![
-                input(&[3, 4], l, Values::Any),
-                input(&[4, 2], Layout::Transposed, Values::Any),
-            ],
-            params: vec![],
-            csr_lhs: false,
+        Box::new(|rng, l| {
+            // 2-D; stacks with broadcast batch dims (stretched and added); 1-D operands.
+            let (a, b): (&[usize], &[usize]) = match rng.random_range(0..6) {
+                0 => (&[3, 4], &[4, 2]),
+                1 => (&[2, 3, 4], &[4, 2]),
+                2 => (&[2, 1, 3, 4], &[3, 4, 2]),
+                3 => (&[4], &[2, 4, 3]),
+                4 => (&[2, 3, 4], &[4]),
+                _ => (&[4], &[4]),
+            };
+            let lb = if b.len() == 2 {
+                Layout::Transposed
+            } else {
+                Layout::Contiguous
+            };
+            Case {
+                inputs: vec![input(a, l, Values::Any), input(b, lb, Values::Any)],
+                params: vec![],
+                csr_lhs: false,
+            }
         }),
     );
     c.insert(

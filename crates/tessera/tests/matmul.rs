@@ -1,4 +1,5 @@
-//! `matmul` (dense 2-D product) against a naive triple loop, through the typed method and
+//! `matmul` (dense 2-D products; batched and 1-D operands in `matmul_batched.rs`) against a
+//! naive triple loop, through the typed method and
 //! through `ops::invoke`, with dtype promotion and typed errors.
 
 use proptest::prelude::*;
@@ -51,9 +52,12 @@ proptest! {
 fn matmul_errors_are_typed() {
     let a = Tensor::ones(&[2, 3], DType::F32).unwrap();
     assert!(matches!(a.matmul(&a), Err(TesseraError::ShapeMismatch(_))));
+    // A 1-D rhs is a column (NumPy): [2, 3] @ [3] is [2]; a 0-D operand is refused.
     let v = Tensor::ones(&[3], DType::F32).unwrap();
+    assert_eq!(a.matmul(&v).unwrap().shape(), &[2]);
+    let s = Tensor::ones(&[], DType::F32).unwrap();
     assert!(matches!(
-        a.matmul(&v),
+        a.matmul(&s),
         Err(TesseraError::InvalidArgument(_))
     ));
     let h = Tensor::ones(&[3, 2], DType::F16).unwrap();

@@ -1,4 +1,7 @@
-//! Dense 2-D matrix product `a @ b`.
+//! Dense matrix product `a @ b` with NumPy's `matmul` semantics: 2-D operands are matrices;
+//! N-D operands are stacks of matrices in their last two dims, the leading (batch) dims
+//! broadcast against each other; a 1-D lhs is a row `[1, k]` and a 1-D rhs a column `[k, 1]`,
+//! and the added dim is removed from the result ([`MatmulShape`]).
 //!
 //! Operands are promoted to a common dtype ([`crate::promote::result_type`]); the kernel is
 //! chosen by that dtype ([`Product`], reached through [`with_dtype!`](crate::with_dtype)):
@@ -10,9 +13,9 @@
 //! - Integers (wrapping on overflow) and `bool` (the logical (or, and) product, as NumPy) run an
 //!   exact cache-blocked loop on contiguous copies.
 //!
-//! Empty dims give zeros (`k == 0`: an `[m, n]` of zeros).
-
-use std::marker::PhantomData;
+//! Empty dims give zeros (`k == 0`: an `[m, n]` of zeros). The batch runs one product per
+//! matrix: in parallel over the batch when each product is small, else one after another with
+//! each product parallel inside `gemm`.
 
 use half::{bf16, f16};
 use rayon::prelude::*;
@@ -21,7 +24,7 @@ use super::Tensor;
 use crate::dtype::{DType, Element};
 use crate::error::{Result, TesseraError};
 use crate::kernels::scalar_math::Arith;
-use crate::layout::Layout;
+use crate::layout::{broadcast_shapes, Layout};
 use crate::promote::result_type;
 use crate::with_dtype;
 
@@ -41,10 +44,10 @@ const DEPTH_BLOCK: usize = 256;
 const COL_BLOCK: usize = 512;
 
 impl Tensor {
-    /// Matrix product of two 2-D tensors: `[m, k] @ [k, n] -> [m, n]`.
+    /// NumPy `matmul` of two tensors of rank 1 or more (shapes: [`MatmulShape`]).
     ///
-    /// Errors: `InvalidArgument` unless both operands are 2-D, `ShapeMismatch` when the inner
-    /// dims differ, `DType` when the dtypes have no common type.
+    /// Errors: `InvalidArgument` for a 0-D operand, `ShapeMismatch` when the inner dims differ
+    /// or the batch dims do not broadcast, `DType` when the dtypes have no common type.
     ///
     /// ```
     /// use tessera::Tensor;
@@ -59,38 +62,116 @@ impl Tensor {
     /// assert!(a.matmul(&a).is_err());
     /// ```
     pub(crate) fn matmul_dense(&self, other: &Tensor) -> Result<Tensor> {
-        let (m, k, n) = matmul_dims(self.shape(), other.shape())?;
+        let s = MatmulShape::new(self.shape(), other.shape())?;
         let dt = result_type(self.dtype(), other.dtype())?;
-        with_dtype!(dt, T => T::product(self, other, [m, k, n]))
+        let (a, b) = s.operands(self, other)?;
+        let out = with_dtype!(dt, T => T::product(&a, &b, &s))?;
+        let dims: Vec<isize> = s.out_shape().iter().map(|&d| d as isize).collect();
+        out.view_dense(&dims)
     }
 }
 
-/// `(m, k, n)` of a product of shapes `a` and `b`, or a typed error.
-pub(crate) fn matmul_dims(a: &[usize], b: &[usize]) -> Result<(usize, usize, usize)> {
-    if a.len() != 2 || b.len() != 2 {
-        return Err(TesseraError::InvalidArgument(format!(
-            "matmul needs two 2-D tensors, got shapes {a:?} and {b:?}"
-        )));
-    }
-    if a[1] != b[0] {
-        return Err(TesseraError::ShapeMismatch(
-            format!("matmul: inner dims differ in {a:?} @ {b:?}").into(),
-        ));
-    }
-    Ok((a[0], a[1], b[1]))
+/// The shapes of a NumPy `matmul`: the broadcast batch dims, `m`, `k`, `n`, and which operand
+/// was 1-D (its added dim is not in the result).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct MatmulShape {
+    /// The leading dims of the result (both operands' batch dims, broadcast).
+    pub batch: Vec<usize>,
+    pub m: usize,
+    pub k: usize,
+    pub n: usize,
+    /// The lhs was 1-D (a row), the rhs was 1-D (a column).
+    pub a_vec: bool,
+    pub b_vec: bool,
 }
 
-/// The product kernel of one result dtype: `a @ b` as a new `[m, n]` tensor of `Self`'s dtype,
-/// for operands of any dtypes that promote to it (shapes already checked: `mkn = [m, k, n]`).
+impl MatmulShape {
+    /// The shapes of `a @ b`, or a typed error.
+    pub fn new(a: &[usize], b: &[usize]) -> Result<MatmulShape> {
+        if a.is_empty() || b.is_empty() {
+            return Err(TesseraError::InvalidArgument(format!(
+                "matmul needs operands of rank 1 or more, got shapes {a:?} and {b:?}"
+            )));
+        }
+        let (a_vec, b_vec) = (a.len() == 1, b.len() == 1);
+        let (m, k) = if a_vec {
+            (1, a[0])
+        } else {
+            (a[a.len() - 2], a[a.len() - 1])
+        };
+        let (k2, n) = if b_vec {
+            (b[0], 1)
+        } else {
+            (b[b.len() - 2], b[b.len() - 1])
+        };
+        if k != k2 {
+            return Err(TesseraError::ShapeMismatch(
+                format!("matmul: inner dims differ in {a:?} @ {b:?} ({k} and {k2})").into(),
+            ));
+        }
+        let lead = |s: &[usize]| s[..s.len().saturating_sub(2)].to_vec();
+        let batch = broadcast_shapes(&lead(a), &lead(b)).map_err(|_| {
+            TesseraError::ShapeMismatch(
+                format!("matmul: batch dims of {a:?} and {b:?} do not broadcast").into(),
+            )
+        })?;
+        Ok(MatmulShape {
+            batch,
+            m,
+            k,
+            n,
+            a_vec,
+            b_vec,
+        })
+    }
+
+    /// The result's shape: the batch dims, then `m` unless the lhs was 1-D and `n` unless the
+    /// rhs was 1-D.
+    pub fn out_shape(&self) -> Vec<usize> {
+        let mut s = self.batch.clone();
+        if !self.a_vec {
+            s.push(self.m);
+        }
+        if !self.b_vec {
+            s.push(self.n);
+        }
+        s
+    }
+
+    /// The operands as views `[batch.., m, k]` and `[batch.., k, n]` (1-D ones as a row or a
+    /// column, batch dims broadcast with stride 0): no copy.
+    pub fn operands(&self, a: &Tensor, b: &Tensor) -> Result<(Tensor, Tensor)> {
+        let full = |t: &Tensor, vec_axis: isize, rows: usize, cols: usize| -> Result<Tensor> {
+            let t = if t.rank() == 1 {
+                t.unsqueeze_dense(vec_axis)?
+            } else {
+                t.clone()
+            };
+            let mut dims = self.batch.clone();
+            dims.extend([rows, cols]);
+            t.broadcast_to_dense(&dims)
+        };
+        Ok((full(a, 0, self.m, self.k)?, full(b, 1, self.k, self.n)?))
+    }
+
+    /// Matrices in the batch.
+    fn count(&self) -> usize {
+        self.batch.iter().product()
+    }
+}
+
+/// The product kernel of one result dtype: `a @ b` as a new contiguous `[batch.., m, n]`
+/// tensor of `Self`'s dtype, for operands `[batch.., m, k]` and `[batch.., k, n]` of any
+/// dtypes that promote to it ([`MatmulShape::operands`]).
 trait Product: Element {
-    fn product(a: &Tensor, b: &Tensor, mkn: [usize; 3]) -> Result<Tensor>;
+    fn product(a: &Tensor, b: &Tensor, s: &MatmulShape) -> Result<Tensor>;
 }
 
 macro_rules! exact_product {
     ($($t:ty),*) => {$(
         impl Product for $t {
-            fn product(a: &Tensor, b: &Tensor, mkn: [usize; 3]) -> Result<Tensor> {
-                exact::<$t>(a, b, mkn)
+            fn product(a: &Tensor, b: &Tensor, s: &MatmulShape) -> Result<Tensor> {
+                exact::<$t>(a, b, s)
             }
         }
     )*};
@@ -101,9 +182,9 @@ macro_rules! via_f32_product {
     ($($t:ty),*) => {$(
         impl Product for $t {
             /// Accumulates in `f32` and rounds once (as the elementwise `f16` arithmetic).
-            fn product(a: &Tensor, b: &Tensor, mkn: [usize; 3]) -> Result<Tensor> {
+            fn product(a: &Tensor, b: &Tensor, s: &MatmulShape) -> Result<Tensor> {
                 let (a, b) = (a.astype_dense(DType::F32)?, b.astype_dense(DType::F32)?);
-                f32::product(&a, &b, mkn)?.astype_dense(<$t>::DTYPE)
+                f32::product(&a, &b, s)?.astype_dense(<$t>::DTYPE)
             }
         }
     )*};
@@ -113,12 +194,12 @@ via_f32_product!(f16, bf16);
 macro_rules! gemm_product {
     ($($t:ty),*) => {$(
         impl Product for $t {
-            fn product(a: &Tensor, b: &Tensor, mkn: [usize; 3]) -> Result<Tensor> {
+            fn product(a: &Tensor, b: &Tensor, s: &MatmulShape) -> Result<Tensor> {
                 // Miri cannot run `gemm`'s SIMD intrinsics: the exact loop stands in there.
                 if cfg!(miri) {
-                    return exact::<$t>(a, b, mkn);
+                    return exact::<$t>(a, b, s);
                 }
-                strided_gemm::<$t>(&a.astype_if(<$t>::DTYPE)?, &b.astype_if(<$t>::DTYPE)?, mkn)
+                strided_gemm::<$t>(&a.astype_if(<$t>::DTYPE)?, &b.astype_if(<$t>::DTYPE)?, s)
             }
         }
     )*};
@@ -126,12 +207,15 @@ macro_rules! gemm_product {
 gemm_product!(f32, f64);
 
 /// `a @ b` for `f32`/`f64` operands of that dtype through `gemm::gemm`, reading both operands
-/// in place through their strides.
-fn strided_gemm<T: Element>(a: &Tensor, b: &Tensor, [m, k, n]: [usize; 3]) -> Result<Tensor> {
+/// in place through their strides (batch dims included, broadcast ones with stride 0).
+fn strided_gemm<T: Arith>(a: &Tensor, b: &Tensor, s: &MatmulShape) -> Result<Tensor> {
     // The dense gate first, so a sparse operand errors as every dense kernel does.
     let (sa, sb) = (a.dense_storage()?, b.dense_storage()?);
-    let out = Tensor::zeros(&[m, n], T::DTYPE)?;
-    if m == 0 || n == 0 || k == 0 {
+    let (m, k, n) = (s.m, s.k, s.n);
+    let mut dims = s.batch.clone();
+    dims.extend([m, n]);
+    let out = Tensor::zeros(&dims, T::DTYPE)?;
+    if out.numel() == 0 || k == 0 {
         return Ok(out);
     }
     // The read guards live until the end of the call. One guard when both operands share a
@@ -143,48 +227,136 @@ fn strided_gemm<T: Element>(a: &Tensor, b: &Tensor, [m, k, n]: [usize; 3]) -> Re
     } else {
         Some(sb.read_as::<T>())
     };
-    let lhs = Strided::new(&ga, a.layout())?;
-    let rhs = Strided::new(gb.as_deref().unwrap_or(&ga), b.layout())?;
+    let (va, vb): (&[T], &[T]) = (&ga, gb.as_deref().unwrap_or(&ga));
+    // Every matrix of each operand, checked to lie inside its storage.
+    let lhs = matrices(va, a.layout(), s)?;
+    let rhs = matrices(vb, b.layout(), s)?;
     // A fresh storage: no other guard on it can exist.
     let mut dst = out.dense_storage()?.write_as::<T>();
-    debug_assert_eq!(dst.len(), m * n);
+    debug_assert_eq!(dst.len(), s.count() * m * n);
     // `n <= m * n`, the length of an allocation: fits `isize`.
     let dst_rs = isize::try_from(n).map_err(|_| TesseraError::ShapeOverflow(format!("{n}")))?;
-    let parallelism = parallelism(m.saturating_mul(k).saturating_mul(n));
-    let (zero, one) = (T::from_f64(0.0), T::from_f64(1.0));
-    // SAFETY: `T` is `f32` or `f64` (the only instantiations, by `gemm_product!`), which
-    // `gemm` supports. `lhs` and `rhs` point at element (0, 0) of an `[m, k]` and a `[k, n]`
-    // operand whose every element `(i, j)` (at `ptr + i * rs + j * cs`) lies inside the slice
-    // of a read guard held until after the call (`Strided::new` checked it with checked
-    // arithmetic, so no offset overflows either); the guards exclude writers, so nothing
-    // changes the operands meanwhile, and reads from several threads are fine. `dst` is the
-    // `m * n` slice of a new storage under its write guard, row-major (row stride `n`, column
-    // stride 1), disjoint from both operands; with `read_dst == false` `gemm` overwrites it
-    // with `1 * lhs @ rhs` without reading it.
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            dst.as_mut_ptr(),
-            1,
-            dst_rs,
-            false,
-            lhs.ptr,
-            lhs.cs,
-            lhs.rs,
-            rhs.ptr,
-            rhs.cs,
-            rhs.rs,
-            zero,
-            one,
-            false,
-            false,
-            false,
-            parallelism,
-        );
+    let work = m.saturating_mul(k).saturating_mul(n);
+    let product = |c: &mut [T], (l, r): (&Strided<T>, &Strided<T>), par: gemm::Parallelism| {
+        let (zero, one) = (T::from_f64(0.0), T::from_f64(1.0));
+        // SAFETY: `T` is `f32` or `f64` (the only instantiations, by `gemm_product!`), which
+        // `gemm` supports. `l` and `r` point at element (0, 0) of an `[m, k]` and a `[k, n]`
+        // matrix whose every element `(i, j)` (at `ptr + i * rs + j * cs`) lies inside the
+        // slice of a read guard held until after the call (`matrices` checked it with checked
+        // arithmetic, so no offset overflows either); the guards exclude writers, so nothing
+        // changes the operands meanwhile, and reads from several threads are fine. `c` is an
+        // `m * n` slice of a new storage under its write guard (each call gets its own
+        // chunk), row-major (row stride `n`, column stride 1), disjoint from both operands;
+        // with `read_dst == false` `gemm` overwrites it with `1 * l @ r` without reading it.
+        unsafe {
+            gemm::gemm(
+                m,
+                n,
+                k,
+                c.as_mut_ptr(),
+                1,
+                dst_rs,
+                false,
+                l.ptr,
+                l.cs,
+                l.rs,
+                r.ptr,
+                r.cs,
+                r.rs,
+                zero,
+                one,
+                false,
+                false,
+                false,
+                par,
+            );
+        }
+    };
+    let pairs = lhs.iter().zip(rhs.iter());
+    let small = work < PARALLEL_MIN_WORK;
+    let product = |c: &mut [T], (l, r): (&Strided<T>, &Strided<T>), par: gemm::Parallelism| {
+        if work <= SMALL_WORK {
+            small_product(c, l, r, [m, k, n]);
+        } else {
+            product(c, (l, r), par);
+        }
+    };
+    if lhs.len() > 1
+        && small
+        && matches!(
+            parallelism(work.saturating_mul(lhs.len())),
+            gemm::Parallelism::Rayon(_)
+        )
+    {
+        // Many small products: one per task, each on its thread.
+        dst.par_chunks_mut(m * n)
+            .zip(pairs.collect::<Vec<_>>())
+            .for_each(|(c, p)| product(c, p, gemm::Parallelism::None));
+    } else {
+        for (c, p) in dst.chunks_mut(m * n).zip(pairs) {
+            product(c, p, parallelism(work));
+        }
     }
     drop(dst);
+    Ok(out)
+}
+
+/// Products of at most this many multiply-adds skip `gemm` (whose packing and dispatch cost
+/// more than the arithmetic of an 8 x 8 product) for [`small_product`].
+const SMALL_WORK: usize = 16 * 16 * 16;
+
+/// `c = l @ r` for a small `[m, k] @ [k, n]`: row `i` of `c` accumulates `l[i, p] * r[p, ..]`
+/// over `p` (a contiguous row of `r` is read as a slice, so the inner loop vectorises).
+fn small_product<T: Arith>(c: &mut [T], l: &Strided<T>, r: &Strided<T>, [m, k, n]: [usize; 3]) {
+    c.fill(T::from_f64(0.0));
+    for (i, row) in c.chunks_mut(n).enumerate().take(m) {
+        for p in 0..k {
+            let x = l.slice[l.index(i, p)];
+            if r.cs == 1 {
+                let at = r.index(p, 0);
+                for (o, &y) in row.iter_mut().zip(&r.slice[at..at + n]) {
+                    *o = o.add(x.mul(y));
+                }
+            } else {
+                for (j, o) in row.iter_mut().enumerate() {
+                    *o = o.add(x.mul(r.slice[r.index(p, j)]));
+                }
+            }
+        }
+    }
+}
+
+/// Each `[r, c]` matrix of an operand `[batch.., r, c]` over storage slice `v`, in batch order
+/// (row-major), every one checked to lie inside `v`.
+fn matrices<'a, T: Copy>(
+    v: &'a [T],
+    layout: &Layout,
+    s: &MatmulShape,
+) -> Result<Vec<Strided<'a, T>>> {
+    let (dims, strides) = (layout.dims(), layout.strides());
+    let nb = s.batch.len();
+    let (mat, mat_strides) = ([dims[nb], dims[nb + 1]], [strides[nb], strides[nb + 1]]);
+    let overflow = || TesseraError::ShapeOverflow(format!("matmul operand {dims:?}"));
+    // At most one per element of the output, which exists already.
+    let mut out = crate::storage::try_with_capacity(s.count())?;
+    let mut idx = vec![0usize; nb];
+    for _ in 0..s.count() {
+        let mut off = isize::try_from(layout.offset()).map_err(|_| overflow())?;
+        for (&i, &st) in idx.iter().zip(strides) {
+            let step = isize::try_from(i).ok().and_then(|i| i.checked_mul(st));
+            off = step.and_then(|d| off.checked_add(d)).ok_or_else(overflow)?;
+        }
+        let off = usize::try_from(off).map_err(|_| overflow())?;
+        out.push(Strided::at(v, off, mat, mat_strides)?);
+        // The next batch index (row-major odometer).
+        for d in (0..nb).rev() {
+            idx[d] += 1;
+            if idx[d] < s.batch[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
     Ok(out)
 }
 
@@ -201,31 +373,46 @@ fn parallelism(work: usize) -> gemm::Parallelism {
 }
 
 /// A 2-D operand as `gemm` reads it: a pointer to element (0, 0) and signed row and column
-/// strides in elements, valid while the borrowed slice (a storage guard's) lives.
+/// strides in elements, valid while the borrowed slice (a storage guard's) lives; also the
+/// slice and offset, for the small-product loop's checked reads.
 struct Strided<'a, T> {
     ptr: *const T,
     rs: isize,
     cs: isize,
-    _slice: PhantomData<&'a [T]>,
+    slice: &'a [T],
+    offset: usize,
 }
 
-impl<'a, T> Strided<'a, T> {
-    /// The operand with `layout` (2-D, no zero dim) over storage slice `s`; errors unless every
-    /// element it reaches lies in `s`.
-    fn new(s: &'a [T], layout: &Layout) -> Result<Self> {
-        let (dims, strides) = (layout.dims(), layout.strides());
-        let (rs, cs) = (strides[0], strides[1]);
-        check_reach(s.len(), layout.offset(), [dims[0], dims[1]], [rs, cs])?;
+impl<'a, T: Copy> Strided<'a, T> {
+    /// The matrix with `dims` (no zero dim) and `strides` from element `offset` of storage
+    /// slice `s`; errors unless every element it reaches lies in `s`.
+    fn at(s: &'a [T], offset: usize, dims: [usize; 2], strides: [isize; 2]) -> Result<Self> {
+        check_reach(s.len(), offset, dims, strides)?;
         Ok(Strided {
             // In bounds: `check_reach` showed `offset < s.len()`. `wrapping_add` keeps the
             // slice's provenance, which negative strides need (they reach below the offset).
-            ptr: s.as_ptr().wrapping_add(layout.offset()),
-            rs,
-            cs,
-            _slice: PhantomData,
+            ptr: s.as_ptr().wrapping_add(offset),
+            rs: strides[0],
+            cs: strides[1],
+            slice: s,
+            offset,
         })
     }
+
+    /// The storage index of element `(i, j)` (inside the slice for every element of the
+    /// matrix, as `at` checked, so the arithmetic cannot wrap).
+    #[inline(always)]
+    fn index(&self, i: usize, j: usize) -> usize {
+        (self.offset as isize + i as isize * self.rs + j as isize * self.cs) as usize
+    }
 }
+
+// SAFETY: a `Strided` is a read-only view into a slice borrowed for `'a` (the `PhantomData`
+// ties it to the borrow); sharing or sending it is sharing `&'a [T]`, which is `Sync` for the
+// `T: Sync` elements here.
+unsafe impl<T: Sync> Sync for Strided<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T: Sync> Send for Strided<'_, T> {}
 
 /// Errors unless every element `offset + i * strides[0] + j * strides[1]`
 /// (`i < dims[0]`, `j < dims[1]`, both dims non-zero) lies in `0..len`, computed with checked
@@ -261,11 +448,15 @@ fn check_reach(len: usize, offset: usize, dims: [usize; 2], strides: [isize; 2])
     Ok(())
 }
 
-/// The exact product: operands cast to `T` and made contiguous, then [`blocked`].
-fn exact<T: Arith>(a: &Tensor, b: &Tensor, [m, k, n]: [usize; 3]) -> Result<Tensor> {
+/// The exact product: operands cast to `T` and made contiguous (broadcast batch dims
+/// materialised), then [`blocked`] on each matrix.
+fn exact<T: Arith>(a: &Tensor, b: &Tensor, s: &MatmulShape) -> Result<Tensor> {
+    let (m, k, n) = (s.m, s.k, s.n);
     let a = cast_contiguous(a, T::DTYPE)?;
     let b = cast_contiguous(b, T::DTYPE)?;
-    let out = Tensor::zeros(&[m, n], T::DTYPE)?;
+    let mut dims = s.batch.clone();
+    dims.extend([m, n]);
+    let out = Tensor::zeros(&dims, T::DTYPE)?;
     // Both operands are contiguous: read them in place (one guard when they share a storage,
     // as in `a.matmul(&a)`; a second read lock could wait behind a writer).
     let ga = a.dense_storage()?.read_as::<T>();
@@ -275,15 +466,22 @@ fn exact<T: Arith>(a: &Tensor, b: &Tensor, [m, k, n]: [usize; 3]) -> Result<Tens
         Some(b.dense_storage()?.read_as::<T>())
     };
     let (oa, ob) = (a.layout().offset(), b.layout().offset());
+    let count = s.count();
     // `get` rather than indexing: an empty operand may carry any offset.
-    let av = ga.get(oa..oa + m * k).unwrap_or(&[]);
+    let av = ga.get(oa..oa + count * m * k).unwrap_or(&[]);
     let bv = gb
         .as_deref()
         .unwrap_or(&ga)
-        .get(ob..ob + k * n)
+        .get(ob..ob + count * k * n)
         .unwrap_or(&[]);
     let mut cv = out.dense_storage()?.write_as::<T>();
-    blocked::<T>(av, bv, &mut cv, m, k, n);
+    if m * n > 0 {
+        for (i, c) in cv.chunks_mut(m * n).enumerate() {
+            let ai = av.get(i * m * k..(i + 1) * m * k).unwrap_or(&[]);
+            let bi = bv.get(i * k * n..(i + 1) * k * n).unwrap_or(&[]);
+            blocked::<T>(ai, bi, c, m, k, n);
+        }
+    }
     drop(cv);
     Ok(out)
 }
@@ -373,7 +571,17 @@ mod tests {
             .t_dense()
             .unwrap();
         let got = fa.matmul_dense(&tb).unwrap();
-        let want = exact::<f64>(&fa, &tb, [3, 4, 5]).unwrap();
+        let s = MatmulShape::new(&[3, 4], &[4, 5]).unwrap();
+        let want = exact::<f64>(&fa, &tb, &s).unwrap();
+        assert_eq!(got.to_vec::<f64>().unwrap(), want.to_vec::<f64>().unwrap());
+        // A batch: a [2, 3, 4] stack (the second matrix flipped) against the broadcast rhs.
+        let stack = Tensor::from_vec((0..24).map(f64::from).collect(), &[2, 3, 4]).unwrap();
+        let stack = stack.flip_dense(Some(&[0])).unwrap();
+        let s = MatmulShape::new(&[2, 3, 4], &[4, 5]).unwrap();
+        let (l, r) = s.operands(&stack, &tb).unwrap();
+        let got = stack.matmul_dense(&tb).unwrap();
+        assert_eq!(got.shape(), &[2, 3, 5]);
+        let want = exact::<f64>(&l, &r, &s).unwrap();
         assert_eq!(got.to_vec::<f64>().unwrap(), want.to_vec::<f64>().unwrap());
         // The same storage on both sides takes one guard.
         let aat = a.matmul_dense(&a.t_dense().unwrap()).unwrap();

@@ -4,16 +4,17 @@
 use super::shape_ops::NoParams;
 use super::sparse_rules::dot_stype;
 use crate::autograd::BackwardCtx;
+use crate::autograd::Meta;
 use crate::autograd::Saves;
 use crate::error::{Result, TesseraError};
 use crate::op_params;
 use crate::ops::def::{OpDef, OpTable};
-use crate::ops::grad_util::cast_to;
+use crate::ops::grad_util::{cast_to, reduce_to, signed};
 use crate::ops::stype::TensorMeta;
 use crate::promote::result_type;
 use crate::sparse::csr_dot;
 use crate::sparse::kernels::{csr_t_dot, dense_dot, dot_shape};
-use crate::tensor::matmul::matmul_dims;
+use crate::tensor::matmul::MatmulShape;
 use crate::tensor::Tensor;
 
 op_params! {
@@ -103,32 +104,62 @@ pub(super) fn register(r: &mut OpTable) {
     r.add(
         OpDef::<NoParams>::new(
             "matmul",
-            "Matrix product of two 2-D tensors, [m, k] @ [k, n] -> [m, n], with dtype promotion \
-         (f16/bf16 accumulate in f32; bool is the logical product).",
+            "NumPy `matmul`: matrix product in the last two dims, [.., m, k] @ [.., k, n] -> \
+             [.., m, n], the batch dims broadcast; a 1-D lhs is a row and a 1-D rhs a column, \
+             their added dim removed from the result. Dtype promotion (f16/bf16 accumulate in \
+             f32; integers exact, wrapping; bool is the logical product).",
             &["a", "b"],
             &["output"],
             |_, m| {
-                let (rows, _, cols) = matmul_dims(&m[0].shape, &m[1].shape)?;
+                let s = MatmulShape::new(&m[0].shape, &m[1].shape)?;
                 Ok(vec![TensorMeta::dense(
-                    vec![rows, cols],
+                    s.out_shape(),
                     result_type(m[0].dtype, m[1].dtype)?,
                 )])
             },
             |_, x| Ok(vec![x[0].matmul_dense(&x[1])?]),
         )
-        .backward("dA = g @ B^T, dB = A^T @ g", Saves::X1_X2, matmul_backward),
+        .backward(
+            "dA = g @ B^T, dB = A^T @ g in the last two dims (1-D operands as a row or a \
+             column), each summed over the batch dims its operand was broadcast along",
+            Saves::X1_X2,
+            matmul_backward,
+        ),
     );
 }
 
-/// Rule of `matmul` (2-D): dA = g @ B^T, dB = A^T @ g.
+/// Rule of `matmul`: dA = g @ B^T and dB = A^T @ g on the operands as `[.., m, k]` and
+/// `[.., k, n]` (1-D ones as a row or a column, `g` with the removed dims put back), each
+/// summed over the batch dims that broadcasting stretched or added, then shaped as its input.
 pub(crate) fn matmul_backward<P>(_: &P, ctx: &BackwardCtx<'_>) -> Result<Vec<Option<Tensor>>> {
-    let (a, b, g) = (ctx.input(0)?, ctx.input(1)?, ctx.grad(0));
-    let da = ctx.needs(0).then(|| g.matmul(&b.t()?)).transpose()?;
-    let db = ctx.needs(1).then(|| a.t()?.matmul(g)).transpose()?;
-    Ok(vec![
-        da.map(|d| cast_to(d, ctx.input_meta(0))).transpose()?,
-        db.map(|d| cast_to(d, ctx.input_meta(1))).transpose()?,
-    ])
+    let (a, b, g) = (ctx.input(0)?, ctx.input(1)?, ctx.dense_grad(0)?);
+    let (ma, mb) = (ctx.input_meta(0), ctx.input_meta(1));
+    let s = MatmulShape::new(&ma.shape, &mb.shape)?;
+    let a2 = if s.a_vec { a.unsqueeze(0)? } else { a.clone() };
+    let b2 = if s.b_vec { b.unsqueeze(1)? } else { b.clone() };
+    let mut g_dims: Vec<isize> = s.batch.iter().map(|&d| d as isize).collect();
+    g_dims.extend([s.m as isize, s.n as isize]);
+    let g2 = g.reshape(&g_dims)?;
+    // The gradient of operand `x2` (the 2-D-or-more form of input `m`) from `d`.
+    let back = |d: Tensor, x2: &Tensor, m: &Meta| -> Result<Tensor> {
+        let promoted = Meta {
+            shape: x2.shape().into(),
+            dtype: m.dtype,
+            stype: m.stype,
+        };
+        reduce_to(&d, &promoted)?.reshape(&signed(m))
+    };
+    let da = if ctx.needs(0) {
+        Some(back(g2.matmul(&b2.transpose(-1, -2)?)?, &a2, ma)?)
+    } else {
+        None
+    };
+    let db = if ctx.needs(1) {
+        Some(back(a2.transpose(-1, -2)?.matmul(&g2)?, &b2, mb)?)
+    } else {
+        None
+    };
+    Ok(vec![da, db])
 }
 
 /// `v` as a column (`[n, 1]`) or row (`[1, n]`).

@@ -1,0 +1,229 @@
+//! NumPy `matmul` beyond two 2-D operands (docs/design.md M1): stacks of matrices whose batch
+//! dims broadcast, and 1-D operands promoted to a row or a column whose added dim is removed.
+//! Against a naive reading of NumPy's rules, for float and integer dtypes, with strided
+//! operands; typed errors; gradients against the per-matrix rule.
+
+use proptest::prelude::*;
+use tessera::autograd;
+use tessera::{DType, Tensor, TesseraError};
+
+/// NumPy `matmul` written naively: operands as nested batches of row-major matrices.
+fn naive(a: &[f64], ash: &[usize], b: &[f64], bsh: &[usize]) -> (Vec<f64>, Vec<usize>) {
+    let (a_vec, b_vec) = (ash.len() == 1, bsh.len() == 1);
+    let a2: Vec<usize> = if a_vec { vec![1, ash[0]] } else { ash.to_vec() };
+    let b2: Vec<usize> = if b_vec { vec![bsh[0], 1] } else { bsh.to_vec() };
+    let (m, k, n) = (a2[a2.len() - 2], a2[a2.len() - 1], b2[b2.len() - 1]);
+    let (ab, bb) = (&a2[..a2.len() - 2], &b2[..b2.len() - 2]);
+    let rank = ab.len().max(bb.len());
+    let pad = |s: &[usize]| -> Vec<usize> {
+        let mut p = vec![1; rank - s.len()];
+        p.extend_from_slice(s);
+        p
+    };
+    let (pa, pb) = (pad(ab), pad(bb));
+    let batch: Vec<usize> = pa.iter().zip(&pb).map(|(&x, &y)| x.max(y)).collect();
+    let count: usize = batch.iter().product();
+    let mut out = Vec::new();
+    for i in 0..count {
+        // The batch index, then each operand's matrix (a size-1 dim repeats its one matrix).
+        let mut rest = i;
+        let mut idx = vec![0; rank];
+        for d in (0..rank).rev() {
+            idx[d] = rest % batch[d];
+            rest /= batch[d];
+        }
+        let flat = |p: &[usize]| {
+            idx.iter().zip(p).fold(0, |acc, (&x, &dim)| {
+                acc * dim + if dim == 1 { 0 } else { x }
+            })
+        };
+        let (ia, ib) = (flat(&pa), flat(&pb));
+        for r in 0..m {
+            for c in 0..n {
+                let mut acc = 0.0;
+                for l in 0..k {
+                    acc += a[ia * m * k + r * k + l] * b[ib * k * n + l * n + c];
+                }
+                out.push(acc);
+            }
+        }
+    }
+    let mut shape = batch;
+    if !a_vec {
+        shape.push(m);
+    }
+    if !b_vec {
+        shape.push(n);
+    }
+    (out, shape)
+}
+
+/// Small integers, so every product is exact in every dtype.
+fn values(len: usize, seed: u64) -> Vec<f64> {
+    (0..len)
+        .map(|i| ((i as u64 * 2654435761 + seed * 97) % 7) as f64 - 3.0)
+        .collect()
+}
+
+/// A pair of operand shapes that broadcast: a common batch shape, each operand taking a
+/// suffix of it with some dims set to 1; either operand may be 1-D.
+fn shapes() -> impl Strategy<Value = (Vec<usize>, Vec<usize>)> {
+    (
+        proptest::collection::vec(1usize..4, 0..4),
+        0usize..4,
+        0usize..4,
+        0usize..4,
+        any::<u64>(),
+    )
+        .prop_map(|(batch, m, k, n, bits)| {
+            let mut bits = bits;
+            let mut take = |s: &[usize]| -> Vec<usize> {
+                let len = (bits % (s.len() as u64 + 1)) as usize;
+                bits /= 5;
+                s[s.len() - len..]
+                    .iter()
+                    .map(|&d| {
+                        bits /= 2;
+                        if bits % 2 == 0 {
+                            d
+                        } else {
+                            1
+                        }
+                    })
+                    .collect()
+            };
+            let (ba, bb) = (take(&batch), take(&batch));
+            let (a_vec, b_vec) = (bits % 5 == 0, bits % 7 == 0);
+            let a = if a_vec {
+                vec![k]
+            } else {
+                [ba, vec![m, k]].concat()
+            };
+            let b = if b_vec {
+                vec![k]
+            } else {
+                [bb, vec![k, n]].concat()
+            };
+            (a, b)
+        })
+}
+
+proptest! {
+    #[test]
+    fn m1_batched_matmul_matches_numpys_rules(
+        (ash, bsh) in shapes(),
+        seed in 0u64..1000,
+        dt in prop_oneof![Just(DType::F64), Just(DType::F32), Just(DType::I64), Just(DType::I32)],
+        flip in any::<bool>(),
+    ) {
+        let (na, nb) = (ash.iter().product::<usize>(), bsh.iter().product::<usize>());
+        let (av, bv) = (values(na, seed), values(nb, seed + 1));
+        let a = Tensor::from_vec(av.clone(), &ash).unwrap().astype(dt).unwrap();
+        // A strided lhs: stored flipped along dim 0 and flipped back (negative strides).
+        let a = if flip {
+            a.flip(Some(&[0])).unwrap().contiguous().unwrap().flip(Some(&[0])).unwrap()
+        } else {
+            a
+        };
+        let b = Tensor::from_vec(bv.clone(), &bsh).unwrap().astype(dt).unwrap();
+        let (want, shape) = naive(&av, &ash, &bv, &bsh);
+        let got = a.matmul(&b).unwrap();
+        prop_assert_eq!(got.shape(), &shape[..]);
+        prop_assert_eq!(got.dtype(), dt);
+        prop_assert_eq!(got.astype(DType::F64).unwrap().to_vec::<f64>().unwrap(), want);
+    }
+}
+
+#[test]
+fn m1_stacks_of_many_small_matrices_and_a_few_large_ones() {
+    // Many small products (parallel over the batch) and a few large ones (parallel inside
+    // each product), with a transposed, broadcast rhs.
+    for (batch, m, k, n) in [(300, 3, 5, 4), (3, 80, 90, 70)] {
+        let av = values(batch * m * k, 1);
+        let bv = values(n * k, 2);
+        let a = Tensor::from_vec(av.clone(), &[batch, m, k]).unwrap();
+        let bt = Tensor::from_vec(bv, &[n, k]).unwrap();
+        let b = bt.t().unwrap();
+        let bc = b.contiguous().unwrap().to_vec::<f64>().unwrap();
+        let (want, shape) = naive(&av, &[batch, m, k], &bc, &[k, n]);
+        let got = a.matmul(&b).unwrap();
+        assert_eq!(got.shape(), &shape[..]);
+        assert_eq!(got.to_vec::<f64>().unwrap(), want);
+    }
+}
+
+#[test]
+fn m1_batched_errors_are_typed() {
+    let a = Tensor::ones(&[2, 3, 4], DType::F32).unwrap();
+    let b = Tensor::ones(&[3, 4, 5], DType::F32).unwrap();
+    // Batch dims 2 and 3 do not broadcast.
+    assert!(matches!(a.matmul(&b), Err(TesseraError::ShapeMismatch(_))));
+    // Inner dims differ, also for a 1-D rhs.
+    let v = Tensor::ones(&[5], DType::F32).unwrap();
+    assert!(matches!(a.matmul(&v), Err(TesseraError::ShapeMismatch(_))));
+    let s = Tensor::ones(&[], DType::F32).unwrap();
+    assert!(matches!(
+        s.matmul(&a),
+        Err(TesseraError::InvalidArgument(_))
+    ));
+    // Empty batch and zero inner dims: zeros of the right shape.
+    let e = Tensor::ones(&[0, 3, 4], DType::F64).unwrap();
+    assert_eq!(
+        e.matmul(&Tensor::ones(&[4, 2], DType::F64).unwrap())
+            .unwrap()
+            .shape(),
+        &[0, 3, 2]
+    );
+    let z = Tensor::ones(&[2, 3, 0], DType::F64).unwrap();
+    let got = z
+        .matmul(&Tensor::ones(&[0, 2], DType::F64).unwrap())
+        .unwrap();
+    assert_eq!(got.to_vec::<f64>().unwrap(), vec![0.0; 12]);
+}
+
+#[test]
+fn m1_batched_gradients_sum_over_broadcast_dims() {
+    // y = sum(a @ b) with a [2, 3, 4] and b [4, 5] shared by the batch: db is the sum over the
+    // batch of each matrix's A_i^T @ 1, da_i = 1 @ B^T; checked against the per-matrix rule.
+    let av = values(24, 3);
+    let bv = values(20, 4);
+    let a = Tensor::from_vec(av.clone(), &[2, 3, 4])
+        .unwrap()
+        .requires_grad_(true)
+        .unwrap();
+    let b = Tensor::from_vec(bv.clone(), &[4, 5])
+        .unwrap()
+        .requires_grad_(true)
+        .unwrap();
+    let y = a.matmul(&b).unwrap().sum(None, false).unwrap();
+    autograd::backward(&y, None, false).unwrap();
+    let row_sums_b: Vec<f64> = (0..4).map(|l| bv[l * 5..l * 5 + 5].iter().sum()).collect();
+    let want_da: Vec<f64> = (0..24).map(|i| row_sums_b[i % 4]).collect();
+    let mut want_db = vec![0.0; 20];
+    for bi in 0..2 {
+        for r in 0..3 {
+            for l in 0..4 {
+                for c in 0..5 {
+                    want_db[l * 5 + c] += av[bi * 12 + r * 4 + l];
+                }
+            }
+        }
+    }
+    assert_eq!(a.grad().unwrap().to_vec::<f64>().unwrap(), want_da);
+    assert_eq!(b.grad().unwrap().to_vec::<f64>().unwrap(), want_db);
+    // A 1-D lhs: v @ M is [n]; dv = M @ 1, dM = v ⊗ 1.
+    let v = Tensor::from_vec(vec![1.0, 2.0, 3.0, 4.0], &[4])
+        .unwrap()
+        .requires_grad_(true)
+        .unwrap();
+    let m = Tensor::from_vec(bv.clone(), &[4, 5])
+        .unwrap()
+        .requires_grad_(true)
+        .unwrap();
+    let y = v.matmul(&m).unwrap();
+    assert_eq!(y.shape(), &[5]);
+    autograd::backward(&y.sum(None, false).unwrap(), None, false).unwrap();
+    assert_eq!(v.grad().unwrap().to_vec::<f64>().unwrap(), row_sums_b);
+    let want_dm: Vec<f64> = (0..20).map(|i| (i / 5 + 1) as f64).collect();
+    assert_eq!(m.grad().unwrap().to_vec::<f64>().unwrap(), want_dm);
+}
