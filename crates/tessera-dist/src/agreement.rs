@@ -7,7 +7,7 @@
 //! this rank would take the single-host path, the collective's kind, the dtype, a digest of
 //! the arguments every rank must pass alike, and a pair sum that checks the per-pair counts
 //! of an all-to-all (what rank r sends to s is what s expects from r). Every rank reaches the
-//! same verdict from the same records ([`verdict`]), so a local failure, a dtype or argument
+//! same verdict from the same records (`verdict`), so a local failure, a dtype or argument
 //! mismatch, or ranks that would take different paths are an error (or one agreed path) on
 //! every rank, never a hang or an MPI abort. The records come from peers, so the verdict takes
 //! any words (a peer of another build, a corrupted exchange) without a panic.
@@ -137,7 +137,7 @@ pub(crate) fn verdict(me: usize, what: &str, all: &[u64], local: Result<()>) -> 
     Ok(recs.iter().all(|x| x[0] & WANTS_SHM != 0))
 }
 
-/// [`verdict`] with no local failure, for the fuzz target (`fuzz/fuzz_targets/agreement.rs`);
+/// `verdict` with no local failure, for the fuzz target (`fuzz/fuzz_targets/agreement.rs`);
 /// not part of the API.
 #[doc(hidden)]
 pub fn fuzz_verdict(me: usize, all: &[u64]) -> Result<bool> {
