@@ -227,3 +227,115 @@ fn m1_batched_gradients_sum_over_broadcast_dims() {
     let want_dm: Vec<f64> = (0..20).map(|i| (i / 5 + 1) as f64).collect();
     assert_eq!(m.grad().unwrap().to_vec::<f64>().unwrap(), want_dm);
 }
+
+proptest! {
+    /// `vecdot` against `(a * b).sum(axis)` (broadcast elementwise product, then a sum).
+    #[test]
+    fn vecdot_matches_the_elementwise_product_summed(
+        (ash, bsh) in (proptest::collection::vec(1usize..4, 1..4), any::<u64>()).prop_map(|(s, bits)| {
+            let b: Vec<usize> = s.iter().enumerate()
+                .map(|(i, &d)| if i + 1 < s.len() && bits >> i & 1 == 1 { 1 } else { d })
+                .collect();
+            let cut = (bits >> 8) as usize % b.len();
+            (s, b[cut..].to_vec())
+        }),
+        seed in 0u64..1000,
+    ) {
+        let a = Tensor::from_vec(values(ash.iter().product(), seed), &ash).unwrap();
+        let b = Tensor::from_vec(values(bsh.iter().product(), seed + 1), &bsh).unwrap();
+        let want = a.mul(&b).unwrap().sum(Some(&[-1]), false).unwrap();
+        let got = a.vecdot(&b, -1).unwrap();
+        prop_assert_eq!(got.shape(), want.shape());
+        prop_assert_eq!(got.to_vec::<f64>().unwrap(), want.to_vec::<f64>().unwrap());
+    }
+}
+
+#[test]
+fn tensordot_matches_a_naive_contraction() {
+    // a [2, 3, 4], b [4, 5, 3]: contract a's (1, 2) with b's (2, 0) -> [2, 5].
+    let av = values(24, 5);
+    let bv = values(60, 6);
+    let a = Tensor::from_vec(av.clone(), &[2, 3, 4]).unwrap();
+    let b = Tensor::from_vec(bv.clone(), &[4, 5, 3]).unwrap();
+    let got = a.tensordot(&b, &[1, 2], &[2, 0]).unwrap();
+    let mut want = vec![0.0; 10];
+    for i in 0..2 {
+        for j in 0..5 {
+            for p in 0..3 {
+                for q in 0..4 {
+                    want[i * 5 + j] += av[i * 12 + p * 4 + q] * bv[q * 15 + j * 3 + p];
+                }
+            }
+        }
+    }
+    assert_eq!(got.shape(), &[2, 5]);
+    assert_eq!(got.to_vec::<f64>().unwrap(), want);
+    // No contracted axes: the outer product.
+    let outer = a.tensordot(&b, &[], &[]).unwrap();
+    assert_eq!(outer.shape(), &[2, 3, 4, 4, 5, 3]);
+    // Errors: sizes differ, repeated or out-of-range axes, unpaired axes.
+    assert!(matches!(
+        a.tensordot(&b, &[0], &[0]),
+        Err(TesseraError::ShapeMismatch(_))
+    ));
+    assert!(matches!(
+        a.tensordot(&b, &[1, 1], &[2, 2]),
+        Err(TesseraError::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        a.tensordot(&b, &[3], &[0]),
+        Err(TesseraError::Index(_))
+    ));
+    assert!(matches!(
+        a.tensordot(&b, &[1], &[]),
+        Err(TesseraError::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        a.vecdot(&b, -1),
+        Err(TesseraError::ShapeMismatch(_))
+    ));
+    assert!(matches!(a.vecdot(&a, 3), Err(TesseraError::Index(_))));
+    let v = Tensor::ones(&[3], DType::F64).unwrap();
+    assert!(matches!(
+        v.matrix_transpose(),
+        Err(TesseraError::InvalidShape(_))
+    ));
+    // matrix_transpose of a stack: a view whose elements are each matrix transposed.
+    let mt = a.matrix_transpose().unwrap();
+    assert_eq!(mt.shape(), &[2, 4, 3]);
+    assert!(mt.shares_storage(&a));
+    assert_eq!(mt.to_vec::<f64>().unwrap()[..3], [av[0], av[4], av[8]]);
+}
+
+#[test]
+fn tensordot_and_vecdot_are_differentiable() {
+    // d/da sum(tensordot(a, b)) over a's last axis and b's first: each a[i, q] gets the sum of
+    // row q of b; vecdot's gradient is the other operand.
+    let a = Tensor::from_vec(values(6, 7), &[2, 3])
+        .unwrap()
+        .requires_grad_(true)
+        .unwrap();
+    let bv = values(12, 8);
+    let b = Tensor::from_vec(bv.clone(), &[3, 4]).unwrap();
+    let y = a
+        .tensordot(&b, &[1], &[0])
+        .unwrap()
+        .sum(None, false)
+        .unwrap();
+    autograd::backward(&y, None, false).unwrap();
+    let rows: Vec<f64> = (0..3).map(|q| bv[q * 4..q * 4 + 4].iter().sum()).collect();
+    let want: Vec<f64> = (0..6).map(|i| rows[i % 3]).collect();
+    assert_eq!(a.grad().unwrap().to_vec::<f64>().unwrap(), want);
+    let x = Tensor::from_vec(values(6, 9), &[2, 3])
+        .unwrap()
+        .requires_grad_(true)
+        .unwrap();
+    let w = Tensor::from_vec(values(3, 10), &[3]).unwrap();
+    let y = x.vecdot(&w, -1).unwrap().sum(None, false).unwrap();
+    autograd::backward(&y, None, false).unwrap();
+    let wv = w.to_vec::<f64>().unwrap();
+    assert_eq!(
+        x.grad().unwrap().to_vec::<f64>().unwrap(),
+        [wv.clone(), wv].concat()
+    );
+}

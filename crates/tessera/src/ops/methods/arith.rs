@@ -98,11 +98,12 @@ impl Tensor {
         call1("min", &reduce_params(axes, keepdims), slice::from_ref(self))
     }
 
-    /// Matrix product of two 2-D tensors: `[m, k] @ [k, n] -> [m, n]` (see
-    /// `tensor/matmul.rs` for dtypes).
+    /// NumPy `matmul`: `[.., m, k] @ [.., k, n] -> [.., m, n]` with the batch dims broadcast,
+    /// a 1-D lhs as a row and a 1-D rhs as a column (their added dim dropped); see
+    /// `tensor/matmul.rs` for dtypes and docs/design.md M1, M2.
     ///
-    /// Errors: `InvalidArgument` unless both operands are 2-D, `ShapeMismatch` when the inner
-    /// dims differ, `DType` when the dtypes have no common type.
+    /// Errors: `InvalidArgument` for a 0-D operand, `ShapeMismatch` when the inner dims differ
+    /// or the batch dims do not broadcast, `DType` when the dtypes have no common type.
     ///
     /// ```
     /// use tessera::Tensor;
@@ -111,6 +112,9 @@ impl Tensor {
     /// let c = a.matmul(&b).unwrap();
     /// assert_eq!(c.to_vec::<f32>().unwrap(), vec![4., 5., 10., 11.]);
     /// assert!(a.matmul(&a).is_err());
+    /// // A stack of two [2, 3] matrices times the shared b.
+    /// let s = Tensor::from_vec((0..12).map(|v| v as f32).collect(), &[2, 2, 3]).unwrap();
+    /// assert_eq!(s.matmul(&b).unwrap().shape(), &[2, 2, 2]);
     /// ```
     pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
         single(

@@ -5,9 +5,11 @@
 //! only their dense kernels (`*_dense`).
 //!
 //! Here: `astype`, `sum`, and the helpers; `arith.rs` (elementwise, reductions, products);
-//! `views.rs` (views, copies, repeat).
+//! `views.rs` (views, copies, repeat); `products.rs` (`matrix_transpose`, `vecdot`, `tensordot`
+//! on `matmul`).
 
 mod arith;
+mod products;
 mod views;
 
 use std::slice;
