@@ -167,16 +167,12 @@ pub(crate) fn check_axis_counts(
         )));
     }
     // The whole along `axis` must be a tensor that can exist (the size arithmetic of every
-    // backend relies on it).
-    let others = t
-        .shape()
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| i != axis)
-        .try_fold(t.dtype().itemsize(), |a, (_, &d)| a.checked_mul(d));
+    // backend relies on it): the core's element-count check, then its byte bound.
     let whole = counts.iter().try_fold(0usize, |a, &c| a.checked_add(c));
-    let bytes = others.zip(whole).and_then(|(o, n)| o.checked_mul(n));
-    if bytes.is_none_or(|b| b > isize::MAX as usize) {
+    let elems = whole.map(|n| tessera::storage::checked_numel(&with_dim(t.shape(), axis, n)));
+    let fits = matches!(elems, Some(Ok(n)) if n.checked_mul(t.dtype().itemsize())
+        .is_some_and(|b| b <= isize::MAX as usize));
+    if !fits {
         return Err(DistError::Tensor(tessera::TesseraError::ShapeOverflow(
             format!(
                 "{what}: counts {counts:?} along axis {axis} of shape {:?}",
