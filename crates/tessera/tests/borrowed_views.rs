@@ -1,13 +1,11 @@
 //! Borrowed views (`Tensor::index_ref`, `TensorRef`): the same views as `Tensor::index`
 //! (V1–V3) without interning, checked against NumPy's fixtures and against `index` itself.
 
-mod view_common;
-
+use crate::view_common::{ints, spec_strategy};
 use proptest::prelude::*;
 use serde_json::Value;
 use tessera::index::{decode, IndexSpec, NewAxis};
 use tessera::{idx, DType, StorageType, Tensor, TesseraError};
-use view_common::{ints, spec_strategy};
 
 fn arange(shape: &[usize]) -> Tensor {
     let n: usize = shape.iter().product();

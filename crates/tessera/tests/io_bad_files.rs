@@ -8,8 +8,7 @@ use std::path::{Path, PathBuf};
 use tessera::io;
 use tessera::{DType, IoFacts, StorageType, Tensor, TesseraError};
 
-mod io_support;
-use io_support::{is_format, raw, TempDir};
+use crate::io_support::{is_format, raw, TempDir};
 
 #[test]
 fn f3_hand_made_bad_files_are_format_errors() {

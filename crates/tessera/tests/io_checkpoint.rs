@@ -15,8 +15,7 @@ use tessera::index::IndexSpec;
 use tessera::io::{self, Checkpoint};
 use tessera::{CsrMatrix, DType, SparseParts, StorageType, Tensor, TesseraError};
 
-mod io_support;
-use io_support::{is_format, raw, TempDir};
+use crate::io_support::{is_format, raw, TempDir};
 
 /// The logical elements of `t`, little-endian, element by element (the reference encoding).
 fn le_bytes(t: &Tensor) -> Vec<u8> {

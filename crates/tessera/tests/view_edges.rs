@@ -4,12 +4,10 @@
 // In `idx!`, `8..-100; -3` is an interval walked backwards, not an empty iteration.
 #![allow(clippy::reversed_empty_ranges)]
 
-mod view_common;
-
+use crate::view_common::spec_strategy;
 use proptest::prelude::*;
 use tessera::index::{decode, encode, Ellipsis, IndexSpec, NewAxis};
 use tessera::{idx, DType, Tensor, TesseraError};
-use view_common::spec_strategy;
 
 fn arange(shape: &[isize]) -> Tensor {
     let n: isize = shape.iter().product();

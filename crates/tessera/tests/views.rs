@@ -4,11 +4,9 @@
 //! an `arange`; every result must see exactly the elements NumPy's does, still as a view of
 //! the same storage, and every NumPy error must be a Tessera error of the matching kind.
 
-mod view_common;
-
+use crate::view_common::ints;
 use serde_json::Value;
 use tessera::{DType, Tensor, TesseraError};
-use view_common::ints;
 
 fn isizes(v: &Value) -> Vec<isize> {
     ints(v).into_iter().map(|x| x as isize).collect()

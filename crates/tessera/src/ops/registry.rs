@@ -67,7 +67,7 @@ impl Registry {
     pub fn docs_markdown(&self) -> String {
         let mut out = String::from(
             "# Tessera operators\n\nGenerated from the operator registry by `Registry::docs_markdown`; \
-             do not edit by hand (regenerate with `TESSERA_BLESS=1 cargo test --test registry`).\n\n\
+             do not edit by hand (regenerate with `TESSERA_BLESS=1 cargo test -p tessera --test suite registry::`).\n\n\
              Call any of them with `tessera::ops::invoke(name, inputs, params)` from Rust or \
              `tessera.invoke(name, *inputs, **params)` from Python; parameters are strings parsed \
              into the types below.\n",

@@ -1,0 +1,40 @@
+//! The integration tests of `tessera` as one test binary: each file in `tests/` is a module
+//! here (one link instead of one per file keeps the build small and fast). Tests that change
+//! process-wide state (environment variables, the fallback counter and hook, `fork`, the
+//! resident set size) stay their own binaries: see `[[test]]` in `Cargo.toml`.
+//! Run one file's tests with a filter: `cargo test -p tessera --test suite arith::`.
+
+mod io_support;
+mod view_common;
+
+mod arith;
+mod autograd_engine;
+mod borrowed_views;
+mod copy_engine;
+mod creation;
+mod error_facts;
+mod gradcheck;
+mod hardening_core;
+mod huge_alloc;
+mod io_bad_files;
+mod io_checkpoint;
+mod io_npy;
+mod matmul;
+mod matmul_batched;
+mod module_graph;
+mod narrow;
+mod optim;
+mod printing;
+mod reduce;
+mod registry;
+mod ring_buffer;
+mod shape_cache;
+mod sparse_alloc;
+mod sparse_construct;
+mod sparse_constructors_fuzz;
+mod sparse_grads;
+mod sparse_ops;
+mod sparse_shared_parts;
+mod sparse_tampered;
+mod view_edges;
+mod views;
