@@ -103,10 +103,6 @@ fn csr_kernels() -> Vec<Kernel> {
         ("multiply(csr, dense)", |x| {
             invoke("multiply", &[x.clone(), dense()], &[])
         }),
-        ("dot(csr.T, dense)", |x| {
-            let b = Tensor::from_vec((0..ROWS * 2).map(|v| v as f64).collect(), &[ROWS, 2])?;
-            invoke("dot", &[x.clone(), b], &[("transpose_a", "true")])
-        }),
         ("exp (fallback)", |x| {
             invoke("exp", std::slice::from_ref(x), &[])
         }),
@@ -121,7 +117,7 @@ fn csr_kernels() -> Vec<Kernel> {
     ]
 }
 
-/// SpMV and SpMM check bounds inside their loop (not the column order).
+/// The products (SpMV, SpMM, and `csr.T @ b`) check bounds as they read (not the column order).
 fn spmv_kernels() -> Vec<Kernel> {
     vec![
         ("dot(csr, v) 1 thread", |x| {
@@ -131,6 +127,14 @@ fn spmv_kernels() -> Vec<Kernel> {
         ("dot(csr, dense)", |x| {
             let b = Tensor::from_vec((0..COLS * 3).map(|v| v as f64).collect(), &[COLS, 3])?;
             invoke("dot", &[x.clone(), b], &[])
+        }),
+        ("dot(csr.T, dense)", |x| {
+            let b = Tensor::from_vec((0..ROWS * 2).map(|v| v as f64).collect(), &[ROWS, 2])?;
+            invoke("dot", &[x.clone(), b], &[("transpose_a", "true")])
+        }),
+        ("dot(csr.T, v)", |x| {
+            let v = Tensor::from_vec(vec![1.0, -2.0, 3.0], &[ROWS])?;
+            invoke("dot", &[x.clone(), v], &[("transpose_a", "true")])
         }),
     ]
 }
@@ -176,8 +180,9 @@ fn spmv_on_tampered_parts_is_an_error_or_the_product_of_the_written_pattern() {
                 assert_modified(r, what, name);
                 continue;
             }
-            // Columns in range but unsorted or repeated: SpMV does not rely on the order, so
-            // it returns the product of the matrix the parts now describe (duplicates add).
+            // Columns in range but unsorted or repeated: the products (SpMV, and `csr.T @ b`,
+            // which sorts the elements by column itself) do not rely on the order, so they
+            // return the product of the matrix the parts now describe (duplicates add).
             let mut m = vec![0.0; ROWS * COLS];
             let vals = [1.0, 2.0, 3.0, 4.0];
             for r in 0..ROWS {

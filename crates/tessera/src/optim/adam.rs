@@ -75,7 +75,7 @@ impl Optimizer for Adam {
         let (step, inv_sqrt_c2) = (lr / c1, 1.0 / c2.sqrt());
         for (i, p) in self.params.iter().enumerate() {
             let Some(g) = p.grad() else { continue };
-            rows::update(p, &g, &[&self.m[i], &self.v[i]], |p, g, m, v| {
+            rows::update(p, &g, [&self.m[i], &self.v[i]], move |p, g, [m, v]| {
                 *m = b1 * *m + (1.0 - b1) * g;
                 *v = b2 * *v + (1.0 - b2) * g * g;
                 *p -= step * *m / (v.sqrt() * inv_sqrt_c2 + eps);

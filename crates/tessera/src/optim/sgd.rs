@@ -48,12 +48,12 @@ impl Optimizer for Sgd {
         for (i, p) in self.params.iter().enumerate() {
             let Some(g) = p.grad() else { continue };
             if mu > 0.0 {
-                rows::update(p, &g, &[&self.velocity[i]], |p, g, v, _| {
+                rows::update(p, &g, [&self.velocity[i]], move |p, g, [v]| {
                     *v = mu * *v + g;
                     *p -= lr * *v;
                 })?;
             } else {
-                rows::update(p, &g, &[], |p, g, _, _| *p -= lr * g)?;
+                rows::update(p, &g, [], move |p, g, _| *p -= lr * g)?;
             }
         }
         self.steps += 1;

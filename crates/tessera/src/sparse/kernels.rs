@@ -2,8 +2,7 @@
 //! wherever the pattern is kept (so dtype rules are the dense ops'); pattern work (merges,
 //! gathers, products) is done here, generic over the element type.
 
-use super::{alloc, values, with_slice, with_slices, CsrMatrix, RowSparseArray, SparseParts};
-use crate::dtype::DType;
+use super::{alloc, values, with_slice, CsrMatrix, RowSparseArray, SparseParts};
 use crate::error::{Result, TesseraError};
 use crate::kernels::scalar_math::Arith;
 use crate::tensor::arith::BinaryOp;
@@ -268,100 +267,6 @@ pub(crate) fn dot_shape(a: &[usize], b: &[usize]) -> Vec<usize> {
         s.push(b[1]);
     }
     s
-}
-
-/// `csr.T @ dense` without materialising the transpose: row-sparse, with a stored row for
-/// every column of `m` that holds an element.
-/// `(column, position)` of every stored element, ordered by column and then position: an
-/// LSD radix sort of `column << 32 | position` on the column bits, 11 bits a pass (two passes
-/// for a million columns), O(nnz) each and reading the keys in sequence. The ids are in
-/// `0..cols` (checked by `checked_index_vecs`).
-fn column_order(idx: &[i64], cols: usize) -> Result<Vec<(i64, usize)>> {
-    const BITS: usize = 11;
-    const MASK: u64 = (1 << BITS) - 1;
-    let n = idx.len();
-    if n > u32::MAX as usize || cols > u32::MAX as usize {
-        // Beyond the packed keys: a stable comparison sort.
-        let mut pairs: Vec<(i64, usize)> = alloc::collect(n, idx.iter().copied().zip(0..n))?;
-        pairs.sort_by_key(|&(c, _)| c);
-        return Ok(pairs);
-    }
-    let mut keys: Vec<u64> = alloc::collect(
-        n,
-        idx.iter()
-            .enumerate()
-            .map(|(k, &c)| (c as u64) << 32 | k as u64),
-    )?;
-    let mut next: Vec<u64> = alloc::filled(n, 0)?;
-    let bits = (usize::BITS - cols.saturating_sub(1).leading_zeros()) as usize;
-    let mut shift = 32;
-    while shift < 32 + bits {
-        let mut start = vec![0usize; 1 << BITS];
-        for &key in &keys {
-            start[((key >> shift) & MASK) as usize] += 1;
-        }
-        let mut sum = 0;
-        for c in start.iter_mut() {
-            (*c, sum) = (sum, sum + *c);
-        }
-        for &key in &keys {
-            let d = ((key >> shift) & MASK) as usize;
-            next[start[d]] = key;
-            start[d] += 1;
-        }
-        std::mem::swap(&mut keys, &mut next);
-        shift += BITS;
-    }
-    alloc::collect(
-        n,
-        keys.iter()
-            .map(|&key| ((key >> 32) as i64, (key & u32::MAX as u64) as usize)),
-    )
-}
-
-pub(crate) fn csr_t_dot(m: &CsrMatrix, b: &Tensor, dt: DType) -> Result<Tensor> {
-    let [rows, cols] = [m.shape()[0], m.shape()[1]];
-    let n = if b.rank() == 2 { b.shape()[1] } else { 1 };
-    let (ptr, idx) = m.checked_index_vecs()?;
-    // The stored columns, sorted: a stored row of the output each, and the output row of
-    // every stored element (`slot`), found in one pass over the elements in column order
-    // (a table indexed by column would be sized by `cols`, not by nnz).
-    let order = column_order(&idx, cols)?;
-    let mut present: Vec<i64> = alloc::with_capacity(idx.len())?;
-    let mut slot: Vec<usize> = alloc::filled(idx.len(), 0)?;
-    for &(c, k) in &order {
-        if present.last() != Some(&c) {
-            present.push(c);
-        }
-        slot[k] = present.len() - 1;
-    }
-    let data = m.data().astype_if(dt)?;
-    let b = b.astype_if(dt)?.contiguous_dense()?;
-    let mut out_shape = vec![cols];
-    let mut block_shape = vec![present.len()];
-    if b.rank() == 2 {
-        out_shape.push(n);
-        block_shape.push(n);
-    }
-    let block = Tensor::zeros(&block_shape, dt)?;
-    with_dtype!(dt, T => {
-        // A fresh storage: no other guard on it can exist.
-        let mut out = block.dense_storage()?.write::<T>()?;
-        with_slices::<T, _>(&data, &b, |vals, bv| {
-            for r in 0..rows {
-                let src = &bv[r * n..(r + 1) * n];
-                for k in ptr[r] as usize..ptr[r + 1] as usize {
-                    let s = slot[k];
-                    for (dst, x) in out[s * n..(s + 1) * n].iter_mut().zip(src) {
-                        *dst = Arith::add(*dst, Arith::mul(vals[k], *x));
-                    }
-                }
-            }
-        })?;
-    });
-    Tensor::from_sparse(SparseParts::RowSparse(RowSparseArray::from_trusted(
-        &out_shape, present, block,
-    )?))
 }
 
 /// `sum` of a sparse tensor over `axes` (all when `None`): dense, in the dtype of the dense

@@ -33,6 +33,7 @@ pub(crate) mod kernels;
 mod parts;
 mod row_sparse;
 mod spmv;
+mod transpose_dot;
 
 pub use crate::error::SparseError;
 pub use builder::csr_from_triplets;
@@ -42,6 +43,7 @@ pub use row_sparse::RowSparseArray;
 
 pub(crate) use index::index_vec;
 pub(crate) use spmv::csr_dot;
+pub(crate) use transpose_dot::csr_t_dot;
 
 use crate::dtype::Element;
 use crate::error::Result;

@@ -28,8 +28,15 @@ use crate::with_dtype;
 /// other on random columns, 96 best; 32 clearly worse).
 const PREFETCH_AHEAD: usize = 96;
 
-/// Rows per parallel task.
+/// Rows per parallel task: enough for about [`TASK_WORK`] gathered values, within
+/// [`MIN_CHUNK_ROWS`]..=`CHUNK_ROWS`.
 const CHUNK_ROWS: usize = 1024;
+
+/// The smallest parallel task, in rows.
+const MIN_CHUNK_ROWS: usize = 64;
+
+/// Gathered values per parallel task.
+const TASK_WORK: usize = 1 << 13;
 
 /// Rows per SpMV block, the unit that chooses between the plain and the prefetching loop.
 const BLOCK_ROWS: usize = 256;
@@ -54,8 +61,11 @@ pub(crate) fn csr_dot(m: &CsrMatrix, b: &Tensor, dt: DType, parallel: bool) -> R
     let data = unshared(&m.data().astype_if(dt)?, &index_parts)?;
     let b = unshared(&b.astype_if(dt)?.contiguous_dense()?, &index_parts)?;
     let out = Tensor::for_overwrite(&dot_shape(m.shape(), b.shape()), dt)?;
-    let chunk_rows = (parallel && crate::kernels::parallel::enabled() && rows * n > 1 << 14)
-        .then_some(CHUNK_ROWS);
+    // Work counted in stored elements (each gathers a row of `n`) as well as output rows:
+    // few rows with many elements each (a batch of documents) are split too.
+    let work = m.nnz().max(rows).saturating_mul(n);
+    let chunk_rows = (parallel && crate::kernels::parallel::enabled() && work > 1 << 14)
+        .then(|| (rows.saturating_mul(TASK_WORK) / work).clamp(MIN_CHUNK_ROWS, CHUNK_ROWS));
     with_dtype!(dt, T => with_index!(m.index_dtype(), I => {
         // A fresh storage: nothing else can hold it, and every element is written below.
         let mut o = out.dense_storage()?.write::<T>()?;

@@ -13,7 +13,8 @@ use crate::ops::grad_util::{cast_to, reduce_to, signed};
 use crate::ops::stype::TensorMeta;
 use crate::promote::result_type;
 use crate::sparse::csr_dot;
-use crate::sparse::kernels::{csr_t_dot, dense_dot, dot_shape};
+use crate::sparse::csr_t_dot;
+use crate::sparse::kernels::{dense_dot, dot_shape};
 use crate::tensor::matmul::MatmulShape;
 use crate::tensor::Tensor;
 
