@@ -41,25 +41,43 @@ const TASK_WORK: usize = 1 << 13;
 /// Rows per SpMV block, the unit that chooses between the plain and the prefetching loop.
 const BLOCK_ROWS: usize = 256;
 
-/// `m @ b` in dtype `dt` (`b` 1-D or 2-D with `b.shape()[0] == cols`): dense.
-pub(crate) fn csr_dot(m: &CsrMatrix, b: &Tensor, dt: DType, parallel: bool) -> Result<Tensor> {
-    let [rows, cols] = [m.shape()[0], m.shape()[1]];
-    if b.shape().first() != Some(&cols) || b.rank() > 2 {
+/// The operands of a csr product, ready to read: the values and the rhs in dtype `dt`, the rhs
+/// contiguous, and `n`, the rhs's columns (1 for a 1-D rhs).
+pub(super) struct Operands {
+    pub(super) data: Tensor,
+    pub(super) b: Tensor,
+    pub(super) n: usize,
+}
+
+/// Checks that `b` (1-D or 2-D) aligns with `m` (with its rows when `transposed`, else its
+/// columns) and prepares both for one read guard per storage (docs of `with_slice`): index
+/// parts sharing one buffer share a guard, and so do values and rhs; values or rhs sharing the
+/// index parts' buffer are copied.
+pub(super) fn operands(m: &CsrMatrix, b: &Tensor, dt: DType, transposed: bool) -> Result<Operands> {
+    let inner = m.shape()[usize::from(!transposed)];
+    if b.shape().first() != Some(&inner) || b.rank() > 2 {
         return Err(TesseraError::ShapeMismatch(
             format!(
-                "dot: shapes {:?} and {:?} are not aligned",
+                "dot: shapes {:?}{} and {:?} are not aligned",
                 m.shape(),
+                if transposed { " (transposed)" } else { "" },
                 b.shape()
             )
             .into(),
         ));
     }
-    let n = if b.rank() == 2 { b.shape()[1] } else { 1 };
-    // One read guard per storage (docs of `with_slice`): index parts sharing one buffer share a
-    // guard, and so do values and rhs; values or rhs sharing the index parts' buffer are copied.
     let index_parts = [m.indptr(), m.indices()];
-    let data = unshared(&m.data().astype_if(dt)?, &index_parts)?;
-    let b = unshared(&b.astype_if(dt)?.contiguous_dense()?, &index_parts)?;
+    Ok(Operands {
+        data: unshared(&m.data().astype_if(dt)?, &index_parts)?,
+        b: unshared(&b.astype_if(dt)?.contiguous_dense()?, &index_parts)?,
+        n: if b.rank() == 2 { b.shape()[1] } else { 1 },
+    })
+}
+
+/// `m @ b` in dtype `dt` (`b` 1-D or 2-D with `b.shape()[0] == cols`): dense.
+pub(crate) fn csr_dot(m: &CsrMatrix, b: &Tensor, dt: DType, parallel: bool) -> Result<Tensor> {
+    let rows = m.shape()[0];
+    let Operands { data, b, n } = operands(m, b, dt, false)?;
     let out = Tensor::for_overwrite(&dot_shape(m.shape(), b.shape()), dt)?;
     // Work counted in stored elements (each gathers a row of `n`) as well as output rows:
     // few rows with many elements each (a batch of documents) are split too.
@@ -112,7 +130,7 @@ fn spmm<T: Arith, I: CsrIndex>(
 
 /// The error for parts that no longer describe a valid matrix (written after construction):
 /// the loops only know that an index or pointer was out of range, not which invariant broke.
-fn modified() -> TesseraError {
+pub(super) fn modified() -> TesseraError {
     SparseError::Modified(None).into()
 }
 

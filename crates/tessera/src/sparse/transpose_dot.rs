@@ -13,9 +13,10 @@
 //! written after construction give `Sparse(Modified)`, never a panic.
 
 use super::index::{with_index, CsrIndex};
-use super::{alloc, unshared, with_slices, CsrMatrix, RowSparseArray, SparseError, SparseParts};
+use super::spmv::{modified, operands, Operands};
+use super::{alloc, with_slices, CsrMatrix, RowSparseArray, SparseParts};
 use crate::dtype::DType;
-use crate::error::{Result, TesseraError};
+use crate::error::Result;
 use crate::kernels::scalar_math::Arith;
 use crate::tensor::Tensor;
 use crate::with_dtype;
@@ -24,22 +25,7 @@ use crate::with_dtype;
 /// shape `[cols]` or `[cols, n]`.
 pub(crate) fn csr_t_dot(m: &CsrMatrix, b: &Tensor, dt: DType) -> Result<Tensor> {
     let [rows, cols] = [m.shape()[0], m.shape()[1]];
-    if b.shape().first() != Some(&rows) || b.rank() > 2 {
-        return Err(TesseraError::ShapeMismatch(
-            format!(
-                "dot: shapes {:?} (transposed) and {:?} are not aligned",
-                m.shape(),
-                b.shape()
-            )
-            .into(),
-        ));
-    }
-    let n = if b.rank() == 2 { b.shape()[1] } else { 1 };
-    // One read guard per storage, as in `csr_dot`: values or rhs sharing the index parts'
-    // buffer are copied first.
-    let index_parts = [m.indptr(), m.indices()];
-    let data = unshared(&m.data().astype_if(dt)?, &index_parts)?;
-    let b = unshared(&b.astype_if(dt)?.contiguous_dense()?, &index_parts)?;
+    let Operands { data, b, n } = operands(m, b, dt, true)?;
     let (present, block) = with_dtype!(dt, T => with_index!(m.index_dtype(), I => {
         with_slices::<I, _>(m.indptr(), m.indices(), |ptr, idx| {
             with_slices::<T, _>(&data, &b, |vals, bv| {
@@ -57,30 +43,25 @@ pub(crate) fn csr_t_dot(m: &CsrMatrix, b: &Tensor, dt: DType) -> Result<Tensor> 
     )?))
 }
 
-fn modified() -> TesseraError {
-    SparseError::Modified(None).into()
-}
-
 /// The stored elements in column order: for each, its column and its position in
 /// `idx`/`vals`.
-struct Order {
-    /// `column << 32 | position`, sorted (the packed form), or empty when `wide` is used.
-    keys: Vec<u64>,
-    /// `(column, position)` sorted by column, stably: only when a column or a position does
-    /// not fit in 32 bits.
-    wide: Vec<(usize, usize)>,
+enum Order {
+    /// `column << 32 | position`, sorted.
+    Packed(Vec<u64>),
+    /// `(column, position)` sorted by column, stably: when a column or a position does not
+    /// fit in 32 bits.
+    Wide(Vec<(usize, usize)>),
 }
 
 impl Order {
     /// Runs `walk` on `(column, position)` of the stored elements in column order.
     fn visit<R>(&self, walk: impl Walk<R>) -> R {
-        match self.wide.is_empty() {
-            true => walk.run(
-                self.keys
-                    .iter()
+        match self {
+            Order::Packed(keys) => walk.run(
+                keys.iter()
                     .map(|&key| ((key >> 32) as usize, (key & u64::from(u32::MAX)) as usize)),
             ),
-            false => walk.run(self.wide.iter().copied()),
+            Order::Wide(pairs) => walk.run(pairs.iter().copied()),
         }
     }
 }
@@ -112,10 +93,7 @@ fn column_order<I: CsrIndex>(ptr: &[I], idx: &[I], rows: usize, cols: usize) -> 
         let mut wide: Vec<(usize, usize)> =
             alloc::collect(nnz, idx.iter().map(|c| c.to_usize()).zip(0..nnz))?;
         wide.sort_by_key(|&(c, _)| c);
-        return Ok(Order {
-            keys: Vec::new(),
-            wide,
-        });
+        return Ok(Order::Wide(wide));
     }
     let keys = alloc::collect(
         nnz,
@@ -124,10 +102,7 @@ fn column_order<I: CsrIndex>(ptr: &[I], idx: &[I], rows: usize, cols: usize) -> 
             .map(|(k, c)| (c.to_usize() as u64) << 32 | k as u64),
     )?;
     let bits = (usize::BITS - cols.saturating_sub(1).leading_zeros()) as usize;
-    Ok(Order {
-        keys: radix_sort_high(keys, bits)?,
-        wide: Vec::new(),
-    })
+    Ok(Order::Packed(radix_sort_high(keys, bits)?))
 }
 
 /// Digit width of a radix pass.
@@ -229,12 +204,10 @@ fn rows_of_columns<T: Arith, I: CsrIndex>(
 }
 
 /// The stored-row ids, opening a row at each new column.
-fn open_row(present: &mut Vec<i64>, c: usize) -> bool {
+fn open_row(present: &mut Vec<i64>, c: usize) {
     if present.last() != Some(&(c as i64)) {
         present.push(c as i64);
-        return true;
     }
-    false
 }
 
 /// Sums `term[k]` into one value per distinct column (`out` has one slot per column).
