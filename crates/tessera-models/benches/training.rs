@@ -8,7 +8,10 @@
 //! - `sparse_logreg_step_speedup_vs_dense_grad`: one training step of the sparse logistic
 //!   regression (1 000 000 features, batch 512, 50 non-zeros a row) with the gradient densified
 //!   and a dense Adam update, over the same step with the row_sparse gradient and the lazy
-//!   update. Batches vary between repetitions.
+//!   update. Batches vary between repetitions. Also printed: the same two steps' memory-bound
+//!   parts as plain loops over the same batches (no library: the gather of the forward, the
+//!   lazy Adam rows, the densify and the dense Adam stream), the floor any implementation of
+//!   the two steps meets on this machine, and the ratio those floors allow.
 //!
 //! Threads: the kernels use rayon's pool (all cores unless `RAYON_NUM_THREADS` is set).
 
@@ -229,6 +232,72 @@ fn sparse_step() -> tessera::Result<()> {
         "ratio sparse_logreg_step_speedup_vs_dense_grad {:.2}",
         dense.as_secs_f64() / sparse.as_secs_f64()
     );
+    step_floors(&batches, features)
+}
+
+/// The memory-bound parts of the two logreg steps as plain `f32` loops over the same batches
+/// (no library): what no implementation of either step can go below on this machine. The
+/// sparse floor is the forward's gather plus the lazy Adam of the distinct rows (sorting and
+/// summing the gradient left out); the dense floor is the same gather, the densified gradient
+/// (zeroed and scattered) and one streamed Adam pass over every row.
+fn step_floors(batches: &[(Tensor, Tensor)], features: usize) -> tessera::Result<()> {
+    let cols: Vec<Vec<usize>> = batches
+        .iter()
+        .map(|(x, _)| {
+            let Some(SparseParts::Csr(m)) = x.sparse_parts() else {
+                unreachable!("csr batches")
+            };
+            m.indices()
+                .astype(DType::I64)?
+                .to_vec::<i64>()
+                .map(|c| c.iter().map(|&c| c as usize).collect())
+        })
+        .collect::<tessera::Result<_>>()?;
+    let rows: Vec<Vec<usize>> = cols
+        .iter()
+        .map(|c| {
+            let mut r = c.clone();
+            r.sort_unstable();
+            r.dedup();
+            r
+        })
+        .collect();
+    let (mut w, mut m, mut v) = (
+        vec![0.01f32; features],
+        vec![0f32; features],
+        vec![0f32; features],
+    );
+    let adam = |w: &mut f32, m: &mut f32, v: &mut f32, g: f32| {
+        *m = 0.9 * *m + 0.1 * g;
+        *v = 0.999 * *v + 0.001 * g * g;
+        *w -= 0.01 * *m / (v.sqrt() + 1e-8);
+    };
+    let gather = |w: &[f32], c: &[usize]| c.iter().map(|&c| w[c]).sum::<f32>();
+    let sparse = median(41, |i| {
+        let k = i % batches.len();
+        let g = black_box(gather(&w, &cols[k])) * 1e-3;
+        for &r in &rows[k] {
+            adam(&mut w[r], &mut m[r], &mut v[r], g);
+        }
+    });
+    let mut grad = vec![0f32; features];
+    let dense = median(41, |i| {
+        let k = i % batches.len();
+        let g = black_box(gather(&w, &cols[k])) * 1e-3;
+        grad.iter_mut().for_each(|x| *x = 0.0);
+        for &c in &cols[k] {
+            grad[c] += g;
+        }
+        for (((w, m), v), &g) in w.iter_mut().zip(&mut m).zip(&mut v).zip(black_box(&grad)) {
+            adam(w, m, v, g);
+        }
+    });
+    println!(
+        "floors of the two steps (plain f32 loops, 1 thread): sparse {:.0} us, dense {:.0} us, ratio they allow {:.2}",
+        sparse.as_secs_f64() * 1e6,
+        dense.as_secs_f64() * 1e6,
+        dense.as_secs_f64() / sparse.as_secs_f64()
+    );
     Ok(())
 }
 
@@ -261,5 +330,5 @@ fn main() -> tessera::Result<()> {
 }
 
 fn rayon_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    rayon::current_num_threads()
 }
