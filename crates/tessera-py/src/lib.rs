@@ -2,13 +2,14 @@
 //!
 //! Modules: [`handle`] (the `Tensor` class's data), [`tensor`] (its methods), [`indexing`]
 //! (`t[...]`), [`arith`] (operators), [`convert`] (`asarray`, NumPy export, argument parsing),
-//! [`dtype`], [`ops`] (ops by name, fallback warnings), [`ring`] (`RingBuffer`), [`sparse`],
+//! [`dtype`], [`dlpack`] (`__dlpack__`, `from_dlpack`), [`ops`] (ops by name, fallback warnings), [`ring`] (`RingBuffer`), [`sparse`],
 //! [`io`] (files, pickling), [`grad`] (autograd and optimisers), [`errors`] (exception mapping). Imports go one way: `errors`,
 //! `dtype` and `handle` at the bottom, then `convert`, then `tensor`, then the rest. The
 //! pure-Python package `tessera` re-exports these and generates `tessera.ops`.
 
 pub mod arith;
 pub mod convert;
+pub mod dlpack;
 pub mod dtype;
 pub mod errors;
 pub mod grad;
@@ -147,6 +148,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sparse::register(m)?;
     io::register(m)?;
     grad::register(m)?;
+    dlpack::register(m)?;
     ops::install_fallback_hook();
     Ok(())
 }

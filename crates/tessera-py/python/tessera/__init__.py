@@ -30,6 +30,7 @@ from ._native import (
     float16,
     float32,
     float64,
+    from_dlpack,
     full,
     int8,
     int32,
@@ -57,6 +58,7 @@ __all__ = [
     "reshape", "save", "save_npy", "squeeze", "sparse", "sum", "tile", "transpose", "uint8",
     "zeros",
 ]
+__all__ += ["from_dlpack"]
 
 
 def sum(x, axis=None, keepdims=False):  # noqa: A001 - NumPy name

@@ -37,6 +37,7 @@ use parking_lot::{
 
 use crate::dtype::{DType, Element};
 use crate::error::{Result, TesseraError};
+use crate::with_dtype;
 
 /// Alignment of every storage buffer, in bytes (a cache line; enough for any SIMD load).
 pub const STORAGE_ALIGN: usize = 64;
@@ -166,12 +167,17 @@ impl Storage {
     /// A storage of `len` elements of `dtype` at `ptr`, memory that `owner` keeps alive:
     /// dropping the storage drops `owner` (which may free or recycle the memory).
     ///
+    /// The memory needs the alignment of the dtype's elements, not [`STORAGE_ALIGN`]: foreign
+    /// buffers (NumPy's, DLPack producers') are often only element-aligned, and no kernel
+    /// assumes more of a storage's base than of a view's first element.
+    ///
     /// # Safety
-    /// `ptr` must be aligned to [`STORAGE_ALIGN`] and valid for reads and writes of
-    /// `len * dtype.itemsize()` bytes until `owner` is dropped; every element must be a valid
-    /// value of `dtype` (for `bool`: bytes 0 or 1); and while this storage lives, nothing else
-    /// in this process may access that memory except through it (other processes may, when
-    /// the caller orders their accesses with this process's, as MPI's shared windows do).
+    /// `ptr` must be valid for reads and writes of `len * dtype.itemsize()` bytes until
+    /// `owner` is dropped; every element must be a valid value of `dtype` (for `bool`: bytes 0
+    /// or 1); and while this storage lives, other accesses to that memory (by other owners in
+    /// this process, such as the NumPy array a DLPack import came from, or by other
+    /// processes, as with MPI's shared windows) must not race with accesses through it: the
+    /// caller orders them (docs/design.md I1).
     pub unsafe fn from_external(
         dtype: DType,
         len: usize,
@@ -179,9 +185,10 @@ impl Storage {
         owner: Box<dyn Send + Sync>,
     ) -> Result<Storage> {
         Storage::bytes(dtype, len)?;
-        if !(ptr.as_ptr() as usize).is_multiple_of(STORAGE_ALIGN) {
+        let align = with_dtype!(dtype, T => std::mem::align_of::<T>());
+        if !(ptr.as_ptr() as usize).is_multiple_of(align) {
             return Err(TesseraError::InvalidArgument(format!(
-                "external memory at {ptr:p} is not {STORAGE_ALIGN}-byte aligned"
+                "external memory at {ptr:p} is not aligned for {dtype} ({align} bytes)"
             )));
         }
         Ok(Storage {
@@ -417,13 +424,26 @@ mod tests {
         // Misaligned memory is refused, and its owner is dropped with the error.
         let mem = RawMem::new(16);
         let at = mem.0.cast::<u8>();
-        // SAFETY: as above; +8 keeps the pointer inside the box and breaks the alignment.
-        let bad = NonNull::new(unsafe { at.add(at.align_offset(STORAGE_ALIGN) + 8) }).unwrap();
+        // SAFETY: as above; +4 keeps the pointer inside the box and breaks f64's alignment.
+        let bad = NonNull::new(unsafe { at.add(at.align_offset(STORAGE_ALIGN) + 4) }).unwrap();
         let owner = Box::new(Owner(drops.clone(), mem));
         // SAFETY: the call only checks the pointer and drops `owner` on refusal.
         let r = unsafe { Storage::from_external(DType::F64, 4, bad, owner) };
         assert!(matches!(r, Err(TesseraError::InvalidArgument(_))));
         assert_eq!(drops.load(std::sync::atomic::Ordering::SeqCst), 2);
+
+        // Element alignment is enough (foreign buffers are often not line-aligned).
+        let mem = RawMem::new(16);
+        let at = mem.0.cast::<u8>();
+        // SAFETY: +8 keeps 4 f64 (32 bytes) inside the 128-byte box, 8-byte aligned.
+        let ok = NonNull::new(unsafe { at.add(at.align_offset(STORAGE_ALIGN) + 8) }).unwrap();
+        let owner = Box::new(Owner(drops.clone(), mem));
+        // SAFETY: 4 f64 fit in the box `owner` keeps alive; zero bytes are valid f64s.
+        let s = unsafe { Storage::from_external(DType::F64, 4, ok, owner) }.unwrap();
+        s.write::<f64>().unwrap()[3] = 1.5;
+        assert_eq!(s.read::<f64>().unwrap()[3], 1.5);
+        drop(s);
+        assert_eq!(drops.load(std::sync::atomic::Ordering::SeqCst), 3);
     }
 
     #[test]

@@ -88,6 +88,30 @@ impl Tensor {
         Ok(Tensor::from_parts(storage, layout))
     }
 
+    /// A strided view over `storage` (dims, signed strides in elements, and the element offset
+    /// of index `[0, 0, ...]`), checked to stay inside it: for storages made outside the crate
+    /// whose producer described a strided array (DLPack imports).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tessera::{DType, Storage, Tensor};
+    /// let s = Arc::new(Storage::from_slice(&[0i32, 1, 2, 3, 4, 5]).unwrap());
+    /// let t = Tensor::from_storage_strided(s.clone(), &[2, 3], &[1, 2], 0).unwrap();
+    /// assert_eq!(t.to_vec::<i32>().unwrap(), vec![0, 2, 4, 1, 3, 5]);
+    /// let r = Tensor::from_storage_strided(s.clone(), &[3], &[-2], 4).unwrap();
+    /// assert_eq!(r.to_vec::<i32>().unwrap(), vec![4, 2, 0]);
+    /// assert!(Tensor::from_storage_strided(s, &[4], &[2], 0).is_err()); // reaches element 6
+    /// ```
+    pub fn from_storage_strided(
+        storage: Arc<Storage>,
+        dims: &[usize],
+        strides: &[isize],
+        offset: usize,
+    ) -> Result<Tensor> {
+        let layout = Layout::as_strided(dims, strides, offset, storage.len())?;
+        Ok(Tensor::from_parts(storage, layout))
+    }
+
     /// A contiguous tensor of ones.
     pub fn ones(shape: &[usize], dtype: DType) -> Result<Tensor> {
         Tensor::full(shape, 1, dtype)

@@ -1,0 +1,223 @@
+"""DLPack (docs/design.md I1-I3): zero-copy export (`Tensor.__dlpack__`) and import
+(`tessera.from_dlpack`), checked against NumPy, which is both a producer and a consumer."""
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tessera as ts
+
+SHARED = ["uint8", "int8", "int32", "int64", "float16", "float32", "float64"]
+
+
+def test_device():
+    t = ts.zeros(3)
+    assert t.__dlpack_device__() == (1, 0)
+
+
+@pytest.mark.parametrize("dtype", SHARED)
+def test_numpy_consumes_without_copy(dtype):
+    t = ts.asarray(np.arange(12).reshape(3, 4).astype(dtype))
+    a = np.from_dlpack(t)
+    assert a.dtype == np.dtype(dtype) and a.shape == (3, 4) and a.flags.writeable
+    np.testing.assert_array_equal(a, np.arange(12).reshape(3, 4).astype(dtype))
+    a[1, 2] = 7  # written by NumPy, read by Tessera
+    assert np.asarray(t)[1, 2] == 7
+    t[0, 0] = 5  # written by Tessera, read by NumPy
+    assert a[0, 0] == 5
+
+
+@pytest.mark.parametrize("dtype", SHARED)
+def test_tessera_consumes_without_copy(dtype):
+    a = np.arange(12).reshape(3, 4).astype(dtype)
+    t = ts.from_dlpack(a)
+    assert t.dtype == ts.dtype(dtype) if hasattr(ts, "dtype") else True
+    np.testing.assert_array_equal(np.asarray(t), a)
+    a[2, 3] = 9
+    assert np.asarray(t)[2, 3] == 9
+    t[0, 1] = 3
+    assert a[0, 1] == 3
+
+
+def views(a):
+    return {
+        "transposed": a.T,
+        "reversed": a[::-1],
+        "every other column backwards": a[:, ::-2],
+        "offset block": a[1:, 2:],
+        "0-d": a[1, 1][()],
+    }
+
+
+@pytest.mark.parametrize("name", list(views(np.zeros((4, 6)))))
+def test_strided_views_both_ways(name):
+    base = np.arange(24.0).reshape(4, 6)
+    v = views(base)[name]
+    v = np.asarray(v) if np.ndim(v) == 0 else v
+    t = ts.from_dlpack(v)
+    assert t.shape == v.shape
+    np.testing.assert_array_equal(np.asarray(t), v)
+    if v.ndim:
+        # the import shares the base's memory: a write to the base shows in the tensor
+        idx = (0,) * v.ndim
+        v[idx] = -1.0
+        assert np.asarray(t)[idx] == -1.0
+        back = np.from_dlpack(t)  # and the export of a strided tensor is strided too
+        np.testing.assert_array_equal(back, v)
+        assert np.shares_memory(back, base)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    shape=st.lists(st.integers(0, 5), min_size=0, max_size=4),
+    dtype=st.sampled_from(SHARED),
+    data=st.data(),
+)
+def test_round_trips_match_numpy(shape, dtype, data):
+    a = (np.arange(int(np.prod(shape)), dtype=np.int64) % 100).astype(dtype).reshape(shape)
+    # a random basic-index view of it: slices with steps of either sign per dim
+    key = tuple(
+        slice(None, None, data.draw(st.sampled_from([1, 2, -1, -2]))) for _ in shape
+    )
+    v = a[key] if shape else a[...]  # a[()] is a NumPy scalar, which has no __dlpack__
+    t = ts.from_dlpack(v)
+    np.testing.assert_array_equal(np.asarray(t), v)
+    np.testing.assert_array_equal(np.from_dlpack(t), v)
+    assert t.shape == v.shape
+    if v.size:
+        assert np.shares_memory(np.from_dlpack(t), a)
+
+
+def test_memory_is_released_once_after_the_last_view():
+    a = np.arange(10.0)
+    alive = weakref.ref(a)
+    t = ts.from_dlpack(a)
+    v = t[2:5]
+    del a
+    gc.collect()
+    assert alive() is not None  # the tensor holds the producer's array
+    del t
+    gc.collect()
+    assert alive() is not None  # so does a view of it
+    np.testing.assert_array_equal(np.asarray(v), [2.0, 3.0, 4.0])
+    del v
+    gc.collect()
+    assert alive() is None  # the deleter ran
+
+
+def test_exported_tensor_stays_alive_with_the_consumer():
+    t = ts.asarray(np.arange(5, dtype=np.int32))
+    a = np.from_dlpack(t)
+    del t
+    gc.collect()
+    np.testing.assert_array_equal(a, np.arange(5))
+
+
+def test_bool_import_copies_and_normalises():
+    raw = np.frombuffer(b"\x00\x02\xff\x01", dtype=np.bool_)
+    t = ts.from_dlpack(raw)
+    assert t.dtype == ts.bool
+    assert np.asarray(t).view(np.uint8).tolist() == [0, 1, 1, 1]
+    assert int(ts.sum(ts.asarray(t, dtype=ts.int64)).item()) == 3
+    with pytest.raises(BufferError):
+        ts.from_dlpack(np.array([True, False]), copy=False)
+
+
+def test_bool_export_is_read_only():
+    t = ts.asarray(np.array([True, False, True]))
+    a = np.from_dlpack(t)
+    assert not a.flags.writeable
+    np.testing.assert_array_equal(a, [True, False, True])
+    # the legacy ABI cannot mark read-only: the consumer gets a copy
+    cap = t.__dlpack__()
+    assert type(cap).__name__ == "PyCapsule"
+    with pytest.raises(BufferError):
+        t.__dlpack__(copy=False)
+
+
+def test_requires_grad_export_is_read_only():
+    w = ts.ones(3, dtype=ts.float32).requires_grad_()
+    a = np.from_dlpack(w)
+    assert not a.flags.writeable
+
+
+def test_read_only_producer_is_copied_or_refused():
+    a = np.arange(6.0)
+    a.flags.writeable = False
+    t = ts.from_dlpack(a)
+    np.testing.assert_array_equal(np.asarray(t), a)
+    t[0] = 42.0  # writes the copy, never the read-only memory
+    assert a[0] == 0.0
+    with pytest.raises(BufferError):
+        ts.from_dlpack(a, copy=False)
+    b = np.broadcast_to(np.arange(3.0), (4, 3))  # read-only, stride 0
+    tb = ts.from_dlpack(b)
+    np.testing.assert_array_equal(np.asarray(tb), b)
+
+
+def test_copy_true_gives_independent_memory():
+    a = np.arange(4.0)
+    t = ts.from_dlpack(a, copy=True)
+    a[0] = 100.0
+    assert np.asarray(t)[0] == 0.0
+    u = ts.asarray(np.arange(3.0))
+    c = np.from_dlpack(u, copy=True)
+    c[0] = 5.0
+    assert np.asarray(u)[0] == 0.0
+
+
+def test_sparse_export_is_a_dense_copy():
+    import scipy.sparse as sp
+
+    s = ts.sparse.from_scipy(sp.csr_matrix(np.array([[0.0, 1.0], [2.0, 0.0]])))
+    np.testing.assert_array_equal(np.from_dlpack(s), [[0.0, 1.0], [2.0, 0.0]])
+    with pytest.raises(BufferError):
+        s.__dlpack__(copy=False)
+
+
+def test_unaligned_memory_is_copied():
+    buf = np.zeros(33, dtype=np.uint8)
+    a = np.ndarray((4,), dtype=np.float64, buffer=buf, offset=1)
+    assert not a.flags.aligned
+    try:
+        t = ts.from_dlpack(a)
+    except BufferError:
+        return  # NumPy may refuse to export unaligned memory
+    np.testing.assert_array_equal(np.asarray(t), a)
+
+
+def test_capsule_import():
+    a = np.arange(3, dtype=np.int64)
+    t = ts.from_dlpack(a.__dlpack__())
+    np.testing.assert_array_equal(np.asarray(t), a)
+    a[0] = 7  # shared
+    assert np.asarray(t)[0] == 7
+    c = ts.from_dlpack(a.__dlpack__(max_version=(1, 0)), copy=True)  # copied by Tessera
+    a[1] = 8
+    assert np.asarray(c).tolist() == [7, 1, 2]
+
+
+def test_bad_arguments():
+    with pytest.raises(TypeError):
+        ts.from_dlpack(object())
+    with pytest.raises(ValueError):
+        ts.from_dlpack(np.zeros(2), device="cuda:0")
+    t = ts.zeros(2)
+    with pytest.raises(BufferError):
+        t.__dlpack__(dl_device=(2, 0))
+    with pytest.raises(ValueError):
+        t.__dlpack__(stream=1)
+    with pytest.raises(BufferError):
+        ts.from_dlpack(np.zeros(2, dtype=np.complex64))
+
+
+def test_empty_and_zero_dims():
+    for shape in [(0,), (3, 0), (0, 4, 2)]:
+        a = np.zeros(shape, dtype=np.float32)
+        t = ts.from_dlpack(a)
+        assert t.shape == shape
+        assert np.from_dlpack(t).shape == shape
