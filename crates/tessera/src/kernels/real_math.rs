@@ -4,8 +4,9 @@
 //! integer ones (Python's `//` and `%`, bitwise operations and shifts, `sign`).
 //!
 //! Kept apart from [`Arith`] so that each family is implemented only for the dtypes where it
-//! means something: [`RealFloat`] for `f16`, `bf16`, `f32`, `f64` (the halves compute in `f32`
-//! and round once, as [`Arith`] does), [`IntMath`] for the integer types and [`Bits`] for the
+//! means something: [`RealFloat`] for `f16`, `bf16`, `f32`, `f64` (`f32` computes in `f64` and
+//! the halves in `f32`, each rounding once: std's `f32` functions, e.g. `atanh` near 1, are
+//! off by many ulp), [`IntMath`] for the integer types and [`Bits`] for the
 //! integer types and `bool`. The dispatch macros [`with_float_dtype!`] and [`with_int_dtype!`]
 //! reach them from a run-time dtype and take an `else` arm for every other dtype (the tensor
 //! layer turns it into a dtype error). A new integer dtype is added by one `int_math!` line
@@ -61,7 +62,7 @@ pub trait Flt: Copy + PartialOrd + Send + Sync + 'static {
     fn trunc(self) -> Self;
     /// Nearest integer, ties to even.
     fn round(self) -> Self;
-    /// -1, 0 or 1 by sign; NaN stays NaN; `sign(-0.0)` is `-0.0` as in NumPy.
+    /// -1, 0 or 1 by sign; NaN stays NaN; `sign(-0.0)` is `+0.0`, as in NumPy.
     fn sign(self) -> Self;
     /// NaN test.
     fn isnan(self) -> bool;
@@ -79,7 +80,8 @@ pub trait Flt: Copy + PartialOrd + Send + Sync + 'static {
     fn hypot(self, o: Self) -> Self;
     /// `ln(e^self + e^o)` without overflow.
     fn logaddexp(self, o: Self) -> Self;
-    /// Python's `self // o` (NumPy's `floor_divide`).
+    /// Python's `self // o` (NumPy's `floor_divide`), except with an infinite operand:
+    /// `floor(self / o)`, as the Array API's special cases say.
     fn floor_divide(self, o: Self) -> Self;
     /// Python's `self % o`: the result takes the sign of `o` (NumPy's `remainder`).
     fn remainder(self, o: Self) -> Self;
@@ -108,7 +110,15 @@ macro_rules! flt {
             fn trunc(self) -> Self { $t::trunc(self) }
             fn round(self) -> Self { $t::round_ties_even(self) }
             fn sign(self) -> Self {
-                if self > 0.0 { 1.0 } else if self < 0.0 { -1.0 } else { self }
+                if self > 0.0 {
+                    1.0
+                } else if self < 0.0 {
+                    -1.0
+                } else if self == 0.0 {
+                    0.0
+                } else {
+                    self // NaN
+                }
             }
             fn isnan(self) -> bool { $t::is_nan(self) }
             fn isinf(self) -> bool { $t::is_infinite(self) }
@@ -131,7 +141,14 @@ macro_rules! flt {
                     d // NaN
                 }
             }
-            fn floor_divide(self, o: Self) -> Self { divmod(self, o).0 }
+            fn floor_divide(self, o: Self) -> Self {
+                if self.is_infinite() || o.is_infinite() {
+                    // The standard's special cases (`inf // 2 == inf`, `-1 // inf == -0`),
+                    // where NumPy's divmod-based quotient gives NaN or -1.
+                    return (self / o).floor();
+                }
+                divmod(self, o).0
+            }
             fn remainder(self, o: Self) -> Self { divmod(self, o).1 }
         }
     )*};
@@ -176,7 +193,7 @@ where
 
 /// A real floating-point element type: computes in [`RealFloat::W`] and rounds once.
 pub trait RealFloat: Element {
-    /// The type the functions compute in (`f32` for the halves).
+    /// The type the functions compute in (`f64` for `f32`, `f32` for the halves).
     type W: Flt;
     /// The value in the compute type (exact).
     fn lift(self) -> Self::W;
@@ -223,7 +240,7 @@ macro_rules! real_float {
     )*};
 }
 real_float! {
-    f32 => f32, |x| x, |w| w, u32;
+    f32 => f64, |x: f32| x as f64, |w: f64| w as f32, u32;
     f64 => f64, |x| x, |w| w, u64;
     f16 => f32, f16::to_f32, f16::from_f32, u16;
     bf16 => f32, bf16::to_f32, bf16::from_f32, u16;
@@ -394,6 +411,13 @@ mod tests {
         assert!(Flt::floor_divide(-0.5f64, 2.0) == -1.0);
         assert!(Flt::floor_divide(0.5f64, -2.0) == -1.0);
         assert!(Flt::floor_divide(0.0f64, -2.0).is_sign_negative());
+        assert_eq!(Flt::floor_divide(f64::INFINITY, 2.0), f64::INFINITY);
+        assert_eq!(Flt::floor_divide(f64::NEG_INFINITY, 2.0), f64::NEG_INFINITY);
+        assert!(Flt::floor_divide(-1.0f64, f64::INFINITY).is_sign_negative());
+        assert_eq!(Flt::floor_divide(-1.0f64, f64::INFINITY), 0.0);
+        assert!(Flt::floor_divide(f64::INFINITY, f64::INFINITY).is_nan());
+        assert_eq!(Flt::remainder(-5.0f64, f64::INFINITY), f64::INFINITY);
+        assert_eq!(Flt::sign(-0.0f64).to_bits(), 0);
     }
 
     #[test]
