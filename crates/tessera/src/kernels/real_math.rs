@@ -12,7 +12,7 @@
 //! layer turns it into a dtype error). A new integer dtype is added by one `int_math!` line
 //! and one arm of [`with_int_dtype!`].
 //!
-//! Semantics are NumPy's (docs/design.md E1-E6): integer `//` and `%` by zero give 0; a shift
+//! Semantics are NumPy's (docs/design.md U1-U6): integer `//` and `%` by zero give 0; a shift
 //! by a negative amount or by at least the bit width gives 0 (`>>` of a negative value: -1);
 //! float `//` and `%` follow Python's `divmod` (the remainder takes the divisor's sign).
 //!

@@ -4,7 +4,7 @@
 //! `nextafter`. Dense kernels only: the public methods run through the registry
 //! (`ops/methods/ufunc.rs`, docs/design.md G1).
 //!
-//! Dtype rules (docs/design.md E1):
+//! Dtype rules (docs/design.md U1):
 //! - Float functions (`acos` ... `tan`, `reciprocal`, `atan2`, `copysign`, `hypot`,
 //!   `logaddexp`, `nextafter`) keep float dtypes; integers and bool compute in
 //!   [`float_result`] (as `sqrt` does).

@@ -1,4 +1,4 @@
-//! Backward rules of the functions in `ufunc.rs` (docs/design.md E5): the smooth functions
+//! Backward rules of the functions in `ufunc.rs` (docs/design.md U5): the smooth functions
 //! get their derivative; the piecewise-constant ones (`ceil`, `floor`, `trunc`, `round`,
 //! `sign`, `floor_divide`) a zero gradient, as PyTorch; functions with bool or integer-only
 //! results, and `nextafter`, declare why they have none.
