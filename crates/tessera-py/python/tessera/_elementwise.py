@@ -5,7 +5,7 @@ Signatures are the standard's: operands are positional-only. One-operand functio
 array (or an array-like, converted); two-operand functions also take a Python ``bool``,
 ``int`` or ``float`` for either operand (not both), as a weak scalar: it takes the other
 operand's dtype when its kind fits (``int8_array + 1`` stays int8), as the operators do.
-Dtype rules, special values and errors: docs/design.md section E and docs/ops.md.
+Dtype rules, special values and errors: docs/design.md U1-U6 and docs/ops.md.
 """
 
 from ._native import Tensor as _Tensor

@@ -114,7 +114,7 @@ pub(super) fn register(r: &mut OpTable) {
     r.add(
         OpDef::<ExpandParams>::new(
             "expand",
-            "View with size-1 dims broadcast to larger sizes (stride 0), PyTorch semantics (docs/design.md U1).",
+            "View with size-1 dims broadcast to larger sizes (stride 0), PyTorch semantics (docs/design.md E1).",
             &["input"],
             &["output"],
             |p, m| via_layout(&m[0], |l| l.expand(&p.sizes)),
