@@ -13,8 +13,9 @@ from ._native import asarray as _asarray
 from ._native import clip
 from ._native import elementwise_binary as _elementwise_binary
 from ._native import invoke as _invoke
+from ._native import list_ops as _list_ops
 
-# The standard's name -> the registry op's name, for the functions whose names differ.
+# The standard's name -> the registry op's name (they differ for abs and pow).
 _UNARY = {
     "abs": "absolute", "acos": "acos", "acosh": "acosh", "asin": "asin", "asinh": "asinh",
     "atan": "atan", "atanh": "atanh", "bitwise_invert": "bitwise_invert", "ceil": "ceil",
@@ -49,13 +50,7 @@ def _array(name, x):
     return _asarray(x)
 
 
-def _doc(op):
-    from ._native import list_ops
-
-    for info in list_ops():
-        if info["name"] == op:
-            return info["doc"]
-    return ""
+_DOCS = {info["name"]: info["doc"] for info in _list_ops()}
 
 
 def _make_unary(name, op):
@@ -63,7 +58,7 @@ def _make_unary(name, op):
         return _invoke(op, _array(name, x))
 
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = _doc(op)
+    f.__doc__ = _DOCS.get(op, "")
     return f
 
 
@@ -72,7 +67,7 @@ def _make_binary(name, op):
         return _elementwise_binary(op, x1, x2)
 
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = _doc(op)
+    f.__doc__ = _DOCS.get(op, "")
     return f
 
 
