@@ -158,9 +158,11 @@ flt!(f32, f64);
 /// Python's `divmod` on floats, as NumPy computes it: the remainder `fmod(a, b)` moved to
 /// the divisor's sign, and the quotient `(a - r) / b` rounded to the nearest integer (it is
 /// one up to rounding). A zero divisor gives `a / b` and NaN.
-fn divmod<T: Flt + std::ops::Rem<Output = T> + std::ops::Sub<Output = T>>(a: T, b: T) -> (T, T)
+fn divmod<T>(a: T, b: T) -> (T, T)
 where
-    T: std::ops::Add<Output = T> + std::ops::Div<Output = T> + From<i8>,
+    T: Flt + From<i8>,
+    T: std::ops::Add<Output = T> + std::ops::Sub<Output = T>,
+    T: std::ops::Div<Output = T> + std::ops::Rem<Output = T>,
 {
     let (zero, one, half) = (T::from(0), T::from(1), T::from(1) / T::from(2));
     let m = a % b;

@@ -227,6 +227,7 @@ impl MathBinaryOp {
 impl Tensor {
     /// The dense kernel of [`Tensor::math`]: a new contiguous tensor of
     /// [`MathOp::result_dtype`].
+    #[allow(clippy::bool_comparison)] // `x < zero` is instantiated for T = bool too
     pub(crate) fn math_dense(&self, op: MathOp) -> Result<Tensor> {
         use MathOp::*;
         let dt = op.result_dtype(self.dtype())?;
