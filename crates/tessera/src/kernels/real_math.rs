@@ -7,10 +7,10 @@
 //! means something: [`RealFloat`] for `f16`, `bf16`, `f32`, `f64` (`f32` computes in `f64` and
 //! the halves in `f32`, each rounding once: std's `f32` functions, e.g. `atanh` near 1, are
 //! off by many ulp), [`IntMath`] for the integer types and [`Bits`] for the
-//! integer types and `bool`. The dispatch macros [`with_float_dtype!`] and [`with_int_dtype!`]
+//! integer types and `bool`. The dispatch macros `with_float_dtype!` and `with_int_dtype!`
 //! reach them from a run-time dtype and take an `else` arm for every other dtype (the tensor
 //! layer turns it into a dtype error). A new integer dtype is added by one `int_math!` line
-//! and one arm of [`with_int_dtype!`].
+//! and one arm of `with_int_dtype!`.
 //!
 //! Semantics are NumPy's (docs/design.md U1-U6): integer `//` and `%` by zero give 0; a shift
 //! by a negative amount or by at least the bit width gives 0 (`>>` of a negative value: -1);
