@@ -204,6 +204,12 @@ pub trait RealFloat: Element {
     /// The next representable value of this type after `self` toward `o` (C's `nextafter`:
     /// `o` if they are equal, NaN if either is NaN).
     fn nextafter(self, o: Self) -> Self;
+    /// Python's `self // o` ([`Flt::floor_divide`]) computed in this type's own precision
+    /// (the halves in `f32`), as NumPy does: the intermediate quotient's rounding decides
+    /// the result when it is huge.
+    fn floor_divide(self, o: Self) -> Self;
+    /// Python's `self % o` ([`Flt::remainder`]), in this type's own precision.
+    fn remainder(self, o: Self) -> Self;
 }
 
 /// The bits of the next value after `x` toward `y` (not equal, neither NaN), given `x`'s
@@ -220,7 +226,7 @@ fn next_bits(x: f64, y: f64, bits: u64, sign: u64) -> u64 {
 }
 
 macro_rules! real_float {
-    ($($t:ty => $w:ty, $lift:expr, $lower:expr, $bits:ty);* $(;)?) => {$(
+    ($($t:ty => $w:ty, $lift:expr, $lower:expr, $bits:ty, $div:ty, $to:expr, $from:expr);* $(;)?) => {$(
         impl RealFloat for $t {
             type W = $w;
             #[inline(always)]
@@ -238,14 +244,20 @@ macro_rules! real_float {
                 let sign = 1u64 << (8 * std::mem::size_of::<$t>() - 1);
                 <$t>::from_bits(next_bits(x, y, self.to_bits() as u64, sign) as $bits)
             }
+            fn floor_divide(self, o: Self) -> Self {
+                ($from)(Flt::floor_divide(($to)(self), ($to)(o)))
+            }
+            fn remainder(self, o: Self) -> Self {
+                ($from)(Flt::remainder(($to)(self), ($to)(o)))
+            }
         }
     )*};
 }
 real_float! {
-    f32 => f64, |x: f32| x as f64, |w: f64| w as f32, u32;
-    f64 => f64, |x| x, |w| w, u64;
-    f16 => f32, f16::to_f32, f16::from_f32, u16;
-    bf16 => f32, bf16::to_f32, bf16::from_f32, u16;
+    f32 => f64, |x: f32| x as f64, |w: f64| w as f32, u32, f32, |x| x, |w| w;
+    f64 => f64, |x| x, |w| w, u64, f64, |x| x, |w| w;
+    f16 => f32, f16::to_f32, f16::from_f32, u16, f32, f16::to_f32, f16::from_f32;
+    bf16 => f32, bf16::to_f32, bf16::from_f32, u16, f32, bf16::to_f32, bf16::from_f32;
 }
 
 /// Bitwise operations: the integer types and `bool` (where they are the logical ones).

@@ -355,8 +355,8 @@ impl Tensor {
                 Hypot => run!(Flt::hypot),
                 Logaddexp => run!(Flt::logaddexp),
                 Nextafter => zip_into::<T, T>(&out, &a, &b, RealFloat::nextafter)?,
-                FloorDivide => run!(Flt::floor_divide),
-                Remainder => run!(Flt::remainder),
+                FloorDivide => zip_into::<T, T>(&out, &a, &b, RealFloat::floor_divide)?,
+                Remainder => zip_into::<T, T>(&out, &a, &b, RealFloat::remainder)?,
                 _ => return Err(bad()),
             }
         }, else => with_int_dtype!(dt, T => {
