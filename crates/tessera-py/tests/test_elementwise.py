@@ -169,6 +169,11 @@ def test_float_binary_and_division(data, name):
         ab = np.broadcast_arrays(a.astype(want.dtype), b.astype(want.dtype))
         inf = np.isinf(ab[0]) | np.isinf(ab[1])
         want = np.where(inf, numpy_call(lambda x, y: np.floor(x / y), *ab), want).astype(want.dtype)
+    if name == "nextafter" and want.dtype == np.float16:
+        # NumPy's half nextafter returns x1 when x1 == x2; C's nextafter (NumPy's f32/f64,
+        # and the standard: nextafter(-0, +0) is +0) returns x2, as Tessera does.
+        ab = np.broadcast_arrays(a.astype(want.dtype), b.astype(want.dtype))
+        want = np.where(ab[0] == ab[1], ab[1], want).astype(want.dtype)
     got = getattr(ts, name)(strided(data.draw, a), ts.asarray(b))
     exact = name in ("copysign", "nextafter", "floor_divide", "remainder")
     check_close(got, want, exact=exact)
