@@ -15,7 +15,7 @@ use crate::ops::invoke_checked;
 use crate::tensor::heavy;
 
 /// The other operand of an operator.
-enum Operand {
+pub(crate) enum Operand {
     /// A tensor (or an array-like converted to one: strong dtype).
     Tensor(Tensor),
     /// A Python `bool`/`int`/`float`: a weak scalar.
@@ -23,7 +23,7 @@ enum Operand {
 }
 
 /// The operand, or `None` when the type is not ours to handle (`NotImplemented`).
-fn operand(obj: &Bound<'_, PyAny>) -> PyResult<Option<Operand>> {
+pub(crate) fn operand(obj: &Bound<'_, PyAny>) -> PyResult<Option<Operand>> {
     if let Ok(t) = obj.cast::<PyTensor>() {
         return Ok(Some(Operand::Tensor(t.get().t().clone())));
     }
@@ -42,7 +42,7 @@ fn operand(obj: &Bound<'_, PyAny>) -> PyResult<Option<Operand>> {
     Ok(None)
 }
 
-fn wrap(py: Python<'_>, r: PyResult<Tensor>) -> PyResult<Py<PyAny>> {
+pub(crate) fn wrap(py: Python<'_>, r: PyResult<Tensor>) -> PyResult<Py<PyAny>> {
     Ok(Bound::new(py, PyTensor::from(r?))?.into_any().unbind())
 }
 
@@ -68,7 +68,7 @@ fn binop(a: &Tensor, b: &Bound<'_, PyAny>, op: BinaryOp, reflected: bool) -> PyR
 
 /// The first output of the op `name`, through [`invoke_checked`] (so a fallback warning
 /// turned into an exception is raised by this operator).
-fn invoke1(name: &str, inputs: &[Tensor], kv: &[(&str, &str)]) -> PyResult<Tensor> {
+pub(crate) fn invoke1(name: &str, inputs: &[Tensor], kv: &[(&str, &str)]) -> PyResult<Tensor> {
     let mut out = invoke_checked(name, inputs, kv)?;
     Ok(out.swap_remove(0))
 }

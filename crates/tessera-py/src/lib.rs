@@ -11,6 +11,7 @@ pub mod arith;
 pub mod convert;
 pub mod dlpack;
 pub mod dtype;
+pub mod elementwise;
 pub mod errors;
 pub mod grad;
 pub mod handle;
@@ -141,6 +142,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(full, m)?)?;
     m.add_function(wrap_pyfunction!(arange, m)?)?;
     m.add_function(wrap_pyfunction!(ops::invoke, m)?)?;
+    m.add_function(wrap_pyfunction!(elementwise::elementwise_binary, m)?)?;
+    m.add_function(wrap_pyfunction!(elementwise::clip, m)?)?;
     m.add_function(wrap_pyfunction!(ops::list_ops, m)?)?;
     m.add_function(wrap_pyfunction!(ops::create_view, m)?)?;
     m.add_function(wrap_pyfunction!(ops::encode_index, m)?)?;

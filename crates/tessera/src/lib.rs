@@ -46,4 +46,5 @@ pub use sparse::{CsrMatrix, RowSparseArray, SparseParts};
 pub use storage::Storage;
 pub use stype::StorageType;
 pub use tensor::arith::{BinaryOp, CompareOp, UnaryOp};
+pub use tensor::ufunc::{MathBinaryOp, MathOp};
 pub use tensor::{Tensor, TensorRef};

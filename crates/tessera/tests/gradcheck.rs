@@ -3,6 +3,8 @@
 //! inputs, including broadcast and non-contiguous ones (transposed, negative-stride,
 //! expanded). An op that declares a backward rule but has no case here fails the gate.
 
+mod elementwise_cases;
+
 use std::collections::BTreeMap;
 
 use rand::rngs::StdRng;
@@ -40,6 +42,10 @@ enum Values {
     AwayFromZero,
     /// Integer ids below this bound (an int64 input that takes no gradient).
     Ids(usize),
+    /// Inside (-1, 1), away from the ends.
+    Unit,
+    /// Above 1, away from it.
+    AboveOne,
 }
 
 struct Case {
@@ -63,6 +69,8 @@ fn draw(rng: &mut StdRng, kind: Values) -> f64 {
         Values::Any => rng.random_range(-2.0..2.0),
         Values::Positive => rng.random_range(0.5..2.0),
         Values::Ids(n) => rng.random_range(0..n) as f64,
+        Values::Unit => rng.random_range(-0.9..0.9),
+        Values::AboveOne => rng.random_range(1.2..3.0),
         Values::AwayFromZero => {
             let v: f64 = rng.random_range(0.3..2.0);
             if rng.random_bool(0.5) {
@@ -564,6 +572,7 @@ fn cases() -> BTreeMap<&'static str, Builder> {
             csr_lhs: false,
         }),
     );
+    elementwise_cases::add(&mut c);
     c
 }
 

@@ -126,3 +126,9 @@ def squeeze(x, axis=None):
 def expand_dims(x, axis):
     """NumPy ``expand_dims``: a view with a size-1 dim inserted at ``axis``."""
     return asarray(x).unsqueeze(axis)
+
+
+from ._elementwise import *  # noqa: E402, F403 - the Array API's elementwise functions
+from ._elementwise import __all__ as _elementwise_all  # noqa: E402
+
+__all__ += _elementwise_all

@@ -5,6 +5,7 @@ pub(crate) mod copy;
 pub mod elementwise;
 pub mod parallel;
 pub mod plan;
+pub mod real_math;
 pub mod reduce;
 pub mod scalar_math;
 pub(crate) mod stream;

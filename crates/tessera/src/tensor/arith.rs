@@ -38,6 +38,7 @@ macro_rules! op_enum {
         }
     };
 }
+pub(super) use op_enum;
 
 op_enum!(
     /// Elementwise functions of one tensor.
@@ -291,7 +292,7 @@ impl Tensor {
 
     /// The new output (`out_dtype`, broadcast shape) and both operands converted to
     /// `compute` and broadcast to that shape.
-    fn zip_new(
+    pub(super) fn zip_new(
         &self,
         other: &Tensor,
         compute: DType,
@@ -359,7 +360,7 @@ fn operand(l: &Layout) -> Operand<'_> {
 
 /// `out = f(out, src)` where `out` is a fresh tensor (its storage is locked by nobody else)
 /// of `src`'s shape.
-fn map_into<O: Element, A: Element>(
+pub(super) fn map_into<O: Element, A: Element>(
     out: &Tensor,
     src: &Tensor,
     f: impl Fn(O, A) -> O + Sync,
@@ -379,7 +380,7 @@ fn map_into<O: Element, A: Element>(
 /// `out = f(a, b)` where `out` is fresh and `a`, `b` have its shape. One read lock serves
 /// both inputs when they share storage (parking_lot read locks must not be taken twice by
 /// one thread: a queued writer would deadlock it).
-fn zip_into<O: Element, T: Element>(
+pub(super) fn zip_into<O: Element, T: Element>(
     out: &Tensor,
     a: &Tensor,
     b: &Tensor,

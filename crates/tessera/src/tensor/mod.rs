@@ -28,6 +28,7 @@ mod materialize;
 pub(crate) mod matmul;
 mod payload;
 pub(crate) mod reduce;
+pub mod ufunc;
 mod views;
 
 use std::any::Any;

@@ -10,6 +10,8 @@ mod ring;
 mod scalar;
 mod shape_ops;
 mod sparse_rules;
+mod ufunc;
+mod ufunc_grads;
 mod views;
 
 pub(crate) use linalg::DotParams;
@@ -34,4 +36,5 @@ pub(crate) fn register_all(r: &mut OpTable) {
     scalar::register(r);
     views::register(r);
     embedding::register(r);
+    ufunc::register(r);
 }

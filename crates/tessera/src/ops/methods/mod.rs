@@ -10,6 +10,7 @@
 
 mod arith;
 mod products;
+mod ufunc;
 mod views;
 
 use std::slice;

@@ -1,0 +1,193 @@
+//! The Array API's operators beyond `arith.rs`: `//`, `%`, `&`, `|`, `^`, `<<`, `>>` with
+//! their reflected and in-place forms, `~`, `__index__`, `__complex__`; and
+//! `elementwise_binary`, the binding behind every two-operand function of
+//! `tessera._elementwise` (a Python scalar operand is weak, as for the operators).
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyComplex;
+use tessera::promote::result_type_scalar;
+use tessera::{DType, MathBinaryOp, MathOp, Tensor};
+
+use crate::arith::{invoke1, operand, wrap, Operand};
+use crate::convert::item;
+use crate::errors::PyRes;
+use crate::handle::PyTensor;
+use crate::tensor::heavy;
+
+/// `a op b` (or `b op a` when `reflected`); `NotImplemented` for foreign types.
+fn math_op(
+    a: &Tensor,
+    b: &Bound<'_, PyAny>,
+    op: MathBinaryOp,
+    reflected: bool,
+) -> PyResult<Py<PyAny>> {
+    let py = b.py();
+    let Some(b) = operand(b)? else {
+        return Ok(py.NotImplemented());
+    };
+    let r = heavy(py, a.numel(), || match (b, reflected) {
+        (Operand::Tensor(b), false) => a.math_binary(&b, op),
+        (Operand::Tensor(b), true) => b.math_binary(a, op),
+        (Operand::Scalar(s), false) => a.math_binary_scalar(s, op),
+        (Operand::Scalar(s), true) => a.rmath_binary_scalar(s, op),
+    });
+    wrap(py, r.py())
+}
+
+/// `a op= b`, written through `a`'s view.
+fn math_inplace(a: &Tensor, b: &Bound<'_, PyAny>, op: MathBinaryOp) -> PyResult<()> {
+    let py = b.py();
+    let Some(b) = operand(b)? else {
+        return Err(PyTypeError::new_err(format!(
+            "unsupported operand type for in-place {}: {}",
+            op.name(),
+            b.get_type().name()?
+        )));
+    };
+    heavy(py, a.numel(), || match b {
+        Operand::Tensor(b) => a.math_binary_(&b, op),
+        Operand::Scalar(s) => a.math_binary_scalar_(s, op),
+    })
+    .py()
+}
+
+macro_rules! math_dunders {
+    ($($fwd:ident, $rev:ident, $inp:ident => $op:ident;)*) => {
+        #[pymethods]
+        impl PyTensor {$(
+            fn $fwd(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                math_op(self.t(), other, MathBinaryOp::$op, false)
+            }
+            fn $rev(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                math_op(self.t(), other, MathBinaryOp::$op, true)
+            }
+            fn $inp(&self, other: &Bound<'_, PyAny>) -> PyResult<()> {
+                math_inplace(self.t(), other, MathBinaryOp::$op)
+            }
+        )*}
+    };
+}
+
+math_dunders! {
+    __floordiv__, __rfloordiv__, __ifloordiv__ => FloorDivide;
+    __mod__, __rmod__, __imod__ => Remainder;
+    __and__, __rand__, __iand__ => BitwiseAnd;
+    __or__, __ror__, __ior__ => BitwiseOr;
+    __xor__, __rxor__, __ixor__ => BitwiseXor;
+    __lshift__, __rlshift__, __ilshift__ => BitwiseLeftShift;
+    __rshift__, __rrshift__, __irshift__ => BitwiseRightShift;
+}
+
+#[pymethods]
+impl PyTensor {
+    /// `~x`: bitwise invert (integers and bool; `TypeError` for floats).
+    fn __invert__(&self) -> PyResult<PyTensor> {
+        self.t().math(MathOp::BitwiseInvert).py().map(Into::into)
+    }
+
+    /// The value of a 0-d integer tensor as a Python `int` (so the tensor can index a
+    /// sequence); `TypeError` for any other tensor, as NumPy.
+    fn __index__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let t = self.t();
+        if t.rank() != 0 || !t.dtype().is_integer() {
+            return Err(PyTypeError::new_err(format!(
+                "only 0-d integer tensors can be converted to an index (got {}-d {})",
+                t.rank(),
+                t.dtype()
+            )));
+        }
+        item(py, t)
+    }
+
+    /// The single element as a Python `complex` (`ValueError` when the tensor does not hold
+    /// exactly one element, as `__float__`).
+    fn __complex__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyComplex>> {
+        if self.t().numel() != 1 {
+            return Err(PyValueError::new_err(
+                "only tensors of one element can be converted to Python scalars",
+            ));
+        }
+        let v = item(py, self.t())?;
+        let re: f64 = v.bind(py).call_method0("__float__")?.extract()?;
+        Ok(PyComplex::from_doubles(py, re, 0.0))
+    }
+}
+
+/// The tensor operand of a two-operand function: a tensor stays, an array-like is
+/// converted, a Python scalar becomes a 0-d tensor of the dtype weak promotion gives it next
+/// to `other` (`None` when `other` is a scalar too).
+fn function_operand(obj: Operand, other: Option<DType>) -> PyResult<Tensor> {
+    match (obj, other) {
+        (Operand::Tensor(t), _) => Ok(t),
+        (Operand::Scalar(s), Some(d)) => Tensor::scalar(s, result_type_scalar(d, s).py()?).py(),
+        (Operand::Scalar(_), None) => Err(PyTypeError::new_err(
+            "at least one operand must be an array (both are Python scalars)",
+        )),
+    }
+}
+
+/// `name(x1, x2)` for a two-operand elementwise registry op, with Python scalars as weak
+/// operands (the Array API's rule for scalars in binary functions).
+#[pyfunction]
+pub fn elementwise_binary(
+    py: Python<'_>,
+    name: &str,
+    x1: &Bound<'_, PyAny>,
+    x2: &Bound<'_, PyAny>,
+) -> PyResult<PyTensor> {
+    let not_array = |o: &Bound<'_, PyAny>| -> PyResult<PyErr> {
+        Ok(PyTypeError::new_err(format!(
+            "{name}: expected an array or a Python scalar, got {}",
+            o.get_type().name()?
+        )))
+    };
+    let a = operand(x1)?.ok_or_else(|| not_array(x1).unwrap_or_else(|e| e))?;
+    let b = operand(x2)?.ok_or_else(|| not_array(x2).unwrap_or_else(|e| e))?;
+    let dtype_of = |o: &Operand| match o {
+        Operand::Tensor(t) => Some(t.dtype()),
+        Operand::Scalar(_) => None,
+    };
+    let (da, db) = (dtype_of(&a), dtype_of(&b));
+    let a = function_operand(a, db)?;
+    let b = function_operand(b, da)?;
+    let n = a.numel().max(b.numel());
+    heavy(py, n, || invoke1(name, &[a, b], &[])).map(Into::into)
+}
+
+/// The Array API's `clip(x, /, min=None, max=None)`: `min` and `max` may be tensors,
+/// array-likes or Python scalars (weak next to `x`); the result has `x`'s dtype.
+#[pyfunction]
+#[pyo3(signature = (x, /, min = None, max = None))]
+pub fn clip(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    min: Option<&Bound<'_, PyAny>>,
+    max: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let x = match operand(x)? {
+        Some(Operand::Tensor(t)) => t,
+        _ => {
+            return Err(PyTypeError::new_err(format!(
+                "clip: x must be an array, got {}",
+                x.get_type().name()?
+            )))
+        }
+    };
+    let bound = |b: Option<&Bound<'_, PyAny>>| -> PyResult<Option<Tensor>> {
+        match b {
+            Some(b) if !b.is_none() => match operand(b)? {
+                Some(o) => function_operand(o, Some(x.dtype())).map(Some),
+                None => Err(PyTypeError::new_err(format!(
+                    "clip: a bound must be an array, a Python scalar or None, got {}",
+                    b.get_type().name()?
+                ))),
+            },
+            _ => Ok(None),
+        }
+    };
+    let (lo, hi) = (bound(min)?, bound(max)?);
+    heavy(py, x.numel(), || x.clip(lo.as_ref(), hi.as_ref()))
+        .py()
+        .map(Into::into)
+}

@@ -1,0 +1,406 @@
+//! The Array API's elementwise functions beyond `tensor/arith.rs`: trigonometric,
+//! hyperbolic, logarithmic and rounding functions, predicates (`isnan` ...), bitwise and
+//! logical operations, Python's `//` and `%`, `atan2`, `copysign`, `hypot`, `logaddexp`,
+//! `nextafter`. Dense kernels only: the public methods run through the registry
+//! (`ops/methods/ufunc.rs`, docs/design.md G1).
+//!
+//! Dtype rules (docs/design.md U1):
+//! - Float functions (`acos` ... `tan`, `reciprocal`, `atan2`, `copysign`, `hypot`,
+//!   `logaddexp`, `nextafter`) keep float dtypes; integers and bool compute in
+//!   [`float_result`] (as `sqrt` does).
+//! - `ceil`, `floor`, `trunc`, `round`, `sign`, `positive` keep every numeric dtype
+//!   (integers are returned unchanged, as copies, by the rounding ones); bool is an error.
+//! - `isnan`, `isinf`, `isfinite`, `signbit` accept every real dtype and give bool.
+//! - `bitwise_and/or/xor/invert`: integers and bool; the shifts: integers only.
+//! - `floor_divide`, `remainder`: the promoted dtype; two bools give `int8` (NumPy).
+//! - `logical_and/or/xor/not`: any real dtype, read as `x != 0`; the result is bool.
+//! - Any other dtype (e.g. complex) is a [`TesseraError::DType`] error.
+
+use super::arith::{map_into, op_enum, zip_into};
+use super::Tensor;
+use crate::dtype::DType;
+use crate::error::{DTypeFacts, Result, TesseraError};
+use crate::kernels::real_math::{with_float_dtype, with_int_dtype, Bits, Flt, IntMath, RealFloat};
+use crate::promote::{float_result, result_type};
+use crate::with_dtype;
+
+op_enum!(
+    /// Elementwise functions of one tensor (the standard's names).
+    MathOp {
+        /// Arc cosine.
+        Acos => "acos",
+        /// Inverse hyperbolic cosine.
+        Acosh => "acosh",
+        /// Arc sine.
+        Asin => "asin",
+        /// Inverse hyperbolic sine.
+        Asinh => "asinh",
+        /// Arc tangent.
+        Atan => "atan",
+        /// Inverse hyperbolic tangent.
+        Atanh => "atanh",
+        /// Cosine.
+        Cos => "cos",
+        /// Hyperbolic cosine.
+        Cosh => "cosh",
+        /// `exp(x) - 1`, accurate near 0.
+        Expm1 => "expm1",
+        /// `log(1 + x)`, accurate near 0.
+        Log1p => "log1p",
+        /// Base-2 logarithm.
+        Log2 => "log2",
+        /// Base-10 logarithm.
+        Log10 => "log10",
+        /// Hyperbolic sine.
+        Sinh => "sinh",
+        /// Tangent.
+        Tan => "tan",
+        /// `1 / x`.
+        Reciprocal => "reciprocal",
+        /// Smallest integer `>= x` (integers unchanged).
+        Ceil => "ceil",
+        /// Largest integer `<= x` (integers unchanged).
+        Floor => "floor",
+        /// Integer part toward zero (integers unchanged).
+        Trunc => "trunc",
+        /// Nearest integer, ties to even (integers unchanged).
+        Round => "round",
+        /// -1, 0 or 1 by sign (NaN stays NaN).
+        Sign => "sign",
+        /// `+x` (a copy).
+        Positive => "positive",
+        /// NaN test.
+        Isnan => "isnan",
+        /// Infinity test.
+        Isinf => "isinf",
+        /// Neither NaN nor infinite.
+        Isfinite => "isfinite",
+        /// The sign bit is set.
+        Signbit => "signbit",
+        /// `~x`.
+        BitwiseInvert => "bitwise_invert",
+        /// `not x`.
+        LogicalNot => "logical_not",
+    }
+);
+
+op_enum!(
+    /// Elementwise functions of two broadcast tensors (the standard's names).
+    MathBinaryOp {
+        /// Four-quadrant arc tangent of `x1 / x2`.
+        Atan2 => "atan2",
+        /// `|x1|` with the sign of `x2`.
+        Copysign => "copysign",
+        /// `sqrt(x1^2 + x2^2)`.
+        Hypot => "hypot",
+        /// `log(exp(x1) + exp(x2))`.
+        Logaddexp => "logaddexp",
+        /// The next representable value after `x1` toward `x2`.
+        Nextafter => "nextafter",
+        /// Python's `x1 // x2`.
+        FloorDivide => "floor_divide",
+        /// Python's `x1 % x2` (the sign of `x2`).
+        Remainder => "remainder",
+        /// `x1 & x2`.
+        BitwiseAnd => "bitwise_and",
+        /// `x1 | x2`.
+        BitwiseOr => "bitwise_or",
+        /// `x1 ^ x2`.
+        BitwiseXor => "bitwise_xor",
+        /// `x1 << x2`.
+        BitwiseLeftShift => "bitwise_left_shift",
+        /// `x1 >> x2`.
+        BitwiseRightShift => "bitwise_right_shift",
+        /// `x1 and x2`.
+        LogicalAnd => "logical_and",
+        /// `x1 or x2`.
+        LogicalOr => "logical_or",
+        /// `x1 xor x2`.
+        LogicalXor => "logical_xor",
+    }
+);
+
+/// A real dtype: bool, an integer or a real float.
+fn is_real(d: DType) -> bool {
+    d == DType::Bool || d.is_integer() || d.is_float()
+}
+
+fn unsupported(op: &str, dtype: DType, hint: &'static str) -> TesseraError {
+    TesseraError::DType(DTypeFacts::Unsupported {
+        op: op.into(),
+        dtype,
+        hint,
+    })
+}
+
+/// The dtype a float function computes in: floats kept, integers and bool by
+/// [`float_result`].
+fn float_fn_dtype(op: &str, d: DType) -> Result<DType> {
+    match d {
+        d if d.is_float() => Ok(d),
+        d if d.is_integer() || d == DType::Bool => Ok(float_result(d)),
+        d => Err(unsupported(op, d, "")),
+    }
+}
+
+impl MathOp {
+    /// True for the functions of a real float (`acos` ... `reciprocal`).
+    pub const fn is_float_fn(self) -> bool {
+        use MathOp::*;
+        matches!(
+            self,
+            Acos | Acosh
+                | Asin
+                | Asinh
+                | Atan
+                | Atanh
+                | Cos
+                | Cosh
+                | Expm1
+                | Log1p
+                | Log2
+                | Log10
+                | Sinh
+                | Tan
+                | Reciprocal
+        )
+    }
+
+    /// The dtype of the result for an input of dtype `d` (see the module docs).
+    pub fn result_dtype(self, d: DType) -> Result<DType> {
+        use MathOp::*;
+        match self {
+            _ if self.is_float_fn() => float_fn_dtype(self.name(), d),
+            Ceil | Floor | Trunc | Round | Sign | Positive => match d {
+                d if d.is_float() || d.is_integer() => Ok(d),
+                d => Err(unsupported(self.name(), d, " (numeric dtypes only)")),
+            },
+            Isnan | Isinf | Isfinite | Signbit | LogicalNot if is_real(d) => Ok(DType::Bool),
+            BitwiseInvert if d.is_integer() || d == DType::Bool => Ok(d),
+            BitwiseInvert => Err(unsupported(
+                self.name(),
+                d,
+                " (integer and bool dtypes only)",
+            )),
+            _ => Err(unsupported(self.name(), d, "")),
+        }
+    }
+}
+
+impl MathBinaryOp {
+    /// True for the functions of real floats (`atan2` ... `nextafter`).
+    pub const fn is_float_fn(self) -> bool {
+        use MathBinaryOp::*;
+        matches!(self, Atan2 | Copysign | Hypot | Logaddexp | Nextafter)
+    }
+
+    /// True for `logical_and`, `logical_or`, `logical_xor`.
+    pub const fn is_logical(self) -> bool {
+        use MathBinaryOp::*;
+        matches!(self, LogicalAnd | LogicalOr | LogicalXor)
+    }
+
+    /// The dtype of the result for operands of dtypes `a` and `b` (see the module docs).
+    pub fn result_dtype(self, a: DType, b: DType) -> Result<DType> {
+        use MathBinaryOp::*;
+        let t = result_type(a, b)?;
+        match self {
+            _ if self.is_float_fn() => float_fn_dtype(self.name(), t),
+            _ if self.is_logical() && is_real(t) => Ok(DType::Bool),
+            FloorDivide | Remainder => match t {
+                DType::Bool => Ok(DType::I8),
+                t if t.is_float() || t.is_integer() => Ok(t),
+                t => Err(unsupported(self.name(), t, "")),
+            },
+            BitwiseAnd | BitwiseOr | BitwiseXor if t.is_integer() || t == DType::Bool => Ok(t),
+            BitwiseLeftShift | BitwiseRightShift if t.is_integer() => Ok(t),
+            _ if t.is_float() => Err(unsupported(
+                self.name(),
+                t,
+                " (integer dtypes only, and bool for and/or/xor)",
+            )),
+            _ => Err(unsupported(self.name(), t, "")),
+        }
+    }
+}
+
+impl Tensor {
+    /// The dense kernel of [`Tensor::math`]: a new contiguous tensor of
+    /// [`MathOp::result_dtype`].
+    #[allow(clippy::bool_comparison)] // `x < zero` is instantiated for T = bool too
+    pub(crate) fn math_dense(&self, op: MathOp) -> Result<Tensor> {
+        use MathOp::*;
+        let dt = op.result_dtype(self.dtype())?;
+        let out = Tensor::for_overwrite(self.shape(), dt)?;
+        let src_dt = self.dtype();
+        let bad = || unsupported(op.name(), src_dt, "");
+        match op {
+            Isnan | Isinf | Isfinite | Signbit => {
+                with_float_dtype!(src_dt, T => {
+                    macro_rules! run {
+                        ($f:path) => {
+                            map_into::<bool, T>(&out, self, |_, x| $f(x.lift()))?
+                        };
+                    }
+                    match op {
+                        Isnan => run!(Flt::isnan),
+                        Isinf => run!(Flt::isinf),
+                        Isfinite => run!(Flt::isfinite),
+                        _ => run!(Flt::signbit),
+                    }
+                }, else => {
+                    // Integers and bool: finite, never NaN or infinite.
+                    with_dtype!(src_dt, T => {
+                        let zero = T::default();
+                        match op {
+                            Signbit => map_into::<bool, T>(&out, self, |_, x| x < zero)?,
+                            Isfinite => map_into::<bool, T>(&out, self, |_, _| true)?,
+                            _ => map_into::<bool, T>(&out, self, |_, _| false)?,
+                        }
+                    })
+                });
+            }
+            LogicalNot => {
+                let src = self.astype_if(DType::Bool)?;
+                map_into::<bool, bool>(&out, &src, |_, x| !x)?;
+            }
+            BitwiseInvert => {
+                if dt == DType::Bool {
+                    map_into::<bool, bool>(&out, self, |_, x| !x)?;
+                } else {
+                    with_int_dtype!(dt, T => map_into::<T, T>(&out, self, |_, x| x.not())?,
+                        else => return Err(bad()));
+                }
+            }
+            Ceil | Floor | Trunc | Round | Positive if !dt.is_float() => {
+                map_into_copy(&out, self)?;
+            }
+            Sign if !dt.is_float() => {
+                with_int_dtype!(dt, T => map_into::<T, T>(&out, self, |_, x| IntMath::sign(x))?,
+                    else => return Err(bad()));
+            }
+            _ => {
+                let src = self.astype_if(dt)?;
+                with_float_dtype!(dt, T => {
+                    // One monomorphised kernel per function (see `Tensor::unary_dense`).
+                    macro_rules! run {
+                        ($f:path) => {
+                            map_into::<T, T>(&out, &src, |_, x| T::lower($f(x.lift())))?
+                        };
+                    }
+                    match op {
+                        Acos => run!(Flt::acos),
+                        Acosh => run!(Flt::acosh),
+                        Asin => run!(Flt::asin),
+                        Asinh => run!(Flt::asinh),
+                        Atan => run!(Flt::atan),
+                        Atanh => run!(Flt::atanh),
+                        Cos => run!(Flt::cos),
+                        Cosh => run!(Flt::cosh),
+                        Expm1 => run!(Flt::expm1),
+                        Log1p => run!(Flt::log1p),
+                        Log2 => run!(Flt::log2),
+                        Log10 => run!(Flt::log10),
+                        Sinh => run!(Flt::sinh),
+                        Tan => run!(Flt::tan),
+                        Reciprocal => run!(Flt::reciprocal),
+                        Ceil => run!(Flt::ceil),
+                        Floor => run!(Flt::floor),
+                        Trunc => run!(Flt::trunc),
+                        Round => run!(Flt::round),
+                        Sign => run!(Flt::sign),
+                        Positive => map_into::<T, T>(&out, &src, |_, x| x)?,
+                        _ => return Err(bad()),
+                    }
+                }, else => return Err(bad()));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The dense kernel of [`Tensor::math_binary`]: `op(self, other)` with broadcasting and
+    /// type promotion, into a new contiguous tensor of [`MathBinaryOp::result_dtype`].
+    pub(crate) fn math_binary_dense(&self, other: &Tensor, op: MathBinaryOp) -> Result<Tensor> {
+        use MathBinaryOp::*;
+        let dt = op.result_dtype(self.dtype(), other.dtype())?;
+        let compute = if op.is_logical() { DType::Bool } else { dt };
+        let (out, a, b) = self.zip_new(other, compute, dt)?;
+        let bad = || unsupported(op.name(), dt, "");
+        if op.is_logical() {
+            match op {
+                LogicalAnd => zip_into::<bool, bool>(&out, &a, &b, |x, y| x & y)?,
+                LogicalOr => zip_into::<bool, bool>(&out, &a, &b, |x, y| x | y)?,
+                _ => zip_into::<bool, bool>(&out, &a, &b, |x, y| x ^ y)?,
+            }
+            return Ok(out);
+        }
+        if dt == DType::Bool {
+            match op {
+                BitwiseAnd => zip_into::<bool, bool>(&out, &a, &b, Bits::and)?,
+                BitwiseOr => zip_into::<bool, bool>(&out, &a, &b, Bits::or)?,
+                BitwiseXor => zip_into::<bool, bool>(&out, &a, &b, Bits::xor)?,
+                _ => return Err(bad()),
+            }
+            return Ok(out);
+        }
+        with_float_dtype!(dt, T => {
+            macro_rules! run {
+                ($f:path) => {
+                    zip_into::<T, T>(&out, &a, &b, |x, y| T::lower($f(x.lift(), y.lift())))?
+                };
+            }
+            match op {
+                Atan2 => run!(Flt::atan2),
+                Copysign => run!(Flt::copysign),
+                Hypot => run!(Flt::hypot),
+                Logaddexp => run!(Flt::logaddexp),
+                Nextafter => zip_into::<T, T>(&out, &a, &b, RealFloat::nextafter)?,
+                FloorDivide => zip_into::<T, T>(&out, &a, &b, RealFloat::floor_divide)?,
+                Remainder => zip_into::<T, T>(&out, &a, &b, RealFloat::remainder)?,
+                _ => return Err(bad()),
+            }
+        }, else => with_int_dtype!(dt, T => {
+            macro_rules! run {
+                ($f:path) => {
+                    zip_into::<T, T>(&out, &a, &b, $f)?
+                };
+            }
+            match op {
+                FloorDivide => run!(IntMath::floor_divide),
+                Remainder => run!(IntMath::remainder),
+                BitwiseAnd => run!(Bits::and),
+                BitwiseOr => run!(Bits::or),
+                BitwiseXor => run!(Bits::xor),
+                BitwiseLeftShift => run!(IntMath::shl),
+                BitwiseRightShift => run!(IntMath::shr),
+                _ => return Err(bad()),
+            }
+        }, else => return Err(bad())));
+        Ok(out)
+    }
+
+    /// In place: `self = op(self, other)` through the view `self` (docs/design.md V7), with
+    /// the rules of [`Tensor::binary_`]: `other` broadcasts to `self`, the result dtype must
+    /// be `self`'s, refused while grad mode records either operand (G4).
+    pub fn math_binary_(&self, other: &Tensor, op: MathBinaryOp) -> Result<()> {
+        self.check_inplace(op.name(), &[other])?;
+        let dt = op.result_dtype(self.dtype(), other.dtype())?;
+        if dt != self.dtype() {
+            return Err(TesseraError::DType(DTypeFacts::Differ {
+                op: format!("{} in place", op.name()),
+                what: "result",
+                expected: self.dtype(),
+                got: dt,
+            }));
+        }
+        self.layout().check_writable()?;
+        let other = other.with_layout(other.layout().broadcast_to(self.shape())?)?;
+        // A new result, then one copy through the view: `other` may share `self`'s storage.
+        self.assign(&self.math_binary_dense(&other, op)?)
+    }
+}
+
+/// `out = src` element by element (`src` has `out`'s shape and dtype).
+fn map_into_copy(out: &Tensor, src: &Tensor) -> Result<()> {
+    with_dtype!(src.dtype(), T => map_into::<T, T>(out, src, |_, x| x))
+}
