@@ -5,6 +5,9 @@
 
 use std::collections::BTreeMap;
 
+#[path = "gradcheck_arrayfns.rs"]
+mod arrayfns_cases;
+
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tessera::index::IndexSpec;
@@ -564,6 +567,7 @@ fn cases() -> BTreeMap<&'static str, Builder> {
             csr_lhs: false,
         }),
     );
+    arrayfns_cases::add_cases(&mut c);
     c
 }
 

@@ -1,5 +1,7 @@
 //! Registrations of every op, grouped by kind.
 
+mod arrayfns;
+mod arrayfns_join;
 mod elementwise_grads;
 mod embedding;
 mod linalg;
@@ -12,6 +14,8 @@ mod shape_ops;
 mod sparse_rules;
 mod views;
 
+pub(crate) use arrayfns::{ArgExtremeParams, CumulativeParams, SortParams};
+pub(crate) use arrayfns_join::{ConcatParams, StackParams};
 pub(crate) use linalg::DotParams;
 pub(crate) use math::{astype_def, AstypeParams};
 pub(crate) use reduce::{sum_def, ReduceParams};
@@ -34,4 +38,6 @@ pub(crate) fn register_all(r: &mut OpTable) {
     scalar::register(r);
     views::register(r);
     embedding::register(r);
+    arrayfns::register(r);
+    arrayfns_join::register(r);
 }

@@ -9,6 +9,7 @@
 //! on `matmul`).
 
 mod arith;
+mod arrayfns;
 mod products;
 mod views;
 

@@ -1,0 +1,393 @@
+//! The Array API's sorting, searching, set, cumulative and joining functions against naive
+//! reference loops (proptest) and hand-worked edge cases: NaN, -0.0, empty, 0-d, broadcasting,
+//! non-contiguous inputs, errors.
+
+use std::cmp::Ordering;
+
+use proptest::prelude::*;
+use tessera::{DType, Tensor, TesseraError};
+
+/// NumPy's order on f64: NaN last, -0.0 == 0.0.
+fn np_cmp(a: f64, b: f64) -> Ordering {
+    a.partial_cmp(&b)
+        .unwrap_or_else(|| a.is_nan().cmp(&b.is_nan()))
+}
+
+/// Values with many ties, signed zeros and NaNs.
+fn value() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        4 => (-3i32..3).prop_map(f64::from),
+        1 => Just(f64::NAN),
+        1 => Just(-0.0),
+        1 => Just(0.0),
+        1 => Just(f64::INFINITY),
+        1 => Just(f64::NEG_INFINITY),
+    ]
+}
+
+fn matrix() -> impl Strategy<Value = (Vec<f64>, usize, usize)> {
+    (0usize..5, 0usize..6)
+        .prop_flat_map(|(r, c)| (proptest::collection::vec(value(), r * c), Just(r), Just(c)))
+}
+
+/// Lane `k` of a row-major `r x c` matrix along `axis`.
+fn lane(v: &[f64], r: usize, c: usize, axis: usize, k: usize) -> Vec<f64> {
+    if axis == 1 {
+        v[k * c..(k + 1) * c].to_vec()
+    } else {
+        (0..r).map(|i| v[i * c + k]).collect()
+    }
+}
+
+fn lanes_of(t: &Tensor, axis: usize) -> Vec<Vec<f64>> {
+    let (r, c) = (t.shape()[0], t.shape()[1]);
+    let v = t.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+    let n = if axis == 1 { r } else { c };
+    (0..n).map(|k| lane(&v, r, c, axis, k)).collect()
+}
+
+/// Same values bit for bit (NaN equal to NaN, -0.0 distinct from 0.0).
+fn same_bits(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| (x.is_nan() && y.is_nan()) || x.to_bits() == y.to_bits())
+}
+
+proptest! {
+    #[test]
+    fn sort_and_argsort_match_a_stable_reference((v, r, c) in matrix(), axis in 0usize..2, desc: bool, transposed: bool) {
+        let base = Tensor::from_vec(v.clone(), &[r, c]).unwrap();
+        // A transposed view holds the same matrix read column-major: test through it too.
+        let t = if transposed { base.t().unwrap().contiguous().unwrap().t().unwrap() } else { base };
+        let s = t.sort(axis as isize, desc, true).unwrap();
+        let a = t.argsort(axis as isize, desc).unwrap();
+        prop_assert_eq!(a.dtype(), DType::I64);
+        let n = if axis == 1 { r } else { c };
+        for k in 0..n {
+            let src = lane(&v, r, c, axis, k);
+            let mut idx: Vec<usize> = (0..src.len()).collect();
+            idx.sort_by(|&i, &j| {
+                let o = np_cmp(src[i], src[j]);
+                if desc { o.reverse() } else { o }
+            });
+            let want: Vec<f64> = idx.iter().map(|&i| src[i]).collect();
+            prop_assert!(same_bits(&lanes_of(&s, axis)[k], &want));
+            let got_idx: Vec<usize> = lanes_of(&a, axis)[k].iter().map(|&i| i as usize).collect();
+            prop_assert_eq!(got_idx, idx);
+        }
+    }
+
+    #[test]
+    fn argmax_argmin_match_a_first_occurrence_loop((v, r, c) in matrix(), axis in 0usize..2, keep: bool) {
+        let t = Tensor::from_vec(v.clone(), &[r, c]).unwrap();
+        let len = if axis == 0 { r } else { c };
+        for max in [true, false] {
+            let got = if max { t.argmax(Some(axis as isize), keep) } else { t.argmin(Some(axis as isize), keep) };
+            if len == 0 {
+                prop_assert!(matches!(got, Err(TesseraError::InvalidArgument(_))));
+                continue;
+            }
+            let got = got.unwrap();
+            let n = if axis == 1 { r } else { c };
+            let mut want_shape = vec![r, c];
+            if keep { want_shape[axis] = 1 } else { want_shape.remove(axis); }
+            prop_assert_eq!(got.shape(), &want_shape[..]);
+            let got = got.to_vec::<i64>().unwrap();
+            for k in 0..n {
+                let l = lane(&v, r, c, axis, k);
+                let want = match l.iter().position(|x| x.is_nan()) {
+                    Some(i) => i,
+                    None => (0..l.len()).fold(0, |b, i| if (max && l[i] > l[b]) || (!max && l[i] < l[b]) { i } else { b }),
+                };
+                prop_assert_eq!(got[k], want as i64);
+            }
+        }
+    }
+
+    #[test]
+    fn cumulative_sum_and_prod_match_running_loops(v in proptest::collection::vec(-100i32..100, 0..40), init: bool) {
+        let t = Tensor::from_vec(v.clone(), &[v.len()]).unwrap();
+        let s = t.cumulative_sum(None, None, init).unwrap();
+        let p = t.cumulative_prod(Some(0), None, init).unwrap();
+        prop_assert_eq!(s.dtype(), DType::I64);
+        let (mut acc, mut prod) = (0i64, 1i64);
+        let mut ws = if init { vec![0] } else { vec![] };
+        let mut wp = if init { vec![1] } else { vec![] };
+        for &x in &v {
+            acc += x as i64;
+            prod = prod.wrapping_mul(x as i64);
+            ws.push(acc);
+            wp.push(prod);
+        }
+        prop_assert_eq!(s.to_vec::<i64>().unwrap(), ws);
+        prop_assert_eq!(p.to_vec::<i64>().unwrap(), wp);
+    }
+
+    #[test]
+    fn unique_all_matches_a_naive_grouping((v, r, c) in matrix()) {
+        let t = Tensor::from_vec(v.clone(), &[r, c]).unwrap();
+        let u = t.unique_all().unwrap();
+        let values = u.values.to_vec::<f64>().unwrap();
+        // Naive: the distinct values (NaNs each distinct), sorted.
+        let mut want: Vec<f64> = Vec::new();
+        for &x in &v {
+            if x.is_nan() || !want.iter().any(|&w| w == x) {
+                want.push(x);
+            }
+        }
+        want.sort_by(|a, b| np_cmp(*a, *b));
+        prop_assert_eq!(values.len(), want.len());
+        prop_assert!(values.iter().zip(&want).all(|(a, b)| np_cmp(*a, *b).is_eq()));
+        let idx = u.indices.to_vec::<i64>().unwrap();
+        let inv = u.inverse_indices.to_vec::<i64>().unwrap();
+        let counts = u.counts.to_vec::<i64>().unwrap();
+        prop_assert_eq!(u.inverse_indices.shape(), &[r, c][..]);
+        prop_assert_eq!(counts.iter().sum::<i64>() as usize, v.len());
+        for (k, &val) in values.iter().enumerate() {
+            let i = idx[k] as usize;
+            // The first occurrence: same bits as the value, nothing equal before it.
+            prop_assert!(same_bits(&[v[i]], &[val]));
+            if !val.is_nan() {
+                prop_assert!(v[..i].iter().all(|&x| x != val));
+                prop_assert_eq!(counts[k] as usize, v.iter().filter(|&&x| x == val).count());
+            } else {
+                prop_assert_eq!(counts[k], 1);
+            }
+        }
+        for (j, &x) in v.iter().enumerate() {
+            prop_assert!(np_cmp(values[inv[j] as usize], x).is_eq());
+        }
+        let uv = t.unique_values().unwrap().to_vec::<f64>().unwrap();
+        prop_assert_eq!(uv.len(), values.len());
+        prop_assert!(uv.iter().zip(&values).all(|(a, b)| np_cmp(*a, *b).is_eq()));
+    }
+}
+
+#[test]
+fn stable_sort_keeps_signed_zeros_and_nans_in_input_order() {
+    let t = Tensor::from_slice(&[0.0f64, -0.0, 1.0, -0.0, 0.0], &[5]).unwrap();
+    let up = t.sort(0, false, true).unwrap().to_vec::<f64>().unwrap();
+    let signs: Vec<bool> = up.iter().map(|x| x.is_sign_negative()).collect();
+    assert_eq!(signs, vec![false, true, true, false, false]);
+    let down = t.sort(0, true, true).unwrap().to_vec::<f64>().unwrap();
+    assert_eq!(down[0], 1.0);
+    let signs: Vec<bool> = down[1..].iter().map(|x| x.is_sign_negative()).collect();
+    assert_eq!(signs, vec![false, true, true, false]);
+    let n = Tensor::from_slice(&[f64::NAN, 1.0, f64::NAN], &[3]).unwrap();
+    assert_eq!(
+        n.argsort(0, false).unwrap().to_vec::<i64>().unwrap(),
+        vec![1, 0, 2]
+    );
+    assert_eq!(
+        n.argsort(0, true).unwrap().to_vec::<i64>().unwrap(),
+        vec![0, 2, 1]
+    );
+}
+
+#[test]
+fn sort_errors_and_degenerate_shapes() {
+    let s = Tensor::scalar(1.0, DType::F32).unwrap();
+    assert!(matches!(
+        s.sort(-1, false, true),
+        Err(TesseraError::Index(_))
+    ));
+    let e = Tensor::zeros(&[0, 3], DType::I32).unwrap();
+    assert_eq!(e.sort(0, false, true).unwrap().shape(), &[0, 3]);
+    assert_eq!(e.argsort(1, true).unwrap().shape(), &[0, 3]);
+    let t = Tensor::arange(0, 6, 1, DType::I8).unwrap();
+    assert!(matches!(
+        t.sort(1, false, true),
+        Err(TesseraError::Index(_))
+    ));
+    // A large lane takes the parallel path: still sorted.
+    let n = 300_000usize;
+    let v: Vec<f32> = (0..n).map(|i| ((i * 7919) % n) as f32).collect();
+    let big = Tensor::from_vec(v, &[n]).unwrap();
+    let s = big.sort(0, false, false).unwrap().to_vec::<f32>().unwrap();
+    assert!(s.windows(2).all(|w| w[0] <= w[1]));
+    let a = big.argsort(0, true).unwrap().to_vec::<i64>().unwrap();
+    assert_eq!(
+        a[0] as usize,
+        (0..n).find(|&i| (i * 7919) % n == n - 1).unwrap()
+    );
+}
+
+#[test]
+fn argmax_flattened_and_errors() {
+    let t = Tensor::from_slice(&[1i32, 5, 5, 2], &[2, 2]).unwrap();
+    assert_eq!(
+        t.argmax(None, false).unwrap().to_vec::<i64>().unwrap(),
+        vec![1]
+    );
+    assert_eq!(t.argmax(None, true).unwrap().shape(), &[1, 1]);
+    assert_eq!(t.argmin(None, false).unwrap().shape(), &[] as &[usize]);
+    let s = Tensor::scalar(3, DType::I64).unwrap();
+    assert_eq!(
+        s.argmax(None, false).unwrap().to_vec::<i64>().unwrap(),
+        vec![0]
+    );
+    let e = Tensor::zeros(&[0], DType::F64).unwrap();
+    assert!(matches!(
+        e.argmax(None, false),
+        Err(TesseraError::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        t.argmin(Some(2), false),
+        Err(TesseraError::Index(_))
+    ));
+}
+
+#[test]
+fn where_broadcasts_and_promotes() {
+    let c = Tensor::from_slice(&[1i64, 0, 2], &[3, 1]).unwrap();
+    let a = Tensor::from_slice(&[1i32, 2], &[2]).unwrap();
+    let b = Tensor::from_slice(&[0.5f32], &[1]).unwrap();
+    let w = Tensor::where_(&c, &a, &b).unwrap();
+    assert_eq!((w.dtype(), w.shape()), (DType::F64, &[3usize, 2][..]));
+    assert_eq!(
+        w.to_vec::<f64>().unwrap(),
+        vec![1.0, 2.0, 0.5, 0.5, 1.0, 2.0]
+    );
+    // Non-contiguous operands and a NaN condition (true).
+    let x = Tensor::arange(0.0, 6.0, 1.0, DType::F64)
+        .unwrap()
+        .reshape(&[2, 3])
+        .unwrap()
+        .t()
+        .unwrap();
+    let nanc = Tensor::from_slice(&[f64::NAN, 0.0, -0.0], &[3, 1]).unwrap();
+    let z = Tensor::scalar(-1.0, DType::F64).unwrap();
+    let w = Tensor::where_(&nanc, &x, &z).unwrap();
+    assert_eq!(
+        w.to_vec::<f64>().unwrap(),
+        vec![0.0, 3.0, -1.0, -1.0, -1.0, -1.0]
+    );
+    let bad = Tensor::zeros(&[4], DType::Bool).unwrap();
+    assert!(matches!(
+        Tensor::where_(&bad, &a, &b),
+        Err(TesseraError::ShapeMismatch(_))
+    ));
+}
+
+#[test]
+fn cumulative_axes_dtypes_and_errors() {
+    let t = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[2, 2])
+        .unwrap()
+        .t()
+        .unwrap();
+    let s = t.cumulative_sum(Some(0), None, false).unwrap();
+    assert_eq!(s.dtype(), DType::F32);
+    assert_eq!(s.to_vec::<f32>().unwrap(), vec![1.0, 3.0, 3.0, 7.0]);
+    let p = t.cumulative_prod(Some(-1), Some(DType::F64), true).unwrap();
+    assert_eq!(p.shape(), &[2, 3]);
+    assert_eq!(
+        p.to_vec::<f64>().unwrap(),
+        vec![1.0, 1.0, 3.0, 1.0, 2.0, 8.0]
+    );
+    let b = Tensor::from_slice(&[true, true, false], &[3]).unwrap();
+    assert_eq!(
+        b.cumulative_sum(None, None, false)
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap(),
+        vec![1, 2, 2]
+    );
+    assert!(matches!(
+        t.cumulative_sum(None, None, false),
+        Err(TesseraError::InvalidArgument(_))
+    ));
+    let s0 = Tensor::scalar(1, DType::I32).unwrap();
+    assert!(matches!(
+        s0.cumulative_sum(None, None, false),
+        Err(TesseraError::InvalidArgument(_))
+    ));
+    let e = Tensor::zeros(&[0], DType::F64).unwrap();
+    assert_eq!(
+        e.cumulative_sum(None, None, true)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap(),
+        vec![0.0]
+    );
+}
+
+#[test]
+fn cumulative_prod_gradient_is_exact_at_zeros() {
+    let x = Tensor::from_slice(&[2.0f64, 0.0, 3.0, 0.0, 5.0], &[5])
+        .unwrap()
+        .requires_grad_(true)
+        .unwrap();
+    let y = x.cumulative_prod(None, None, false).unwrap();
+    let l = y.sum(None, false).unwrap();
+    tessera::autograd::backward(&l, None, false).unwrap();
+    // y = [2, 0, 0, 0, 0]; dy_k/dx_i is the product of the others up to k.
+    let want = [1.0, 2.0 * (1.0 + 3.0), 0.0, 0.0, 0.0];
+    assert_eq!(x.grad().unwrap().to_vec::<f64>().unwrap(), want.to_vec());
+}
+
+#[test]
+fn unique_keeps_every_nan_and_merges_signed_zeros() {
+    let t = Tensor::from_slice(&[f64::NAN, -0.0, 0.0, f64::NAN, 1.0], &[5]).unwrap();
+    let u = t.unique_all().unwrap();
+    let v = u.values.to_vec::<f64>().unwrap();
+    assert_eq!(v.len(), 4);
+    assert!(
+        v[0] == 0.0 && v[0].is_sign_negative() && v[1] == 1.0 && v[2].is_nan() && v[3].is_nan()
+    );
+    assert_eq!(u.indices.to_vec::<i64>().unwrap(), vec![1, 4, 0, 3]);
+    assert_eq!(u.counts.to_vec::<i64>().unwrap(), vec![2, 1, 1, 1]);
+    assert_eq!(
+        u.inverse_indices.to_vec::<i64>().unwrap(),
+        vec![2, 0, 0, 3, 1]
+    );
+    assert_eq!(t.unique_values().unwrap().numel(), 4);
+    let s = Tensor::scalar(7, DType::U8).unwrap();
+    assert_eq!(
+        s.unique_all().unwrap().inverse_indices.shape(),
+        &[] as &[usize]
+    );
+    let e = Tensor::zeros(&[2, 0], DType::I32).unwrap();
+    assert_eq!(e.unique_values().unwrap().shape(), &[0]);
+}
+
+#[test]
+fn concat_and_stack_shapes_promotion_and_errors() {
+    let a = Tensor::from_slice(&[1i32, 2, 3, 4], &[2, 2]).unwrap();
+    let b = Tensor::from_slice(&[0.5f64, 1.5], &[1, 2]).unwrap();
+    let c = Tensor::concat(&[a.clone(), b.clone()], Some(0)).unwrap();
+    assert_eq!((c.dtype(), c.shape()), (DType::F64, &[3usize, 2][..]));
+    assert_eq!(
+        c.to_vec::<f64>().unwrap(),
+        vec![1.0, 2.0, 3.0, 4.0, 0.5, 1.5]
+    );
+    let f = Tensor::concat(&[a.t().unwrap(), b.clone()], None).unwrap();
+    assert_eq!(
+        f.to_vec::<f64>().unwrap(),
+        vec![1.0, 3.0, 2.0, 4.0, 0.5, 1.5]
+    );
+    assert!(matches!(
+        Tensor::concat(&[a.clone(), b.clone()], Some(1)),
+        Err(TesseraError::ShapeMismatch(_))
+    ));
+    assert!(Tensor::concat(&[], Some(0)).is_err());
+    let s = Tensor::stack(&[a.clone(), a.flip(Some(&[0])).unwrap()], -1).unwrap();
+    assert_eq!(s.shape(), &[2, 2, 2]);
+    assert_eq!(s.to_vec::<i32>().unwrap(), vec![1, 3, 2, 4, 3, 1, 4, 2]);
+    assert!(matches!(
+        Tensor::stack(&[a.clone(), b], 0),
+        Err(TesseraError::ShapeMismatch(_))
+    ));
+    assert!(matches!(
+        Tensor::stack(&[a.clone()], 3),
+        Err(TesseraError::Index(_))
+    ));
+    let z = Tensor::scalar(1, DType::I64).unwrap();
+    assert_eq!(
+        Tensor::stack(&[z.clone(), z], 0)
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap(),
+        vec![1, 1]
+    );
+}
