@@ -8,6 +8,7 @@
 //! pure-Python package `tessera` re-exports these and generates `tessera.ops`.
 
 pub mod arith;
+pub mod arrayfns;
 pub mod convert;
 pub mod dtype;
 pub mod errors;
@@ -147,6 +148,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sparse::register(m)?;
     io::register(m)?;
     grad::register(m)?;
+    arrayfns::register(m)?;
     ops::install_fallback_hook();
     Ok(())
 }

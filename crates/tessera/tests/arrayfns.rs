@@ -391,3 +391,227 @@ fn concat_and_stack_shapes_promotion_and_errors() {
         vec![1, 1]
     );
 }
+
+#[test]
+fn statistics_against_hand_worked_values() {
+    let t = Tensor::from_slice(&[1.0f64, 2.0, 3.0, 4.0, 0.0, -1.0], &[2, 3]).unwrap();
+    assert_eq!(
+        t.prod(None, false, None).unwrap().to_vec::<f64>().unwrap(),
+        vec![0.0]
+    );
+    assert_eq!(
+        t.prod(Some(&[1]), true, None)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap(),
+        vec![6.0, 0.0]
+    );
+    assert_eq!(t.prod(Some(&[1]), true, None).unwrap().shape(), &[2, 1]);
+    let e = Tensor::zeros(&[0, 2], DType::I32).unwrap();
+    assert_eq!(
+        e.prod(Some(&[0]), false, None)
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap(),
+        vec![1, 1]
+    );
+    let v = t
+        .var(Some(&[1]), 0.0, false)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap();
+    assert!(
+        (v[0] - 2.0 / 3.0).abs() < 1e-12
+            && (v[1] - (8.0 + 2.0 / 3.0) / 3.0 * 0.0 - v[1]).abs() < 1e-12
+    );
+    let s = t.std(None, 1.0, false).unwrap().item::<f64>().unwrap();
+    let xs = [1.0, 2.0, 3.0, 4.0, 0.0, -1.0];
+    let m = xs.iter().sum::<f64>() / 6.0;
+    let want = (xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / 5.0).sqrt();
+    assert!((s - want).abs() < 1e-12);
+    let b = Tensor::from_slice(&[f64::NAN, 0.0, -0.0, 2.0], &[2, 2]).unwrap();
+    assert_eq!(
+        b.all(Some(&[1]), false).unwrap().to_vec::<bool>().unwrap(),
+        vec![false, false]
+    );
+    assert_eq!(
+        b.any(Some(&[1]), false).unwrap().to_vec::<bool>().unwrap(),
+        vec![true, true]
+    );
+    assert_eq!(
+        b.count_nonzero(None, false)
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap(),
+        vec![2]
+    );
+    let z = Tensor::zeros(&[0], DType::Bool).unwrap();
+    assert_eq!(
+        z.all(None, false).unwrap().to_vec::<bool>().unwrap(),
+        vec![true]
+    );
+    assert_eq!(
+        z.any(None, false).unwrap().to_vec::<bool>().unwrap(),
+        vec![false]
+    );
+}
+
+#[test]
+fn manipulation_against_hand_worked_values() {
+    let t = Tensor::arange(0, 6, 1, DType::I32)
+        .unwrap()
+        .reshape(&[1, 2, 3])
+        .unwrap();
+    assert_eq!(t.moveaxis(&[0], &[-1]).unwrap().shape(), &[2, 3, 1]);
+    assert_eq!(t.moveaxis(&[2, 0], &[0, 1]).unwrap().shape(), &[3, 1, 2]);
+    assert!(t.moveaxis(&[0, 0], &[1, 2]).is_err());
+    let u = t.unstack(1).unwrap();
+    assert_eq!(u.len(), 2);
+    assert_eq!(u[1].to_vec::<i32>().unwrap(), vec![3, 4, 5]);
+    let r = t.roll(&[1], Some(&[2])).unwrap();
+    assert_eq!(r.to_vec::<i32>().unwrap(), vec![2, 0, 1, 5, 3, 4]);
+    assert_eq!(
+        t.roll(&[-7], None).unwrap().to_vec::<i32>().unwrap(),
+        vec![1, 2, 3, 4, 5, 0]
+    );
+    assert_eq!(
+        t.roll(&[1, 1], Some(&[1, 2]))
+            .unwrap()
+            .to_vec::<i32>()
+            .unwrap(),
+        vec![5, 3, 4, 2, 0, 1]
+    );
+    let x = Tensor::from_slice(&[1i64, 4, 9, 16], &[4]).unwrap();
+    assert_eq!(
+        x.diff(0, 2, None, None).unwrap().to_vec::<i64>().unwrap(),
+        vec![2, 2]
+    );
+    assert_eq!(x.diff(0, 9, None, None).unwrap().shape(), &[0]);
+    let p = Tensor::from_slice(&[0i64], &[1]).unwrap();
+    assert_eq!(
+        x.diff(0, 1, Some(&p), None)
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap(),
+        vec![1, 3, 5, 7]
+    );
+    let bl = Tensor::from_slice(&[true, true, false], &[3]).unwrap();
+    assert_eq!(
+        bl.diff(-1, 1, None, None)
+            .unwrap()
+            .to_vec::<bool>()
+            .unwrap(),
+        vec![false, true]
+    );
+    let m = Tensor::arange(1, 7, 1, DType::F32)
+        .unwrap()
+        .reshape(&[2, 3])
+        .unwrap();
+    assert_eq!(
+        m.tril(0).unwrap().to_vec::<f32>().unwrap(),
+        vec![1.0, 0.0, 0.0, 4.0, 5.0, 0.0]
+    );
+    assert_eq!(
+        m.triu(1).unwrap().to_vec::<f32>().unwrap(),
+        vec![0.0, 2.0, 3.0, 0.0, 0.0, 6.0]
+    );
+    assert_eq!(
+        m.triu(i64::MIN).unwrap().to_vec::<f32>().unwrap(),
+        m.to_vec::<f32>().unwrap()
+    );
+    assert_eq!(
+        m.tril(i64::MIN).unwrap().to_vec::<f32>().unwrap(),
+        vec![0.0; 6]
+    );
+    assert!(x.tril(0).is_err());
+    let a = Tensor::from_slice(&[1i32, 2, 3], &[3]).unwrap();
+    let b = Tensor::from_slice(&[10i32, 20], &[2]).unwrap();
+    let g = Tensor::meshgrid(&[a.clone(), b.clone()], "xy").unwrap();
+    assert_eq!(g[0].shape(), &[2, 3]);
+    assert_eq!(g[0].to_vec::<i32>().unwrap(), vec![1, 2, 3, 1, 2, 3]);
+    assert_eq!(g[1].to_vec::<i32>().unwrap(), vec![10, 10, 10, 20, 20, 20]);
+    let g = Tensor::meshgrid(&[a.clone(), b.clone()], "ij").unwrap();
+    assert_eq!(g[0].shape(), &[3, 2]);
+    assert!(Tensor::meshgrid(&[a.clone()], "yx").is_err());
+    let ba = Tensor::broadcast_arrays(&[a.reshape(&[3, 1]).unwrap(), b.clone()]).unwrap();
+    assert_eq!(ba[1].shape(), &[3, 2]);
+}
+
+#[test]
+fn creation_repeat_nonzero_searchsorted() {
+    assert_eq!(
+        Tensor::eye(3, 2, -1, DType::F64)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap(),
+        vec![0.0, 0.0, 1.0, 0.0, 0.0, 1.0]
+    );
+    assert_eq!(
+        Tensor::eye(2, 2, i64::MAX, DType::Bool)
+            .unwrap()
+            .to_vec::<bool>()
+            .unwrap(),
+        vec![false; 4]
+    );
+    let l = Tensor::linspace(0.0, 1.0, 4, false, DType::F32).unwrap();
+    assert_eq!(l.to_vec::<f32>().unwrap(), vec![0.0, 0.25, 0.5, 0.75]);
+    assert_eq!(
+        Tensor::linspace(2.0, 3.0, 1, true, DType::F64)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap(),
+        vec![2.0]
+    );
+    assert_eq!(
+        Tensor::linspace(2.0, 3.0, 0, true, DType::F64)
+            .unwrap()
+            .shape(),
+        &[0]
+    );
+    let x = Tensor::from_slice(&[1i32, 2, 3, 4], &[2, 2]).unwrap();
+    let two = Tensor::scalar(2, DType::I64).unwrap();
+    assert_eq!(
+        x.repeat_interleave(&two, Some(0))
+            .unwrap()
+            .to_vec::<i32>()
+            .unwrap(),
+        vec![1, 2, 1, 2, 3, 4, 3, 4]
+    );
+    let per = Tensor::from_slice(&[0i64, 3], &[2]).unwrap();
+    let r = x.repeat_interleave(&per, Some(1)).unwrap();
+    assert_eq!(
+        (r.shape(), r.to_vec::<i32>().unwrap()),
+        (&[2usize, 3][..], vec![2, 2, 2, 4, 4, 4])
+    );
+    let neg = Tensor::from_slice(&[-1i64, 3], &[2]).unwrap();
+    assert!(x.repeat_interleave(&neg, Some(1)).is_err());
+    assert!(x.repeat_interleave(&per, None).is_err());
+    let w = Tensor::from_slice(&[0.0f64, f64::NAN, 0.0, -0.0, 2.0, 0.0], &[2, 3]).unwrap();
+    assert_eq!(
+        w.argwhere().unwrap().to_vec::<i64>().unwrap(),
+        vec![0, 1, 1, 1]
+    );
+    assert!(Tensor::scalar(1, DType::I32).unwrap().argwhere().is_err());
+    let s = Tensor::from_slice(&[3.0f64, 1.0, f64::NAN, 2.0], &[4]).unwrap();
+    let sorter = s.argsort(0, false).unwrap();
+    let v = Tensor::from_slice(&[2.0f64, f64::NAN, -5.0], &[3]).unwrap();
+    assert_eq!(
+        s.searchsorted(&v, false, Some(&sorter))
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap(),
+        vec![1, 3, 0]
+    );
+    assert_eq!(
+        s.searchsorted(&v, true, Some(&sorter))
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap(),
+        vec![2, 4, 0]
+    );
+    let bad = Tensor::from_slice(&[0i64, 1, 2, 4], &[4]).unwrap();
+    assert!(matches!(
+        s.searchsorted(&v, false, Some(&bad)),
+        Err(TesseraError::Index(_))
+    ));
+}

@@ -101,4 +101,29 @@ pub(super) fn add_cases(c: &mut BTreeMap<&'static str, Builder>) {
             csr_lhs: false,
         }),
     );
+    c.insert(
+        "repeat_interleave",
+        Box::new(|rng, l| {
+            let flat = rng.random_bool(0.3);
+            Case {
+                inputs: vec![
+                    input(&[3, 4], l, Values::Any),
+                    input(
+                        &[if flat { 12 } else { 4 }],
+                        Layout::Contiguous,
+                        Values::Ids(3),
+                    ),
+                ],
+                params: vec![p(
+                    "axis",
+                    if flat {
+                        "None".to_string()
+                    } else {
+                        "1".to_string()
+                    },
+                )],
+                csr_lhs: false,
+            }
+        }),
+    );
 }

@@ -10,6 +10,8 @@
 pub(crate) mod cumulative;
 pub(crate) mod join;
 pub(crate) mod lanes;
+pub(crate) mod locate;
+pub(crate) mod repeat;
 pub(crate) mod search;
 pub(crate) mod select;
 pub(crate) mod sort;

@@ -23,7 +23,7 @@ pub struct OpDef<P: OpParams> {
     /// Name used by `invoke`.
     pub name: &'static str,
     /// The output shapes depend on the input values (`unique_*`): inference gives only the
-    /// dtypes and ranks exactly (its dims are upper bounds).
+    /// dtypes and ranks exactly (its dims are placeholders).
     pub data_dependent_shape: bool,
     /// One-paragraph description.
     pub doc: &'static str,

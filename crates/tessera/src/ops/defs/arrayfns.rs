@@ -28,6 +28,41 @@ op_params! {
     }
 }
 
+/// Which end of a run of equal elements `searchsorted` returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// Before the equal elements.
+    Left,
+    /// After them.
+    Right,
+}
+
+impl crate::ops::params::ParamValue for Side {
+    const TYPE_NAME: &'static str = "left | right";
+    fn parse_value(s: &str) -> std::result::Result<Self, String> {
+        match s.trim() {
+            "left" => Ok(Side::Left),
+            "right" => Ok(Side::Right),
+            other => Err(format!("{other:?} is not left or right")),
+        }
+    }
+    fn render(&self) -> String {
+        match self {
+            Side::Left => "left",
+            Side::Right => "right",
+        }
+        .into()
+    }
+}
+
+op_params! {
+    /// Parameters of `searchsorted`.
+    pub struct SearchParams {
+        /// `left` (before equal elements) or `right` (after them).
+        side: Side = Side::Left;
+    }
+}
+
 op_params! {
     /// Parameters of `argmax` and `argmin`.
     pub struct ArgExtremeParams {
@@ -174,6 +209,32 @@ pub(super) fn register(r: &mut OpTable) {
             Saves::X,
             cumprod_backward,
         ),
+    );
+    r.add(
+        OpDef::<NoParams>::new(
+            "argwhere",
+            "int64 [count, rank]: the coordinates of the non-zero elements (NaN is non-zero) in row-major order; Python's nonzero splits the columns. A 0-d input is an error. The count depends on the data.",
+            &["x"],
+            &["indices"],
+            |_, m| Ok(vec![TensorMeta::dense(vec![m[0].shape.iter().product(), m[0].shape.len()], DType::I64)]),
+            |_, x| Ok(vec![x[0].argwhere_dense()?]),
+        )
+        .data_dependent_shape()
+        .not_differentiable("the output is integer indices"),
+    );
+    r.add(
+        OpDef::<SearchParams>::new(
+            "searchsorted",
+            "int64 insertion points of x2's elements into the sorted 1-d x1 (read through the permutation `sorter` when it is non-empty), before (side=left) or after (side=right) equal elements; NaN sorts last.",
+            &["x1", "x2", "sorter"],
+            &["indices"],
+            |_, m| {
+                result_type(m[0].dtype, m[1].dtype)?;
+                Ok(vec![TensorMeta::dense(m[1].shape.clone(), DType::I64)])
+            },
+            |p, x| Ok(vec![x[0].searchsorted_dense(&x[1], &x[2], p.side == Side::Right)?]),
+        )
+        .not_differentiable("the output is integer indices"),
     );
     r.add(
         OpDef::<NoParams>::new(

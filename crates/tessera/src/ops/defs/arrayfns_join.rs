@@ -136,3 +136,43 @@ fn stack_backward(p: &StackParams, ctx: &BackwardCtx<'_>) -> Result<Vec<Option<T
         })
         .collect()
 }
+
+op_params! {
+    /// Parameters of `repeat_interleave`.
+    pub struct RepeatInterleaveParams {
+        /// Axis to repeat along; None repeats the elements of the flattened tensor.
+        axis: Option<isize> = None;
+    }
+}
+
+/// `repeat_interleave`: NumPy's `repeat` (registered apart from the PyTorch-style `repeat`).
+pub(super) fn register_repeat(r: &mut OpTable) {
+    r.add(
+        OpDef::<RepeatInterleaveParams>::new(
+            "repeat_interleave",
+            "NumPy's repeat: each element repeated along `axis` (flattened when None) by `repeats` (int64 0-d or 1-d: one count, or one per element). The length depends on the counts.",
+            &["x", "repeats"],
+            &["y"],
+            |p, m| {
+                let mut shape = match p.axis {
+                    None => vec![m[0].shape.iter().product()],
+                    Some(_) => m[0].shape.clone(),
+                };
+                let a = normalize_axis(p.axis.unwrap_or(0), shape.len())?;
+                shape[a] = 0;
+                Ok(vec![TensorMeta::dense(shape, m[0].dtype)])
+            },
+            |p, x| Ok(vec![x[0].repeat_interleave_dense(&x[1], p.axis)?]),
+        )
+        .data_dependent_shape()
+        .backward(
+            "dx = g summed over each element's copies; none for repeats",
+            Saves::X1_X2,
+            |p, ctx| {
+                let (x, r) = (ctx.input(0)?, ctx.input(1)?);
+                let g = ctx.dense_grad(0)?;
+                Ok(vec![Some(x.unrepeat_interleave_dense(&g, r, p.axis)?), None])
+            },
+        ),
+    );
+}

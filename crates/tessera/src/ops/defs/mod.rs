@@ -14,8 +14,8 @@ mod shape_ops;
 mod sparse_rules;
 mod views;
 
-pub(crate) use arrayfns::{ArgExtremeParams, CumulativeParams, SortParams};
-pub(crate) use arrayfns_join::{ConcatParams, StackParams};
+pub(crate) use arrayfns::{ArgExtremeParams, CumulativeParams, SearchParams, Side, SortParams};
+pub(crate) use arrayfns_join::{ConcatParams, RepeatInterleaveParams, StackParams};
 pub(crate) use linalg::DotParams;
 pub(crate) use math::{astype_def, AstypeParams};
 pub(crate) use reduce::{sum_def, ReduceParams};
@@ -40,4 +40,5 @@ pub(crate) fn register_all(r: &mut OpTable) {
     embedding::register(r);
     arrayfns::register(r);
     arrayfns_join::register(r);
+    arrayfns_join::register_repeat(r);
 }

@@ -9,7 +9,8 @@ use crate::arrayfns::UniqueAll;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::ops::defs::{
-    ArgExtremeParams, ConcatParams, CumulativeParams, NoParams, SortParams, StackParams,
+    ArgExtremeParams, ConcatParams, CumulativeParams, NoParams, RepeatInterleaveParams,
+    SearchParams, Side, SortParams, StackParams,
 };
 use crate::ops::registry::registry;
 use crate::tensor::Tensor;
@@ -177,6 +178,58 @@ impl Tensor {
             registry()
                 .def::<StackParams>("stack")?
                 .call(&StackParams { axis }, xs)?,
+        )
+    }
+
+    /// NumPy's `repeat`: each element repeated `repeats` times along `axis` (of the
+    /// flattened tensor when `None`); `repeats` is a 0-d or 1-d integer tensor (one count, or
+    /// one per element). (`Tensor::repeat` is PyTorch's tiling repeat.)
+    ///
+    /// ```
+    /// use tessera::{DType, Tensor};
+    /// let t = Tensor::from_slice(&[1i32, 2, 3], &[3]).unwrap();
+    /// let r = Tensor::from_slice(&[2i64, 0, 1], &[3]).unwrap();
+    /// assert_eq!(t.repeat_interleave(&r, None).unwrap().to_vec::<i32>().unwrap(), vec![1, 1, 3]);
+    /// ```
+    pub fn repeat_interleave(&self, repeats: &Tensor, axis: Option<isize>) -> Result<Tensor> {
+        call1(
+            "repeat_interleave",
+            &RepeatInterleaveParams { axis },
+            &[self.clone(), repeats.clone()],
+        )
+    }
+
+    /// The int64 coordinates `[count, rank]` of the non-zero elements (NaN is non-zero), in
+    /// row-major order (NumPy's `argwhere`; `nonzero` is its columns). 0-d is an error.
+    pub fn argwhere(&self) -> Result<Tensor> {
+        call1("argwhere", &NoParams {}, slice::from_ref(self))
+    }
+
+    /// The int64 insertion points of `x2`'s elements into this sorted 1-d tensor (read
+    /// through the permutation `sorter` when given), before equal elements or after them
+    /// (`right`). NaN sorts last.
+    ///
+    /// ```
+    /// use tessera::Tensor;
+    /// let s = Tensor::from_slice(&[1.0f64, 2.0, 2.0, 3.0], &[4]).unwrap();
+    /// let v = Tensor::from_slice(&[2.0f64, 9.0], &[2]).unwrap();
+    /// assert_eq!(s.searchsorted(&v, false, None).unwrap().to_vec::<i64>().unwrap(), vec![1, 4]);
+    /// assert_eq!(s.searchsorted(&v, true, None).unwrap().to_vec::<i64>().unwrap(), vec![3, 4]);
+    /// ```
+    pub fn searchsorted(
+        &self,
+        x2: &Tensor,
+        right: bool,
+        sorter: Option<&Tensor>,
+    ) -> Result<Tensor> {
+        let none = Tensor::zeros(&[0], crate::DType::I64)?;
+        let p = SearchParams {
+            side: if right { Side::Right } else { Side::Left },
+        };
+        call1(
+            "searchsorted",
+            &p,
+            &[self.clone(), x2.clone(), sorter.unwrap_or(&none).clone()],
         )
     }
 }

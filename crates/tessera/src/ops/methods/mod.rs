@@ -10,7 +10,9 @@
 
 mod arith;
 mod arrayfns;
+mod manipulation;
 mod products;
+mod statistics;
 mod views;
 
 use std::slice;
