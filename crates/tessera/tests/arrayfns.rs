@@ -615,3 +615,49 @@ fn creation_repeat_nonzero_searchsorted() {
         Err(TesseraError::Index(_))
     ));
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Lanes long enough for the radix path (>= 512), with ties, signed zeros and NaNs, in
+    /// f64, f32, i8 and i64: sort, argsort (both directions) and unique against references.
+    #[test]
+    fn long_lanes_take_the_radix_path_and_match_references(
+        v in proptest::collection::vec(value(), 512..1500),
+        desc: bool,
+        wide in proptest::collection::vec(any::<i64>(), 512..1500),
+    ) {
+        let n = v.len();
+        let mut idx: Vec<usize> = (0..n).collect();
+        idx.sort_by(|&i, &j| {
+            let o = np_cmp(v[i], v[j]);
+            if desc { o.reverse() } else { o }
+        });
+        let want: Vec<f64> = idx.iter().map(|&i| v[i]).collect();
+        let t = Tensor::from_vec(v.clone(), &[n]).unwrap();
+        prop_assert!(same_bits(&t.sort(0, desc, true).unwrap().to_vec::<f64>().unwrap(), &want));
+        let got: Vec<usize> = t.argsort(0, desc).unwrap().to_vec::<i64>().unwrap().into_iter().map(|i| i as usize).collect();
+        prop_assert_eq!(&got, &idx);
+        let t32 = t.astype(DType::F32).unwrap();
+        let got32: Vec<usize> = t32.argsort(0, desc).unwrap().to_vec::<i64>().unwrap().into_iter().map(|i| i as usize).collect();
+        prop_assert_eq!(&got32, &idx);
+        let s32: Vec<f64> = t32.sort(0, desc, true).unwrap().to_vec::<f32>().unwrap().into_iter().map(f64::from).collect();
+        prop_assert!(same_bits(&s32, &want));
+        // Finite values as i8: ties everywhere.
+        let small: Vec<i8> = v.iter().map(|&x| if x.is_finite() { x as i8 } else { 7 }).collect();
+        let ti = Tensor::from_vec(small.clone(), &[n]).unwrap();
+        let mut si = small.clone();
+        si.sort();
+        if desc { si.reverse(); }
+        prop_assert_eq!(ti.sort(0, desc, false).unwrap().to_vec::<i8>().unwrap(), si);
+        let mut uw = wide.clone();
+        uw.sort();
+        uw.dedup();
+        let tw = Tensor::from_vec(wide.clone(), &[wide.len()]).unwrap();
+        prop_assert_eq!(tw.unique_values().unwrap().to_vec::<i64>().unwrap(), uw.clone());
+        prop_assert_eq!(tw.unique_all().unwrap().values.to_vec::<i64>().unwrap(), uw);
+        let mut sw = wide.clone();
+        sw.sort();
+        prop_assert_eq!(tw.sort(0, false, true).unwrap().to_vec::<i64>().unwrap(), sw);
+    }
+}

@@ -13,6 +13,7 @@ use std::cmp::Ordering;
 use rayon::prelude::*;
 
 use super::lanes::{fill, parallel, read, Lanes};
+use super::radix;
 use crate::dtype::Element;
 use crate::error::Result;
 use crate::storage::try_with_capacity;
@@ -47,7 +48,10 @@ fn directed<T: Element>(a: &T, b: &T, descending: bool) -> Ordering {
 }
 
 /// Sorts one lane in place.
-fn sort_lane<T: Element>(v: &mut [T], descending: bool, stable: bool, par: bool) {
+fn sort_lane<T: Element>(v: &mut [T], descending: bool, stable: bool, par: bool) -> Result<()> {
+    if let (Some(key), false) = (radix::key_fn::<T>(), v.len() < radix::MIN_LEN) {
+        return radix::sort_by_key(v, key, descending);
+    }
     let cmp = |a: &T, b: &T| directed(a, b, descending);
     // Equal integers (and bools) are indistinguishable: stability only matters for floats.
     let stable = stable && T::DTYPE.is_float();
@@ -57,10 +61,20 @@ fn sort_lane<T: Element>(v: &mut [T], descending: bool, stable: bool, par: bool)
         (false, true) => v.par_sort_unstable_by(cmp),
         (false, false) => v.sort_unstable_by(cmp),
     }
+    Ok(())
 }
 
 /// Writes the stable sorting permutation of `v` into `idx`.
 fn argsort_lane<T: Element>(v: &[T], idx: &mut [i64], descending: bool, par: bool) -> Result<()> {
+    if let (Some(key), false) = (radix::key_fn::<T>(), v.len() < radix::MIN_LEN) {
+        let mut pairs: Vec<(u64, i64)> = try_with_capacity(v.len())?;
+        pairs.extend(v.iter().map(key).zip(0i64..));
+        radix::sort_by_key(&mut pairs, |p| p.0, descending)?;
+        for (o, p) in idx.iter_mut().zip(&pairs) {
+            *o = p.1;
+        }
+        return Ok(());
+    }
     let mut pairs: Vec<(T, i64)> = try_with_capacity(v.len())?;
     pairs.extend(v.iter().copied().zip(0i64..));
     let cmp = |a: &(T, i64), b: &(T, i64)| directed(&a.0, &b.0, descending).then(a.1.cmp(&b.1));
@@ -114,11 +128,10 @@ impl Tensor {
                     dst.copy_from_slice(src);
                     let big = parallel(dst.len());
                     if big && l.count >= rayon::current_num_threads() {
-                        dst.par_chunks_mut(n.max(1)).for_each(|v| sort_lane(v, descending, stable, false));
+                        dst.par_chunks_mut(n.max(1)).try_for_each(|v| sort_lane(v, descending, stable, false))
                     } else {
-                        dst.chunks_mut(n.max(1)).for_each(|v| sort_lane(v, descending, stable, big));
+                        dst.chunks_mut(n.max(1)).try_for_each(|v| sort_lane(v, descending, stable, big))
                     }
-                    Ok(())
                 })
             })??
         });

@@ -7,6 +7,7 @@
 use rayon::prelude::*;
 
 use super::lanes::{fill, parallel, read};
+use super::radix;
 use super::sort::{is_nan, nan_last};
 use crate::dtype::Element;
 use crate::error::Result;
@@ -32,7 +33,9 @@ fn groups<T: Element>(v: &[T]) -> Result<Groups<T>> {
     let mut pairs: Vec<(T, i64)> = try_with_capacity(v.len())?;
     pairs.extend(v.iter().copied().zip(0i64..));
     let cmp = |a: &(T, i64), b: &(T, i64)| nan_last(&a.0, &b.0).then(a.1.cmp(&b.1));
-    if parallel(v.len()) {
+    if let (Some(key), true) = (radix::key_fn::<T>(), v.len() >= radix::MIN_LEN) {
+        radix::sort_by_key(&mut pairs, |p| key(&p.0), false)?;
+    } else if parallel(v.len()) {
         pairs.par_sort_unstable_by(cmp);
     } else {
         pairs.sort_unstable_by(cmp);
@@ -67,7 +70,9 @@ impl Tensor {
                 v.extend_from_slice(s);
                 Ok(v)
             })??;
-            if parallel(v.len()) {
+            if let (Some(key), true) = (radix::key_fn::<T>(), v.len() >= radix::MIN_LEN) {
+                radix::sort_by_key(&mut v, key, false)?;
+            } else if parallel(v.len()) {
                 v.par_sort_unstable_by(nan_last);
             } else {
                 v.sort_unstable_by(nan_last);
