@@ -62,7 +62,7 @@ pub(crate) fn sort_by_key<T: Copy + Default>(
     let mut tmp = try_vec(T::default(), n)?;
     let mut in_v = true;
     for (d, c) in counts.iter().enumerate() {
-        if c.iter().any(|&m| m == n) {
+        if c.contains(&n) {
             continue; // every key has the same byte here
         }
         let mut offs = [0usize; 256];
