@@ -3,9 +3,9 @@
 //! `ops/defs/arrayfns_join.rs`, and whose typed `Tensor` methods are in
 //! `ops/methods/arrayfns.rs`.
 //!
-//! Every kernel that works along one axis sees its input as *lanes* ([`lanes`]): the axis
+//! Every kernel that works along one axis sees its input as *lanes* (`lanes.rs`): the axis
 //! moved last and the tensor made contiguous, so that each lane is one slice. Orders follow
-//! NumPy ([`sort::nan_last`]): ascending, `-0.0 == 0.0`, every NaN after every number.
+//! NumPy (`sort::nan_last`): ascending, `-0.0 == 0.0`, every NaN after every number.
 
 pub(crate) mod cumulative;
 pub(crate) mod join;
