@@ -84,10 +84,12 @@ impl Tensor {
                         } else {
                             d
                         };
-                        for (o, &x) in d.iter_mut().zip(v) {
-                            acc = match op {
-                                Accumulate::Sum => acc.add(x),
-                                Accumulate::Prod => acc.mul(x),
+                        for (i, (o, &x)) in d.iter_mut().zip(v).enumerate() {
+                            // The first value is x itself (`0 + -0.0` would lose the sign).
+                            acc = match (i, op) {
+                                (0, _) => x,
+                                (_, Accumulate::Sum) => acc.add(x),
+                                (_, Accumulate::Prod) => acc.mul(x),
                             };
                             *o = acc;
                         }
