@@ -8,6 +8,7 @@
 //! pure-Python package `tessera` re-exports these and generates `tessera.ops`.
 
 pub mod arith;
+pub mod arrayfns;
 pub mod convert;
 pub mod dlpack;
 pub mod dtype;
@@ -152,6 +153,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     io::register(m)?;
     grad::register(m)?;
     dlpack::register(m)?;
+    arrayfns::register(m)?;
     ops::install_fallback_hook();
     Ok(())
 }

@@ -17,6 +17,7 @@
 //! assert_eq!(format!("{t:?}"), "tensor([[1.5, 1.5],\n        [1.5, 1.5]], dtype=float32)");
 //! ```
 
+pub mod arrayfns;
 pub mod autograd;
 pub mod dtype;
 pub mod error;

@@ -7,6 +7,9 @@ mod elementwise_cases;
 
 use std::collections::BTreeMap;
 
+#[path = "gradcheck_arrayfns.rs"]
+mod arrayfns_cases;
+
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tessera::index::IndexSpec;
@@ -573,6 +576,7 @@ fn cases() -> BTreeMap<&'static str, Builder> {
         }),
     );
     elementwise_cases::add(&mut c);
+    arrayfns_cases::add_cases(&mut c);
     c
 }
 

@@ -42,6 +42,17 @@ fn o1_every_required_op_is_registered_with_docs() {
         "quadratic",
         "_backward_quadratic",
         "cast_storage",
+        "sort",
+        "argsort",
+        "argmax",
+        "argmin",
+        "where",
+        "cumulative_sum",
+        "cumulative_prod",
+        "unique_values",
+        "unique_all",
+        "concat",
+        "stack",
         "ring_buffer",
     ] {
         assert!(names.contains(&required), "{required} is not registered");

@@ -8,6 +8,7 @@ mod io_support;
 mod view_common;
 
 mod arith;
+mod arrayfns;
 mod autograd_engine;
 mod borrowed_views;
 mod copy_engine;

@@ -46,6 +46,8 @@ from ._native import (
     zeros,
 )
 from . import autograd, ops, optim, sparse
+from ._arrayfns import *  # noqa: F401,F403 - the Array API functions (their own __all__)
+from ._arrayfns import __all__ as _arrayfns_all
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
 __all__ = [
@@ -54,10 +56,10 @@ __all__ = [
     "expand_dims", "fallback_count", "flip", "is_grad_enabled", "no_grad", "optim",
     "set_grad_enabled",
     "float16", "float32", "float64", "full", "int8", "int32", "int64", "invoke", "list_ops",
-    "load", "load_npy", "max", "mean", "min", "ones", "ops", "permute_dims", "repeat",
+    "load", "load_npy", "max", "mean", "min", "ones", "ops", "permute_dims",
     "reshape", "save", "save_npy", "squeeze", "sparse", "sum", "tile", "transpose", "uint8",
     "zeros",
-]
+] + _arrayfns_all
 __all__ += ["from_dlpack"]
 
 
@@ -84,11 +86,6 @@ def min(x, axis=None, keepdims=False):  # noqa: A001 - NumPy name
 def tile(x, reps):
     """NumPy ``tile``: ``x`` repeated ``reps`` times per dim (reps padded with 1s on the left)."""
     return asarray(x).tile(reps)
-
-
-def repeat(x, counts):
-    """PyTorch ``repeat``: ``x.repeat(*counts)`` (counts may add leading dims)."""
-    return asarray(x).repeat(*counts) if isinstance(counts, (tuple, list)) else asarray(x).repeat(counts)
 
 
 def broadcast_to(x, shape):

@@ -31,9 +31,14 @@ def _default_value(text, type_name):
 def _make(info):
     name = info["name"]
     inputs = [i if not _keyword.iskeyword(i) else i + "_" for i in info["inputs"]]
+    # An op of any number of inputs names its one input `*name` (concat, stack).
+    variadic = len(inputs) == 1 and inputs[0].startswith("*")
+    if variadic:
+        inputs = [inputs[0][1:]]
     params = []
     for i in inputs:
-        params.append(_inspect.Parameter(i, _inspect.Parameter.POSITIONAL_OR_KEYWORD))
+        kind = _inspect.Parameter.VAR_POSITIONAL if variadic else _inspect.Parameter.POSITIONAL_OR_KEYWORD
+        params.append(_inspect.Parameter(i, kind))
     for p in info["params"]:
         default = (
             _inspect.Parameter.empty
@@ -46,7 +51,7 @@ def _make(info):
 
     def op(*args, **kwargs):
         bound = sig.bind(*args, **kwargs)
-        tensors = [bound.arguments[i] for i in inputs]
+        tensors = list(bound.arguments.get(inputs[0], ())) if variadic else [bound.arguments[i] for i in inputs]
         # Only explicitly given parameters are passed: the registry applies its own defaults.
         given = {k: bound.arguments[k] for k in param_names if k in bound.arguments}
         return _invoke(name, *tensors, **given)

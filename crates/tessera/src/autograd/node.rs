@@ -150,6 +150,11 @@ impl BackwardCtx<'_> {
         self.needs[i]
     }
 
+    /// The number of inputs of the call (ops of any number of inputs take varying counts).
+    pub fn input_count(&self) -> usize {
+        self.input_metas.len()
+    }
+
     /// Shape, dtype and storage type of input `i` at forward time.
     pub fn input_meta(&self, i: usize) -> &Meta {
         &self.input_metas[i]

@@ -22,9 +22,13 @@ pub type ComputeFn<P> = fn(&P, &[Tensor]) -> Result<Vec<Tensor>>;
 pub struct OpDef<P: OpParams> {
     /// Name used by `invoke`.
     pub name: &'static str,
+    /// The output shapes depend on the input values (`unique_*`): inference gives only the
+    /// dtypes and ranks exactly (its dims are placeholders).
+    pub data_dependent_shape: bool,
     /// One-paragraph description.
     pub doc: &'static str,
-    /// Input names, in order.
+    /// Input names, in order. One name starting with `*` (`*arrays`) takes any positive
+    /// number of inputs (`concat`, `stack`).
     pub inputs: &'static [&'static str],
     /// Output names, in order.
     pub outputs: &'static [&'static str],
@@ -61,6 +65,7 @@ impl<P: OpParams> OpDef<P> {
     ) -> OpDef<P> {
         OpDef {
             name,
+            data_dependent_shape: false,
             doc,
             inputs,
             outputs,
@@ -97,6 +102,12 @@ impl<P: OpParams> OpDef<P> {
     pub fn mutates(mut self, inputs: &'static [usize]) -> Self {
         self.mutates = inputs;
         self.stateful = true;
+        self
+    }
+
+    /// Declares that the output shapes depend on the input values (see the field).
+    pub fn data_dependent_shape(mut self) -> Self {
+        self.data_dependent_shape = true;
         self
     }
 

@@ -13,7 +13,8 @@ use crate::tensor::Tensor;
 
 impl<P: OpParams> OpDef<P> {
     pub(crate) fn check_arity(&self, n: usize) -> Result<()> {
-        if n != self.inputs.len() {
+        let variadic = matches!(self.inputs, [one] if one.starts_with('*'));
+        if (variadic && n == 0) || (!variadic && n != self.inputs.len()) {
             return Err(TesseraError::InvalidArgument(format!(
                 "op {:?} takes {} inputs ({}), got {n}",
                 self.name,
@@ -102,8 +103,18 @@ impl<P: OpParams> OpDef<P> {
             let expected = (self.infer)(p, &metas).unwrap_or_else(|e| {
                 panic!("op {}: the kernel ran but inference fails: {e}", self.name)
             });
-            let got: Vec<_> = outputs.iter().map(|o| (o.shape(), o.dtype())).collect();
-            let want: Vec<_> = expected.iter().map(|e| (&e.shape[..], e.dtype)).collect();
+            let dims = |s: &[usize]| {
+                if self.data_dependent_shape {
+                    vec![0; s.len()]
+                } else {
+                    s.to_vec()
+                }
+            };
+            let got: Vec<_> = outputs
+                .iter()
+                .map(|o| (dims(o.shape()), o.dtype()))
+                .collect();
+            let want: Vec<_> = expected.iter().map(|e| (dims(&e.shape), e.dtype)).collect();
             assert_eq!(got, want, "op {}: outputs differ from inference", self.name);
         }
         // The one recording point of autograd (docs/design.md G1).

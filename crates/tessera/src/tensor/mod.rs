@@ -20,6 +20,7 @@
 pub mod arith;
 mod borrowed;
 mod create;
+mod create_grid;
 mod element_format;
 mod format;
 pub(crate) mod grad_meta;

@@ -1,5 +1,7 @@
 //! Registrations of every op, grouped by kind.
 
+mod arrayfns;
+mod arrayfns_join;
 mod elementwise_grads;
 mod embedding;
 mod linalg;
@@ -14,6 +16,8 @@ mod ufunc;
 mod ufunc_grads;
 mod views;
 
+pub(crate) use arrayfns::{ArgExtremeParams, CumulativeParams, SearchParams, Side, SortParams};
+pub(crate) use arrayfns_join::{ConcatParams, RepeatInterleaveParams, StackParams};
 pub(crate) use linalg::DotParams;
 pub(crate) use math::{astype_def, AstypeParams};
 pub(crate) use reduce::{sum_def, ReduceParams};
@@ -37,4 +41,7 @@ pub(crate) fn register_all(r: &mut OpTable) {
     views::register(r);
     embedding::register(r);
     ufunc::register(r);
+    arrayfns::register(r);
+    arrayfns_join::register(r);
+    arrayfns_join::register_repeat(r);
 }

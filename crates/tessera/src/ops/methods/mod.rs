@@ -9,8 +9,11 @@
 //! on `matmul`).
 
 mod arith;
+mod arrayfns;
+mod manipulation;
 mod products;
 mod ufunc;
+mod statistics;
 mod views;
 
 use std::slice;

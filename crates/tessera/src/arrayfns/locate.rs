@@ -1,0 +1,117 @@
+//! `nonzero` (as `argwhere`: one row of coordinates per non-zero element, in row-major
+//! order) and `searchsorted` (insertion points into a sorted 1-d tensor, in the order of
+//! [`nan_last`]).
+
+use super::lanes::{fill, read};
+use super::sort::nan_last;
+use crate::dtype::{DType, Element};
+use crate::error::{IndexFacts, Result, TesseraError};
+use crate::promote::result_type;
+use crate::tensor::Tensor;
+use crate::with_dtype;
+
+impl Tensor {
+    /// The dense kernel of `argwhere`: int64 `[count, rank]`, the coordinates of the non-zero
+    /// elements (NaN is non-zero) in row-major order. A 0-d tensor is refused (NumPy 2).
+    pub(crate) fn argwhere_dense(&self) -> Result<Tensor> {
+        if self.rank() == 0 {
+            return Err(TesseraError::InvalidArgument(
+                "nonzero of a 0-d tensor (use atleast_1d / reshape first)".into(),
+            ));
+        }
+        let b = self.astype_dense(DType::Bool)?.contiguous_dense()?;
+        let flat: Vec<usize> = read::<bool, _>(&b, |v| {
+            v.iter()
+                .enumerate()
+                .filter(|(_, &x)| x)
+                .map(|(i, _)| i)
+                .collect()
+        })?;
+        let dims = self.shape().to_vec();
+        let r = dims.len();
+        fill::<i64>(&[flat.len(), r], |out| {
+            for (row, &i) in out.chunks_mut(r).zip(&flat) {
+                let mut rest = i;
+                for d in (0..r).rev() {
+                    row[d] = (rest % dims[d]) as i64;
+                    rest /= dims[d];
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// The dense kernel of `searchsorted`: for each element of `x2`, the index in the sorted
+    /// 1-d `self` (read through `sorter` when it is non-empty) where it would be inserted
+    /// before (`right == false`) or after the equal elements. Both sides are compared in their
+    /// promoted dtype.
+    pub(crate) fn searchsorted_dense(
+        &self,
+        x2: &Tensor,
+        sorter: &Tensor,
+        right: bool,
+    ) -> Result<Tensor> {
+        if self.rank() != 1 {
+            return Err(TesseraError::InvalidArgument(format!(
+                "searchsorted: x1 must be 1-d, got shape {:?}",
+                self.shape()
+            )));
+        }
+        let dt = result_type(self.dtype(), x2.dtype())?;
+        let n = self.shape()[0];
+        let x1 = self.astype_dense(dt)?.contiguous_dense()?;
+        let x2c = x2.astype_dense(dt)?.contiguous_dense()?;
+        let order: Option<Vec<usize>> = if sorter.numel() == 0 {
+            None
+        } else {
+            Some(sorter_indices(sorter, n)?)
+        };
+        with_dtype!(dt, T => {
+            read::<T, _>(&x1, |a| {
+                let sorted: Vec<T> = match &order {
+                    Some(o) => o.iter().map(|&i| a[i]).collect(),
+                    None => a.to_vec(),
+                };
+                read::<T, _>(&x2c, |v| {
+                    fill::<i64>(x2.shape(), |out| {
+                        for (o, x) in out.iter_mut().zip(v) {
+                            *o = insertion_point(&sorted, x, right) as i64;
+                        }
+                        Ok(())
+                    })
+                })
+            })??
+        })
+    }
+}
+
+/// Where `x` goes in the sorted `s`: before the equal elements, or after them (`right`).
+fn insertion_point<T: Element>(s: &[T], x: &T, right: bool) -> usize {
+    if right {
+        s.partition_point(|e| nan_last(e, x).is_le())
+    } else {
+        s.partition_point(|e| nan_last(e, x).is_lt())
+    }
+}
+
+/// The indices of `sorter`: an integer 1-d tensor of length `n` with values in `0..n`.
+fn sorter_indices(sorter: &Tensor, n: usize) -> Result<Vec<usize>> {
+    if !sorter.dtype().is_integer() || sorter.rank() != 1 || sorter.shape()[0] != n {
+        return Err(TesseraError::InvalidArgument(format!(
+            "searchsorted: sorter must be a 1-d integer tensor of length {n}, got {} {:?}",
+            sorter.dtype(),
+            sorter.shape()
+        )));
+    }
+    let s = sorter.astype_dense(DType::I64)?.contiguous_dense()?;
+    let v = read::<i64, _>(&s, <[i64]>::to_vec)?;
+    v.iter()
+        .map(|&i| {
+            usize::try_from(i).ok().filter(|&i| i < n).ok_or_else(|| {
+                TesseraError::Index(IndexFacts::Other(format!(
+                    "searchsorted: sorter index {i} is out of bounds for length {n}"
+                )))
+            })
+        })
+        .collect()
+}
