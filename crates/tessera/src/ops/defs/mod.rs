@@ -2,6 +2,7 @@
 
 mod elementwise_grads;
 mod embedding;
+mod gather;
 mod linalg;
 mod math;
 mod quadratic;
@@ -12,6 +13,7 @@ mod shape_ops;
 mod sparse_rules;
 mod views;
 
+pub(crate) use gather::IndexGatherParams;
 pub(crate) use linalg::DotParams;
 pub(crate) use math::{astype_def, AstypeParams};
 pub(crate) use reduce::{sum_def, ReduceParams};
@@ -34,4 +36,5 @@ pub(crate) fn register_all(r: &mut OpTable) {
     scalar::register(r);
     views::register(r);
     embedding::register(r);
+    gather::register(r);
 }
