@@ -40,6 +40,8 @@ enum Values {
     AwayFromZero,
     /// Integer ids below this bound (an int64 input that takes no gradient).
     Ids(usize),
+    /// A bool mask (takes no gradient).
+    Mask,
 }
 
 struct Case {
@@ -63,6 +65,7 @@ fn draw(rng: &mut StdRng, kind: Values) -> f64 {
         Values::Any => rng.random_range(-2.0..2.0),
         Values::Positive => rng.random_range(0.5..2.0),
         Values::Ids(n) => rng.random_range(0..n) as f64,
+        Values::Mask => rng.random_bool(0.5) as u8 as f64,
         Values::AwayFromZero => {
             let v: f64 = rng.random_range(0.3..2.0);
             if rng.random_bool(0.5) {
@@ -71,6 +74,15 @@ fn draw(rng: &mut StdRng, kind: Values) -> f64 {
                 -v
             }
         }
+    }
+}
+
+/// The dtype of an input that takes no gradient (ids, masks).
+fn integer_kind(kind: Values) -> Option<DType> {
+    match kind {
+        Values::Ids(_) => Some(DType::I64),
+        Values::Mask => Some(DType::Bool),
+        _ => None,
     }
 }
 
@@ -112,8 +124,8 @@ fn loss(
     let mut seen = Vec::new();
     for (k, (i, v)) in case.inputs.iter().zip(values).enumerate() {
         let leaf = Tensor::from_vec(v.clone(), &leaf_shape(i)).unwrap();
-        if let Values::Ids(_) = i.kind {
-            let ids = leaf.astype(DType::I64).unwrap();
+        if let Some(dtype) = integer_kind(i.kind) {
+            let ids = leaf.astype(dtype).unwrap();
             leaves.push(ids.clone());
             seen.push(ids);
             continue;
@@ -145,8 +157,8 @@ fn output_shape(name: &str, case: &Case, values: &[Vec<f64>]) -> Vec<usize> {
     let mut seen = Vec::new();
     for (k, (i, v)) in case.inputs.iter().zip(values).enumerate() {
         let mut x = present(&Tensor::from_vec(v.clone(), &leaf_shape(i)).unwrap(), i);
-        if let Values::Ids(_) = i.kind {
-            x = x.astype(DType::I64).unwrap();
+        if let Some(dtype) = integer_kind(i.kind) {
+            x = x.astype(dtype).unwrap();
         }
         if case.csr_lhs && k == 0 {
             x = x.cast_storage(StorageType::Csr).unwrap();
@@ -178,7 +190,7 @@ fn check(name: &str, case: &Case, rng: &mut StdRng) {
     autograd::backward(&l, None, false).unwrap_or_else(|e| panic!("{name}: backward: {e}"));
     let h = 1e-6;
     for (k, i) in case.inputs.iter().enumerate() {
-        if !i.grad || (case.csr_lhs && k == 0) || matches!(i.kind, Values::Ids(_)) {
+        if !i.grad || (case.csr_lhs && k == 0) || integer_kind(i.kind).is_some() {
             continue;
         }
         let g = leaves[k]
@@ -449,6 +461,61 @@ fn cases() -> BTreeMap<&'static str, Builder> {
                 params: vec![],
                 csr_lhs: false,
             }
+        }),
+    );
+    c.insert(
+        "index_gather",
+        Box::new(|rng, l| {
+            // x[1:4][[i..], [j..]] (adjacent) or x[1:4, None][[i..], :, [j..]] (separated):
+            // two index rows over a basic view; repeated ids accumulate.
+            let n = rng.random_range(1..6);
+            let separated = rng.random_bool(0.5);
+            let specs = if separated {
+                vec![
+                    IndexSpec::interval(1, 4),
+                    IndexSpec::NewAxis,
+                    IndexSpec::All,
+                ]
+            } else {
+                vec![IndexSpec::interval(1, 4), IndexSpec::All]
+            };
+            let code: Vec<String> = tessera::index::encode(&specs)
+                .iter()
+                .map(|v| v.to_string())
+                .collect();
+            let axes = if separated { "(0, 2)" } else { "(0, 1)" };
+            Case {
+                inputs: vec![
+                    input(&[4, 3], l, Values::Any),
+                    Input {
+                        shape: vec![2, n],
+                        grad: false,
+                        layout: Layout::Contiguous,
+                        kind: Values::Ids(3),
+                    },
+                ],
+                params: vec![
+                    p("index", format!("({})", code.join(", "))),
+                    p("axes", axes),
+                ],
+                csr_lhs: false,
+            }
+        }),
+    );
+    c.insert(
+        "boolean_mask",
+        Box::new(|_, l| Case {
+            inputs: vec![
+                input(&[3, 4], l, Values::Any),
+                Input {
+                    shape: vec![3],
+                    grad: false,
+                    layout: Layout::Contiguous,
+                    kind: Values::Mask,
+                },
+            ],
+            params: vec![],
+            csr_lhs: false,
         }),
     );
     c.insert(

@@ -45,6 +45,7 @@ from ._native import (
     zeros,
 )
 from . import autograd, ops, optim, sparse
+from ._advindex import take, take_along_axis
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "load", "load_npy", "max", "mean", "min", "ones", "ops", "permute_dims", "repeat",
     "reshape", "save", "save_npy", "squeeze", "sparse", "sum", "tile", "transpose", "uint8",
     "zeros",
+    "take", "take_along_axis",
 ]
 
 
