@@ -109,9 +109,9 @@ fn reference(x: &[f64], dims: &[usize], key: &[Item]) -> Option<(Vec<usize>, Vec
                 axis += 1;
             }
             Item::Point(p) => {
-                let n = *dims.get(axis)? as i64;
-                let w = if *p < 0 { *p as i64 + n } else { *p as i64 };
-                ks.push((Some(axis), K::Adv(vec![w], vec![])));
+                dims.get(axis)?;
+                // Wrapped with the arrays below.
+                ks.push((Some(axis), K::Adv(vec![*p as i64], vec![])));
                 axis += 1;
             }
             Item::Array(v, s) => {
@@ -309,12 +309,14 @@ proptest! {
         // Write each element's own flat position negated: with repeated positions the last
         // write of the row-major walk wins, and it carries the same value anyway.
         let t = Tensor::from_vec(x.clone(), &dims).unwrap();
+        // (A basic key's `get` is a view: read its positions before writing.)
         let pos = t.get(&to_key(&key)).unwrap();
-        let neg: Vec<f64> = pos.to_vec::<f64>().unwrap().iter().map(|v| -v).collect();
+        let read = pos.to_vec::<f64>().unwrap();
+        let neg: Vec<f64> = read.iter().map(|v| -v).collect();
         let vals = Tensor::from_vec(neg, pos.shape()).unwrap();
         t.set(&to_key(&key), &vals).unwrap();
         let mut want = x.clone();
-        for v in pos.to_vec::<f64>().unwrap() {
+        for v in read {
             want[v as usize] = -v;
         }
         prop_assert_eq!(t.to_vec::<f64>().unwrap(), want);

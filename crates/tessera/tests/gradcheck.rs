@@ -40,7 +40,7 @@ enum Values {
     AwayFromZero,
     /// Integer ids below this bound (an int64 input that takes no gradient).
     Ids(usize),
-    /// A bool mask (takes no gradient).
+    /// A bool mask (takes no gradient): true, false, true, ... (`check` writes the pattern).
     Mask,
 }
 
@@ -65,7 +65,7 @@ fn draw(rng: &mut StdRng, kind: Values) -> f64 {
         Values::Any => rng.random_range(-2.0..2.0),
         Values::Positive => rng.random_range(0.5..2.0),
         Values::Ids(n) => rng.random_range(0..n) as f64,
-        Values::Mask => rng.random_bool(0.5) as u8 as f64,
+        Values::Mask => 1.0,
         Values::AwayFromZero => {
             let v: f64 = rng.random_range(0.3..2.0);
             if rng.random_bool(0.5) {
@@ -178,7 +178,13 @@ fn check(name: &str, case: &Case, rng: &mut StdRng) {
         .iter()
         .map(|i| {
             let n: usize = leaf_shape(i).iter().product();
-            (0..n).map(|_| draw(rng, i.kind)).collect()
+            (0..n)
+                .map(|j| match i.kind {
+                    // A fixed pattern: the op's `count` parameter must know the true entries.
+                    Values::Mask => (j % 2 == 0) as u8 as f64,
+                    _ => draw(rng, i.kind),
+                })
+                .collect()
         })
         .collect();
     let out_shape = output_shape(name, case, &values);
@@ -514,7 +520,8 @@ fn cases() -> BTreeMap<&'static str, Builder> {
                     kind: Values::Mask,
                 },
             ],
-            params: vec![],
+            // The mask is true, false, true (see `check`): two rows.
+            params: vec![p("count", 2)],
             csr_lhs: false,
         }),
     );

@@ -23,24 +23,34 @@ pub(crate) fn out_shape(x: &[usize], mask: &[usize], count: usize) -> Vec<usize>
     s
 }
 
-/// Checks `mask` (bool, shape `x[..mask.rank]`).
-pub(crate) fn check(x: &[usize], mask: &Tensor) -> Result<()> {
+/// Checks a mask shape against the input's leading dims.
+pub(crate) fn check_shape(x: &[usize], mask: &[usize]) -> Result<()> {
+    if mask.len() > x.len() {
+        return Err(TesseraError::Index(crate::error::IndexFacts::Other(
+            format!(
+                "too many indices for array: array is {}-dimensional, but {} were indexed",
+                x.len(),
+                mask.len()
+            ),
+        )));
+    }
+    check_mask(mask, x, 0)
+}
+
+fn check_bool(mask: &Tensor) -> Result<()> {
     if mask.dtype() != DType::Bool {
         return Err(TesseraError::InvalidArgument(format!(
             "boolean_mask: the mask must be bool, got {}",
             mask.dtype()
         )));
     }
-    if mask.rank() > x.len() {
-        return Err(TesseraError::Index(crate::error::IndexFacts::Other(
-            format!(
-                "too many indices for array: array is {}-dimensional, but {} were indexed",
-                x.len(),
-                mask.rank()
-            ),
-        )));
-    }
-    check_mask(mask.shape(), x, 0)
+    Ok(())
+}
+
+/// The number of true entries of a bool `mask`.
+pub(crate) fn count(mask: &Tensor) -> Result<usize> {
+    check_bool(mask)?;
+    with_flags(mask, |flags| counts(flags).iter().sum())
 }
 
 /// Runs `f` on the mask's flags as a slice (a contiguous mask is read in place).
@@ -88,13 +98,20 @@ fn compact<T: Copy>(flags: &[bool], src: &[T], dst: &mut [T], row: usize) {
 
 /// `x[mask]`: the rows of `x` (over the mask's dims) where `mask` is true, as a new
 /// contiguous tensor of shape `[count, *x.shape[mask.rank..]]`.
-pub(crate) fn select(x: &Tensor, mask: &Tensor) -> Result<Tensor> {
-    check(x.shape(), mask)?;
+/// `count` must be the mask's number of true entries (an `InvalidArgument` error otherwise).
+pub(crate) fn select(x: &Tensor, mask: &Tensor, count: usize) -> Result<Tensor> {
+    check_bool(mask)?;
+    check_shape(x.shape(), mask.shape())?;
     let xc = x.contiguous()?;
     let row: usize = x.shape()[mask.rank()..].iter().product();
     with_flags(mask, |flags| {
         let counts = counts(flags);
         let total: usize = counts.iter().sum();
+        if total != count {
+            return Err(TesseraError::InvalidArgument(format!(
+                "boolean_mask: count is {count} but the mask has {total} true entries"
+            )));
+        }
         let out = Tensor::for_overwrite(&out_shape(x.shape(), mask.shape(), total), x.dtype())?;
         if total == 0 || row == 0 {
             return Ok(out);

@@ -12,8 +12,6 @@ use crate::ops::def::{OpDef, OpTable};
 use crate::ops::stype::TensorMeta;
 use crate::tensor::Tensor;
 
-use super::shape_ops::NoParams;
-
 op_params! {
     /// Parameters of `index_gather`.
     pub struct IndexGatherParams {
@@ -21,6 +19,14 @@ op_params! {
         index: Vec<IndexSpec>;
         /// The view dims the rows of `indices` select along (increasing).
         axes: Vec<isize>;
+    }
+}
+
+op_params! {
+    /// Parameters of `boolean_mask`.
+    pub struct BooleanMaskParams {
+        /// The number of true entries of the mask (the output's leading dim; checked).
+        count: usize;
     }
 }
 
@@ -37,7 +43,7 @@ fn gather_back(p: &IndexGatherParams, ctx: &BackwardCtx<'_>) -> Result<Vec<Optio
     Ok(vec![Some(z), None])
 }
 
-fn mask_back(_: &NoParams, ctx: &BackwardCtx<'_>) -> Result<Vec<Option<Tensor>>> {
+fn mask_back(_: &BooleanMaskParams, ctx: &BackwardCtx<'_>) -> Result<Vec<Option<Tensor>>> {
     let m = ctx.input_meta(0);
     let z = Tensor::zeros(&m.shape, m.dtype)?;
     mask::unselect(&z, ctx.input(1)?, &ctx.dense_grad(0)?.contiguous()?)?;
@@ -75,23 +81,22 @@ pub(super) fn register(r: &mut OpTable) {
         ),
     );
     r.add(
-        OpDef::<NoParams>::new(
+        OpDef::<BooleanMaskParams>::new(
             "boolean_mask",
             "NumPy `input[mask]` for a bool mask over the leading dims (its shape must match \
              them, else an IndexError): the selected rows in row-major order, shape \
-             [count, *input.shape[mask.ndim:]], a new tensor (shape inference gives the \
-             upper bound count = mask.size: the count depends on the data).",
+             [count, *input.shape[mask.ndim:]], a new tensor. `count` (the mask's true \
+             entries, a ValueError when wrong) makes the shape known before the data.",
             &["input", "mask"],
             &["output"],
-            |_, m| {
-                // The count is data-dependent: inference gives its upper bound (every entry
-                // true); the forward's output has the true count.
-                let x = &m[0].shape;
-                let k = m[1].shape.len().min(x.len());
-                let n: usize = x[..k].iter().product();
-                Ok(vec![TensorMeta::dense(mask::out_shape(x, &m[1].shape, n), m[0].dtype)])
+            |p, m| {
+                mask::check_shape(&m[0].shape, &m[1].shape)?;
+                Ok(vec![TensorMeta::dense(
+                    mask::out_shape(&m[0].shape, &m[1].shape, p.count),
+                    m[0].dtype,
+                )])
             },
-            |_, x| Ok(vec![mask::select(&x[0], &x[1])?]),
+            |p, x| Ok(vec![mask::select(&x[0], &x[1], p.count)?]),
         )
         .backward(
             "dinput = zeros of the input's shape with g's rows written where the mask is true; the mask gets none (bool)",

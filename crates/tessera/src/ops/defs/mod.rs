@@ -13,7 +13,7 @@ mod shape_ops;
 mod sparse_rules;
 mod views;
 
-pub(crate) use gather::IndexGatherParams;
+pub(crate) use gather::{BooleanMaskParams, IndexGatherParams};
 pub(crate) use linalg::DotParams;
 pub(crate) use math::{astype_def, AstypeParams};
 pub(crate) use reduce::{sum_def, ReduceParams};

@@ -7,7 +7,7 @@ use super::call1;
 use crate::dtype::DType;
 use crate::error::{IndexFacts, Result, TesseraError};
 use crate::index::{self, gather, plan, Gather, IndexItem, IndexSpec, Plan};
-use crate::ops::defs::{IndexGatherParams, NoParams};
+use crate::ops::defs::{BooleanMaskParams, IndexGatherParams};
 use crate::tensor::Tensor;
 
 fn axis_of(axis: isize, rank: usize) -> Result<usize> {
@@ -51,7 +51,10 @@ impl Tensor {
     /// `self[mask]` for a bool `mask` over the leading dims: the selected rows, shape
     /// `[count, *self.shape[mask.rank..]]` (registry op `boolean_mask`).
     pub fn boolean_mask(&self, mask: &Tensor) -> Result<Tensor> {
-        call1("boolean_mask", &NoParams {}, &[self.clone(), mask.clone()])
+        let p = BooleanMaskParams {
+            count: index::mask::count(mask)?,
+        };
+        call1("boolean_mask", &p, &[self.clone(), mask.clone()])
     }
 
     /// The view `self.index(specs)` gathered at `indices` (shape `[axes.len(), *B]`) along
