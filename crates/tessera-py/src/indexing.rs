@@ -2,7 +2,7 @@
 //! [`IndexSpec`]s (ints, slices with any step, `None`, `Ellipsis`), without Python-level loops
 //! or heap allocation for up to 8 indices.
 
-use numpy::{PyUntypedArray, PyUntypedArrayMethods};
+use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyIndexError, PyOverflowError};
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -77,9 +77,12 @@ fn parse_index(item: &Bound<'_, PyAny>, specs: &mut DimList<IndexSpec>) -> PyRes
         IndexSpec::Ellipsis
     } else if item.is_instance_of::<PyBool>() {
         return Err(unsupported(item));
-    } else if item.cast::<PyUntypedArray>().is_ok_and(|a| a.ndim() != 0) {
+    } else if item
+        .cast::<PyUntypedArray>()
+        .is_ok_and(|a| a.ndim() != 0 || a.dtype().kind() == b'b')
+    {
         // NumPy arrays have `__index__` too (it raises TypeError unless 0-d): an array key
-        // is advanced indexing, which tessera does not have.
+        // (or a 0-d bool array, a mask) is advanced indexing, for `advanced.rs`.
         return Err(unsupported(item));
     } else if has_index(item) {
         // NumPy integer scalars (not np.bool_, which has no __index__ in NumPy 2).

@@ -142,8 +142,8 @@ fn reference(x: &[f64], dims: &[usize], key: &[Item]) -> Option<(Vec<usize>, Vec
     if axis > dims.len() {
         return None;
     }
-    for d in axis..dims.len() {
-        ks.push((Some(d), K::Pos((0..dims[d]).collect())));
+    for (d, &n) in dims.iter().enumerate().skip(axis) {
+        ks.push((Some(d), K::Pos((0..n).collect())));
     }
     // Range checks and the broadcast shape.
     let mut b: Vec<usize> = vec![];

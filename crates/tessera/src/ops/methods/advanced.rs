@@ -196,7 +196,7 @@ fn mask_as_gather(m: &Tensor) -> Result<Gather> {
         IndexItem::Array(m.clone()),
         IndexItem::Spec(IndexSpec::Ellipsis),
     ];
-    match plan(&m.shape().to_vec(), &key)? {
+    match plan(m.shape(), &key)? {
         Plan::Gather(g) => Ok(g),
         _ => unreachable!("a mask followed by an ellipsis is a gather"),
     }
