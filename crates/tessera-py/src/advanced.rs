@@ -66,7 +66,7 @@ fn item(obj: &Bound<'_, PyAny>, items: &mut Vec<IndexItem>) -> PyResult<()> {
         specs[0]
     } else if obj.is_none() {
         IndexSpec::NewAxis
-    } else if obj.is(&obj.py().Ellipsis()) {
+    } else if obj.is(obj.py().Ellipsis()) {
         IndexSpec::Ellipsis
     } else if let Ok(t) = obj.cast::<PyTensor>() {
         let t = t.get().t().clone();

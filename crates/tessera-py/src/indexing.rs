@@ -175,6 +175,8 @@ pub(crate) fn parse_slice(
 }
 
 /// A parsed key: basic (a view) or advanced (arrays or masks in it: a copy).
+// The basic variant is the hot path and stays inline (no heap for up to 8 specs).
+#[allow(clippy::large_enum_variant)]
 pub enum Key {
     /// Ints, slices, `None` and `...` only.
     Basic(DimList<IndexSpec>),
