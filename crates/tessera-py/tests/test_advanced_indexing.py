@@ -165,7 +165,7 @@ def test_documented_examples():
     # adjacent advanced indices replace their dims in place; separated ones go first
     for key in [(slice(None), [0, 2], [1, 3]), (0, slice(None), [0, 1]), ([1], ..., [2]),
                 (slice(None), 1, [0, 2]), (None, [0, 1], None, 2), (True,), (False,),
-                (..., np.array(True)), (a > 10,), (a[0] > 5,), (slice(None), a[0, :, 0] > 3),
+                (..., np.array(True)), (a > 10,), (a[:, :, 0] > 5,), (0, ..., 1), (..., [0], 0), (slice(None), a[0, :, 0] > 3),
                 ([[0], [1]], [[0, 1, 2]]), ([], ), (np.array([], dtype=np.int64), 0)]:
         np.testing.assert_array_equal(np.asarray(t[key]), a[numpy_key(key)], err_msg=str(key))
 

@@ -46,6 +46,9 @@ pub(crate) struct Gather {
     pub specs: Vec<IndexSpec>,
     pub axes: Vec<isize>,
     pub indices: Tensor,
+    /// The index dims go first although `axes` are adjacent (an empty ellipsis separates the
+    /// advanced items in the key).
+    pub front: bool,
 }
 
 /// How a key is carried out.
@@ -144,6 +147,8 @@ fn nonzero(mask: &Tensor) -> Result<Vec<Vec<i64>>> {
 /// One index array of the gather: its view dim, values and shape.
 struct Entry {
     pos: usize,
+    /// The key item it comes from.
+    item: usize,
     values: Vec<i64>,
     shape: Vec<usize>,
 }
@@ -190,7 +195,7 @@ pub(crate) fn plan(shape: &[usize], key: &[IndexItem]) -> Result<Plan> {
     let mut specs = Vec::with_capacity(key.len());
     let mut entries: Vec<Entry> = Vec::new();
     let (mut axis, mut pos) = (0usize, 0usize);
-    for item in key {
+    for (at, item) in key.iter().enumerate() {
         match item {
             IndexItem::Spec(IndexSpec::Point(p)) => {
                 let n = shape[axis] as isize;
@@ -203,6 +208,7 @@ pub(crate) fn plan(shape: &[usize], key: &[IndexItem]) -> Result<Plan> {
                 specs.push(IndexSpec::All);
                 entries.push(Entry {
                     pos,
+                    item: at,
                     values: vec![w as i64],
                     shape: vec![],
                 });
@@ -229,6 +235,7 @@ pub(crate) fn plan(shape: &[usize], key: &[IndexItem]) -> Result<Plan> {
                 specs.push(IndexSpec::NewAxis);
                 entries.push(Entry {
                     pos,
+                    item: at,
                     values: if on { vec![0] } else { vec![] },
                     shape: vec![on as usize],
                 });
@@ -239,7 +246,12 @@ pub(crate) fn plan(shape: &[usize], key: &[IndexItem]) -> Result<Plan> {
                 for values in nonzero(a)? {
                     specs.push(IndexSpec::All);
                     let shape = vec![values.len()];
-                    entries.push(Entry { pos, values, shape });
+                    entries.push(Entry {
+                        pos,
+                        item: at,
+                        values,
+                        shape,
+                    });
                     axis += 1;
                     pos += 1;
                 }
@@ -248,6 +260,7 @@ pub(crate) fn plan(shape: &[usize], key: &[IndexItem]) -> Result<Plan> {
                 specs.push(IndexSpec::All);
                 entries.push(Entry {
                     pos,
+                    item: at,
                     values: wrapped(a, axis, shape[axis])?,
                     shape: a.shape().to_vec(),
                 });
@@ -261,6 +274,8 @@ pub(crate) fn plan(shape: &[usize], key: &[IndexItem]) -> Result<Plan> {
 
 /// Broadcasts the index arrays together and stacks them as `[k, *B]`.
 fn stack(specs: Vec<IndexSpec>, entries: Vec<Entry>) -> Result<Gather> {
+    // NumPy decides adjacency on the key's items: an ellipsis separates even when empty.
+    let front = !entries.windows(2).all(|w| w[1].item <= w[0].item + 1);
     let mut b: Vec<usize> = Vec::new();
     for e in &entries {
         b = broadcast_shapes(&b, &e.shape).map_err(|_| {
@@ -289,5 +304,6 @@ fn stack(specs: Vec<IndexSpec>, entries: Vec<Entry>) -> Result<Gather> {
         specs,
         axes,
         indices: Tensor::from_vec(all, &shape)?,
+        front,
     })
 }

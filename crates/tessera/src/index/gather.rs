@@ -54,7 +54,12 @@ fn offsets(dims: &[usize], strides: &[isize]) -> Result<Vec<isize>> {
 impl Rows {
     /// Plans the rows of gathering `view` (its dims, strides, offset) at `indices`
     /// (int64 `[axes.len(), *B]`) along `axes` (distinct increasing view dims).
-    pub(crate) fn new(view: &Tensor, axes: &[isize], indices: &Tensor) -> Result<Rows> {
+    pub(crate) fn new(
+        view: &Tensor,
+        axes: &[isize],
+        indices: &Tensor,
+        front: bool,
+    ) -> Result<Rows> {
         let (dims, strides) = (view.shape(), view.strides());
         let axes = check_axes(axes, dims.len(), indices.shape())?;
         let b = &indices.shape()[1..];
@@ -68,7 +73,7 @@ impl Rows {
         let idx: Vec<i64> = with_dtype!(indices.dtype(), T => {
             indices.to_vec::<T>()?.into_iter().map(Element::to_i64).collect()
         });
-        let (pre, post) = split(dims.len(), &axes);
+        let (pre, post) = split(dims.len(), &axes, front);
         let pick = |ds: &[usize]| -> (Vec<usize>, Vec<isize>) {
             (
                 ds.iter().map(|&d| dims[d]).collect(),
@@ -160,9 +165,9 @@ impl Rows {
 }
 
 /// The view dims before and after the broadcast index dims: with adjacent `axes` the index
-/// dims replace them in place, otherwise they go first (NumPy).
-fn split(rank: usize, axes: &[usize]) -> (Vec<usize>, Vec<usize>) {
-    let adjacent = axes.windows(2).all(|w| w[1] == w[0] + 1);
+/// dims replace them in place, otherwise (or when `front`) they go first (NumPy).
+fn split(rank: usize, axes: &[usize], front: bool) -> (Vec<usize>, Vec<usize>) {
+    let adjacent = !front && axes.windows(2).all(|w| w[1] == w[0] + 1);
     let first = axes.first().copied().unwrap_or(0);
     let rest = (0..rank).filter(|d| !axes.contains(d));
     if adjacent {
@@ -173,9 +178,14 @@ fn split(rank: usize, axes: &[usize]) -> (Vec<usize>, Vec<usize>) {
 }
 
 /// The gather's output shape for a view of `dims`, `axes` and indices of `indices` shape.
-pub(crate) fn out_dims(dims: &[usize], axes: &[isize], indices: &[usize]) -> Result<Vec<usize>> {
+pub(crate) fn out_dims(
+    dims: &[usize],
+    axes: &[isize],
+    indices: &[usize],
+    front: bool,
+) -> Result<Vec<usize>> {
     let axes = check_axes(axes, dims.len(), indices)?;
-    let (pre, post) = split(dims.len(), &axes);
+    let (pre, post) = split(dims.len(), &axes, front);
     let mut out: Vec<usize> = pre.iter().map(|&d| dims[d]).collect();
     out.extend_from_slice(&indices[1..]);
     out.extend(post.iter().map(|&d| dims[d]));
@@ -208,8 +218,13 @@ fn check_axes(axes: &[isize], rank: usize, indices: &[usize]) -> Result<Vec<usiz
 }
 
 /// A new contiguous tensor: `view` gathered at `indices` along `axes` (see [`Rows::new`]).
-pub(crate) fn gather(view: &Tensor, axes: &[isize], indices: &Tensor) -> Result<Tensor> {
-    let rows = Rows::new(view, axes, indices)?;
+pub(crate) fn gather(
+    view: &Tensor,
+    axes: &[isize],
+    indices: &Tensor,
+    front: bool,
+) -> Result<Tensor> {
+    let rows = Rows::new(view, axes, indices, front)?;
     let out = Tensor::for_overwrite(&rows.out_dims, view.dtype())?;
     if rows.numel() == 0 {
         return Ok(out);
@@ -248,9 +263,10 @@ pub(crate) fn scatter(
     view: &Tensor,
     axes: &[isize],
     indices: &Tensor,
+    front: bool,
     values: &Tensor,
 ) -> Result<()> {
-    let rows = Rows::new(view, axes, indices)?;
+    let rows = Rows::new(view, axes, indices, front)?;
     let values = values.broadcast_to_dense(&rows.out_dims)?;
     with_dtype!(view.dtype(), T => {
         let v = values.to_vec::<T>()?;
@@ -266,9 +282,10 @@ pub(crate) fn scatter_add(
     view: &Tensor,
     axes: &[isize],
     indices: &Tensor,
+    front: bool,
     values: &Tensor,
 ) -> Result<()> {
-    let rows = Rows::new(view, axes, indices)?;
+    let rows = Rows::new(view, axes, indices, front)?;
     let values = values.broadcast_to_dense(&rows.out_dims)?;
     with_dtype!(view.dtype(), T => {
         let v = values.to_vec::<T>()?;

@@ -19,6 +19,8 @@ op_params! {
         index: Vec<IndexSpec>;
         /// The view dims the rows of `indices` select along (increasing).
         axes: Vec<isize>;
+        /// Index dims first even for adjacent `axes` (NumPy, when an ellipsis separates them).
+        front: bool = false;
     }
 }
 
@@ -32,14 +34,14 @@ op_params! {
 
 fn gather_shape(p: &IndexGatherParams, x: &[usize], indices: &[usize]) -> Result<Vec<usize>> {
     let view = index::apply(&Layout::contiguous(x)?, &p.index)?;
-    gather::out_dims(view.dims(), &p.axes, indices)
+    gather::out_dims(view.dims(), &p.axes, indices, p.front)
 }
 
 fn gather_back(p: &IndexGatherParams, ctx: &BackwardCtx<'_>) -> Result<Vec<Option<Tensor>>> {
     let m = ctx.input_meta(0);
     let z = Tensor::zeros(&m.shape, m.dtype)?;
     let view = z.index_dense(&p.index)?;
-    gather::scatter_add(&view, &p.axes, ctx.input(1)?, &ctx.dense_grad(0)?)?;
+    gather::scatter_add(&view, &p.axes, ctx.input(1)?, p.front, &ctx.dense_grad(0)?)?;
     Ok(vec![Some(z), None])
 }
 
@@ -57,7 +59,8 @@ pub(super) fn register(r: &mut OpTable) {
             "NumPy advanced indexing as a copy: the view `input[index]` (basic specs) gathered \
              at integer `indices` (shape [len(axes), *B], one broadcast index array per view dim \
              in `axes`; negative entries count from the end, out of range is an IndexError). B \
-             replaces the indexed dims when `axes` are adjacent and goes first otherwise.",
+             replaces the indexed dims when `axes` are adjacent and goes first otherwise \
+             (or when `front`).",
             &["input", "indices"],
             &["output"],
             |p, m| {
@@ -68,7 +71,7 @@ pub(super) fn register(r: &mut OpTable) {
             },
             |p, x| {
                 let view = x[0].index_dense(&p.index)?;
-                Ok(vec![gather::gather(&view, &p.axes, &x[1])?])
+                Ok(vec![gather::gather(&view, &p.axes, &x[1], p.front)?])
             },
         )
         .backward(

@@ -44,7 +44,7 @@ impl Tensor {
         match plan(self.shape(), key)? {
             Plan::Basic(specs) => self.index(&specs),
             Plan::Mask(m) => self.boolean_mask(&m),
-            Plan::Gather(g) => self.index_gather(&g.specs, &g.axes, &g.indices),
+            Plan::Gather(g) => self.index_gather(&g.specs, &g.axes, &g.indices, g.front),
         }
     }
 
@@ -58,16 +58,19 @@ impl Tensor {
     }
 
     /// The view `self.index(specs)` gathered at `indices` (shape `[axes.len(), *B]`) along
-    /// its dims `axes` (registry op `index_gather`; see [`Tensor::get`] for the layout).
+    /// its dims `axes` (registry op `index_gather`; see [`Tensor::get`] for the layout;
+    /// `front` puts the index dims first even when `axes` are adjacent).
     pub fn index_gather(
         &self,
         specs: &[IndexSpec],
         axes: &[isize],
         indices: &Tensor,
+        front: bool,
     ) -> Result<Tensor> {
         let p = IndexGatherParams {
             index: specs.to_vec(),
             axes: axes.to_vec(),
+            front,
         };
         call1("index_gather", &p, &[self.clone(), indices.clone()])
     }
@@ -104,7 +107,7 @@ impl Tensor {
         let view = self.index_dense(&g.specs)?;
         view.layout.check_writable()?;
         // The values are read into an owned buffer first: they may share this storage.
-        gather::scatter(&view, &g.axes, &g.indices, values)
+        gather::scatter(&view, &g.axes, &g.indices, g.front, values)
     }
 
     /// Array API `take(x, indices, /, *, axis=None)`: the entries of `indices` (any integer
@@ -134,7 +137,7 @@ impl Tensor {
         let mut shape = vec![1];
         shape.extend_from_slice(indices.shape());
         let idx = Tensor::from_vec(v, &shape)?;
-        self.index_gather(&[], &[axis as isize], &idx)
+        self.index_gather(&[], &[axis as isize], &idx, false)
     }
 
     /// Array API `take_along_axis(x, indices, /, axis=-1)`: `out[..., j, ...] =
@@ -171,7 +174,7 @@ impl Tensor {
             }
         }
         match plan(self.shape(), &key)? {
-            Plan::Gather(g) => self.index_gather(&g.specs, &g.axes, &g.indices),
+            Plan::Gather(g) => self.index_gather(&g.specs, &g.axes, &g.indices, g.front),
             _ => unreachable!("every key item is an array"),
         }
     }
