@@ -2,12 +2,12 @@
 //! [`IndexSpec`]s (ints, slices with any step, `None`, `Ellipsis`), without Python-level loops
 //! or heap allocation for up to 8 indices.
 
-use numpy::{PyUntypedArray, PyUntypedArrayMethods};
+use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyIndexError, PyOverflowError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt, PySlice, PyTuple};
-use tessera::index::IndexSpec;
+use tessera::index::{IndexItem, IndexSpec};
 use tessera::promote::result_type_scalar;
 use tessera::{Scalar, Tensor};
 
@@ -34,7 +34,7 @@ fn unsupported(item: &Bound<'_, PyAny>) -> PyErr {
         .map_or_else(|_| "?".to_string(), |n| n.to_string());
     PyIndexError::new_err(format!(
         "only integers, slices (`:`), ellipsis (`...`) and None are valid indices (got {ty}); \
-         tessera has no advanced (array or boolean) indexing"
+         arrays of integers or booleans are taken by the advanced-indexing parser"
     ))
 }
 
@@ -77,9 +77,12 @@ fn parse_index(item: &Bound<'_, PyAny>, specs: &mut DimList<IndexSpec>) -> PyRes
         IndexSpec::Ellipsis
     } else if item.is_instance_of::<PyBool>() {
         return Err(unsupported(item));
-    } else if item.cast::<PyUntypedArray>().is_ok_and(|a| a.ndim() != 0) {
+    } else if item
+        .cast::<PyUntypedArray>()
+        .is_ok_and(|a| a.ndim() != 0 || a.dtype().kind() == b'b')
+    {
         // NumPy arrays have `__index__` too (it raises TypeError unless 0-d): an array key
-        // is advanced indexing, which tessera does not have.
+        // (or a 0-d bool array, a mask) is advanced indexing, for `advanced.rs`.
         return Err(unsupported(item));
     } else if has_index(item) {
         // NumPy integer scalars (not np.bool_, which has no __index__ in NumPy 2).
@@ -116,7 +119,10 @@ unsafe fn fast_bound(obj: *mut ffi::PyObject) -> Option<Option<isize>> {
 /// Slices of plain ints and `None` are read directly; anything else (NumPy ints, huge ints)
 /// goes through `PySlice_Unpack`, which applies `__index__` and clamps like Python.
 #[inline(always)]
-fn parse_slice(slice: &Bound<'_, PySlice>, specs: &mut DimList<IndexSpec>) -> PyResult<()> {
+pub(crate) fn parse_slice(
+    slice: &Bound<'_, PySlice>,
+    specs: &mut DimList<IndexSpec>,
+) -> PyResult<()> {
     let raw = slice.as_ptr().cast::<ffi::PySliceObject>();
     // SAFETY: `slice` is an exact `slice` object (checked by the caller's `cast_exact`), so
     // the pointer is a valid `PySliceObject` whose fields are valid object pointers.
@@ -168,33 +174,80 @@ fn parse_slice(slice: &Bound<'_, PySlice>, specs: &mut DimList<IndexSpec>) -> Py
     Ok(())
 }
 
-/// The view `t[key]`.
-pub fn index(t: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+/// A parsed key: basic (a view) or advanced (arrays or masks in it: a copy).
+// The basic variant is the hot path and stays inline (no heap for up to 8 specs).
+#[allow(clippy::large_enum_variant)]
+pub enum Key {
+    /// Ints, slices, `None` and `...` only.
+    Basic(DimList<IndexSpec>),
+    /// A key with integer arrays or boolean masks.
+    Advanced(Vec<IndexItem>),
+}
+
+/// Parses `key`: the fast basic parser first; a key it refuses goes to the advanced parser
+/// (which raises the IndexError for a key that is neither).
+pub fn parse(key: &Bound<'_, PyAny>) -> PyResult<Key> {
     let mut specs = DimList::new();
-    parse_key(key, &mut specs)?;
-    t.index(&specs).py()
+    match parse_key(key, &mut specs) {
+        Ok(()) => Ok(Key::Basic(specs)),
+        Err(e) if e.is_instance_of::<PyIndexError>(key.py()) => {
+            Ok(Key::Advanced(crate::advanced::parse_items(key)?))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// `t[key]`: a view for a basic key, a copy for an advanced one.
+pub fn index(t: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    match parse(key)? {
+        Key::Basic(specs) => t.index(&specs).py(),
+        Key::Advanced(items) => t.get(&items).py(),
+    }
+}
+
+/// `value` as a tensor of `dtype` for `t[key] = value` (a Python int that does not fit an
+/// integer dtype is NumPy 2's OverflowError).
+fn value_tensor(value: &Bound<'_, PyAny>, dtype: tessera::DType) -> PyResult<Tensor> {
+    if let Some(s) = weak_scalar(value)? {
+        check_int_fits(dtype, s)?;
+        return Tensor::scalar(s, dtype).py();
+    }
+    to_tensor(value, Some(dtype), None)
+}
+
+fn check_int_fits(dtype: tessera::DType, s: Scalar) -> PyResult<()> {
+    if let Scalar::Int(_) = s {
+        if dtype.is_integer() {
+            result_type_scalar(dtype, s).map_err(|e| PyOverflowError::new_err(e.to_string()))?;
+        }
+    }
+    Ok(())
 }
 
 #[pymethods]
 impl PyTensor {
     /// Basic indexing: ints, slices (negative steps too), `None` and `...` give views that
-    /// share storage with this tensor (NumPy semantics).
+    /// share storage with this tensor (NumPy semantics). Keys with integer arrays (tensors,
+    /// NumPy arrays, lists) or boolean masks give copies, laid out as NumPy lays them out.
     fn __getitem__(&self, key: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
         index(self.t(), key).map(Into::into)
     }
 
-    /// `t[key] = value` writes through the view into this tensor's storage, broadcasting
-    /// `value` (converted with `asarray` and cast to this tensor's dtype).
+    /// `t[key] = value` writes into this tensor's storage, broadcasting `value` (converted
+    /// with `asarray` and cast to this tensor's dtype). With an advanced key and repeated
+    /// indices, the last write wins (NumPy).
     fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let view = index(self.t(), key)?;
-        if let Some(s) = weak_scalar(value)? {
-            if let Scalar::Int(_) = s {
-                if view.dtype().is_integer() {
-                    // NumPy 2 raises OverflowError for an int that does not fit.
-                    result_type_scalar(view.dtype(), s)
-                        .map_err(|e| PyOverflowError::new_err(e.to_string()))?;
-                }
+        let t = self.t();
+        let view = match parse(key)? {
+            Key::Basic(specs) => t.index(&specs).py()?,
+            Key::Advanced(items) => {
+                let src = value_tensor(value, t.dtype())?;
+                let n = src.numel();
+                return crate::tensor::heavy(value.py(), n, || t.set(&items, &src)).py();
             }
+        };
+        if let Some(s) = weak_scalar(value)? {
+            check_int_fits(view.dtype(), s)?;
             return view.fill_(s).py();
         }
         let src = to_tensor(value, Some(view.dtype()), None)?;

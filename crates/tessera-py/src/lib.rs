@@ -7,6 +7,7 @@
 //! `dtype` and `handle` at the bottom, then `convert`, then `tensor`, then the rest. The
 //! pure-Python package `tessera` re-exports these and generates `tessera.ops`.
 
+pub mod advanced;
 pub mod arith;
 pub mod arrayfns;
 pub mod convert;
@@ -149,6 +150,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ops::create_view, m)?)?;
     m.add_function(wrap_pyfunction!(ops::encode_index, m)?)?;
     m.add_function(wrap_pyfunction!(ops::fallback_count, m)?)?;
+    m.add_function(wrap_pyfunction!(advanced::take, m)?)?;
+    m.add_function(wrap_pyfunction!(advanced::take_along_axis, m)?)?;
     sparse::register(m)?;
     io::register(m)?;
     grad::register(m)?;

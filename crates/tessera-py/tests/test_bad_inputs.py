@@ -292,8 +292,11 @@ CASES = [
             ts.zeros(n)[None]
     """),
     ("float index", "IndexError", "ts.zeros(2)[1.5]"),
-    ("bool index", "IndexError", "ts.zeros(2)[True]"),
-    ("array index", "IndexError", "ts.zeros(2)[np.array([0])]"),
+    ("float array index", "IndexError", "ts.zeros(2)[np.array([0.0])]"),
+    ("array index out of range", "IndexError", "ts.zeros(2)[np.array([2])]"),
+    ("array index 2^63", "IndexError", "ts.zeros(2)[[2**63]]"),
+    ("mask of the wrong shape", "IndexError", "ts.zeros(2)[np.array([True])]"),
+    ("take out of range", "IndexError", "ts.take(ts.zeros(2), ts.asarray([-3]))"),
     ("setitem at 2^63", "IndexError", "ts.zeros(2).__setitem__(2**63, 1.0)"),
     ("setitem int64 with 2^70", "OverflowError", "ts.zeros(2, dtype=ts.int64)[:] = 2**70"),
     ("setitem shape mismatch", "ValueError", "ts.zeros((2, 3))[:] = ts.zeros(4)"),

@@ -49,6 +49,8 @@ enum Values {
     Unit,
     /// Above 1, away from it.
     AboveOne,
+    /// A bool mask (takes no gradient): true, false, true, ... (`check` writes the pattern).
+    Mask,
 }
 
 struct Case {
@@ -74,6 +76,7 @@ fn draw(rng: &mut StdRng, kind: Values) -> f64 {
         Values::Ids(n) => rng.random_range(0..n) as f64,
         Values::Unit => rng.random_range(-0.9..0.9),
         Values::AboveOne => rng.random_range(1.2..3.0),
+        Values::Mask => 1.0,
         Values::AwayFromZero => {
             let v: f64 = rng.random_range(0.3..2.0);
             if rng.random_bool(0.5) {
@@ -82,6 +85,15 @@ fn draw(rng: &mut StdRng, kind: Values) -> f64 {
                 -v
             }
         }
+    }
+}
+
+/// The dtype of an input that takes no gradient (ids, masks).
+fn integer_kind(kind: Values) -> Option<DType> {
+    match kind {
+        Values::Ids(_) => Some(DType::I64),
+        Values::Mask => Some(DType::Bool),
+        _ => None,
     }
 }
 
@@ -123,8 +135,8 @@ fn loss(
     let mut seen = Vec::new();
     for (k, (i, v)) in case.inputs.iter().zip(values).enumerate() {
         let leaf = Tensor::from_vec(v.clone(), &leaf_shape(i)).unwrap();
-        if let Values::Ids(_) = i.kind {
-            let ids = leaf.astype(DType::I64).unwrap();
+        if let Some(dtype) = integer_kind(i.kind) {
+            let ids = leaf.astype(dtype).unwrap();
             leaves.push(ids.clone());
             seen.push(ids);
             continue;
@@ -156,8 +168,8 @@ fn output_shape(name: &str, case: &Case, values: &[Vec<f64>]) -> Vec<usize> {
     let mut seen = Vec::new();
     for (k, (i, v)) in case.inputs.iter().zip(values).enumerate() {
         let mut x = present(&Tensor::from_vec(v.clone(), &leaf_shape(i)).unwrap(), i);
-        if let Values::Ids(_) = i.kind {
-            x = x.astype(DType::I64).unwrap();
+        if let Some(dtype) = integer_kind(i.kind) {
+            x = x.astype(dtype).unwrap();
         }
         if case.csr_lhs && k == 0 {
             x = x.cast_storage(StorageType::Csr).unwrap();
@@ -177,7 +189,13 @@ fn check(name: &str, case: &Case, rng: &mut StdRng) {
         .iter()
         .map(|i| {
             let n: usize = leaf_shape(i).iter().product();
-            (0..n).map(|_| draw(rng, i.kind)).collect()
+            (0..n)
+                .map(|j| match i.kind {
+                    // A fixed pattern: the op's `count` parameter must know the true entries.
+                    Values::Mask => (j % 2 == 0) as u8 as f64,
+                    _ => draw(rng, i.kind),
+                })
+                .collect()
         })
         .collect();
     let out_shape = output_shape(name, case, &values);
@@ -189,7 +207,7 @@ fn check(name: &str, case: &Case, rng: &mut StdRng) {
     autograd::backward(&l, None, false).unwrap_or_else(|e| panic!("{name}: backward: {e}"));
     let h = 1e-6;
     for (k, i) in case.inputs.iter().enumerate() {
-        if !i.grad || (case.csr_lhs && k == 0) || matches!(i.kind, Values::Ids(_)) {
+        if !i.grad || (case.csr_lhs && k == 0) || integer_kind(i.kind).is_some() {
             continue;
         }
         let g = leaves[k]
@@ -460,6 +478,62 @@ fn cases() -> BTreeMap<&'static str, Builder> {
                 params: vec![],
                 csr_lhs: false,
             }
+        }),
+    );
+    c.insert(
+        "index_gather",
+        Box::new(|rng, l| {
+            // x[1:4][[i..], [j..]] (adjacent) or x[1:4, None][[i..], :, [j..]] (separated):
+            // two index rows over a basic view; repeated ids accumulate.
+            let n = rng.random_range(1..6);
+            let separated = rng.random_bool(0.5);
+            let specs = if separated {
+                vec![
+                    IndexSpec::interval(1, 4),
+                    IndexSpec::NewAxis,
+                    IndexSpec::All,
+                ]
+            } else {
+                vec![IndexSpec::interval(1, 4), IndexSpec::All]
+            };
+            let code: Vec<String> = tessera::index::encode(&specs)
+                .iter()
+                .map(|v| v.to_string())
+                .collect();
+            let axes = if separated { "(0, 2)" } else { "(0, 1)" };
+            Case {
+                inputs: vec![
+                    input(&[4, 3], l, Values::Any),
+                    Input {
+                        shape: vec![2, n],
+                        grad: false,
+                        layout: Layout::Contiguous,
+                        kind: Values::Ids(3),
+                    },
+                ],
+                params: vec![
+                    p("index", format!("({})", code.join(", "))),
+                    p("axes", axes),
+                ],
+                csr_lhs: false,
+            }
+        }),
+    );
+    c.insert(
+        "boolean_mask",
+        Box::new(|_, l| Case {
+            inputs: vec![
+                input(&[3, 4], l, Values::Any),
+                Input {
+                    shape: vec![3],
+                    grad: false,
+                    layout: Layout::Contiguous,
+                    kind: Values::Mask,
+                },
+            ],
+            // The mask is true, false, true (see `check`): two rows.
+            params: vec![p("count", 2)],
+            csr_lhs: false,
         }),
     );
     c.insert(

@@ -7,6 +7,7 @@
 mod io_support;
 mod view_common;
 
+mod advanced_indexing;
 mod arith;
 mod arrayfns;
 mod autograd_engine;

@@ -48,6 +48,7 @@ from ._native import (
 from . import autograd, ops, optim, sparse
 from ._arrayfns import *  # noqa: F401,F403 - the Array API functions (their own __all__)
 from ._arrayfns import __all__ as _arrayfns_all
+from ._advindex import take, take_along_axis
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
 __all__ = [
@@ -60,7 +61,7 @@ __all__ = [
     "reshape", "save", "save_npy", "squeeze", "sparse", "sum", "tile", "transpose", "uint8",
     "zeros",
 ] + _arrayfns_all
-__all__ += ["from_dlpack"]
+__all__ += ["from_dlpack", "take", "take_along_axis"]
 
 
 def sum(x, axis=None, keepdims=False):  # noqa: A001 - NumPy name

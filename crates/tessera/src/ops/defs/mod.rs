@@ -4,6 +4,7 @@ mod arrayfns;
 mod arrayfns_join;
 mod elementwise_grads;
 mod embedding;
+mod gather;
 mod linalg;
 mod math;
 mod quadratic;
@@ -18,6 +19,7 @@ mod views;
 
 pub(crate) use arrayfns::{ArgExtremeParams, CumulativeParams, SearchParams, Side, SortParams};
 pub(crate) use arrayfns_join::{ConcatParams, RepeatInterleaveParams, StackParams};
+pub(crate) use gather::{BooleanMaskParams, IndexGatherParams};
 pub(crate) use linalg::DotParams;
 pub(crate) use math::{astype_def, AstypeParams};
 pub(crate) use reduce::{sum_def, ReduceParams};
@@ -44,4 +46,5 @@ pub(crate) fn register_all(r: &mut OpTable) {
     arrayfns::register(r);
     arrayfns_join::register(r);
     arrayfns_join::register_repeat(r);
+    gather::register(r);
 }

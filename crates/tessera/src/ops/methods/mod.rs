@@ -8,6 +8,7 @@
 //! `views.rs` (views, copies, repeat); `products.rs` (`matrix_transpose`, `vecdot`, `tensordot`
 //! on `matmul`).
 
+mod advanced;
 mod arith;
 mod arrayfns;
 mod manipulation;
