@@ -107,7 +107,7 @@ CASES = [
     ("asarray complex", "TypeError", "ts.asarray(np.zeros(3, np.complex128))"),
     ("asarray strings", "TypeError", "ts.asarray(np.array(['a', 'b']))"),
     ("asarray objects", "TypeError", "ts.asarray([object()])"),
-    ("asarray int16 without a target", "TypeError", "ts.asarray(np.zeros(3, np.int16))"),
+    ("asarray longdouble without a target", "TypeError", "ts.asarray(np.zeros(3, np.longdouble))"),
     ("asarray ragged", "ValueError", "ts.asarray([[1], [1, 2]])"),
     ("astype to a string dtype", "TypeError", "ts.zeros(3).astype('U1')"),
     ("dtype() of garbage", "TypeError", "ts.dtype(object())"),

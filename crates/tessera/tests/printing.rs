@@ -28,6 +28,10 @@ fn build(case: &Value) -> Tensor {
         DType::I32 => Tensor::from_vec(ints().map(|x| x as i32).collect(), &shape),
         DType::I8 => Tensor::from_vec(ints().map(|x| x as i8).collect(), &shape),
         DType::U8 => Tensor::from_vec(ints().map(|x| x as u8).collect(), &shape),
+        DType::I16 => Tensor::from_vec(ints().map(|x| x as i16).collect(), &shape),
+        DType::U16 => Tensor::from_vec(ints().map(|x| x as u16).collect(), &shape),
+        DType::U32 => Tensor::from_vec(ints().map(|x| x as u32).collect(), &shape),
+        DType::U64 => Tensor::from_vec(data.iter().map(|v| v.as_u64().unwrap()).collect(), &shape),
         DType::Bool => {
             Tensor::from_vec(data.iter().map(|v| v.as_bool().unwrap()).collect(), &shape)
         }

@@ -66,7 +66,7 @@ macro_rules! file_element {
         }
     )*};
 }
-file_element!(u8, i8, i32, i64, f32, f64, f16, bf16);
+file_element!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64, f16, bf16);
 
 impl FileElement for bool {
     const SIZE: usize = 1;

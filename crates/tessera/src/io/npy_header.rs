@@ -22,6 +22,10 @@ pub(crate) fn descr(d: DType) -> Option<&'static str> {
         DType::Bool => "|b1",
         DType::U8 => "|u1",
         DType::I8 => "|i1",
+        DType::U16 => "<u2",
+        DType::I16 => "<i2",
+        DType::U32 => "<u4",
+        DType::U64 => "<u8",
         DType::I32 => "<i4",
         DType::I64 => "<i8",
         DType::F16 => "<f2",
@@ -216,6 +220,10 @@ fn parse_descr(s: &str) -> Result<(DType, bool), String> {
         "b1" => DType::Bool,
         "u1" => DType::U8,
         "i1" => DType::I8,
+        "u2" => DType::U16,
+        "i2" => DType::I16,
+        "u4" => DType::U32,
+        "u8" => DType::U64,
         "i4" => DType::I32,
         "i8" => DType::I64,
         "f2" => DType::F16,
@@ -237,10 +245,6 @@ fn parse_descr(s: &str) -> Result<(DType, bool), String> {
 /// The error for a type string Tessera has no dtype for, with NumPy's name when known.
 fn unsupported(s: &str, code: &str) -> String {
     let name = match code {
-        "u2" => "uint16",
-        "u4" => "uint32",
-        "u8" => "uint64",
-        "i2" => "int16",
         "f16" | "f12" => "longdouble",
         "c8" => "complex64",
         "c16" => "complex128",

@@ -39,8 +39,8 @@ pub trait Reducer<T: Element>: Sync {
     }
 }
 
-/// The accumulator type of a sum: `i64` for bool and integers, `f32` for `f16`/`bf16`/`f32`,
-/// `f64` for `f64`.
+/// The accumulator type of a sum: `i64` for bool and signed integers, `u64` for unsigned
+/// integers (both wrap, as NumPy's), `f32` for `f16`/`bf16`/`f32`, `f64` for `f64`.
 pub trait SumAcc: Element {
     /// Accumulator type.
     type Acc: Arith;
@@ -48,7 +48,8 @@ pub trait SumAcc: Element {
 macro_rules! sum_acc {
     ($($t:ty => $a:ty),*) => {$( impl SumAcc for $t { type Acc = $a; } )*};
 }
-sum_acc!(bool => i64, u8 => i64, i8 => i64, i32 => i64, i64 => i64,
+sum_acc!(bool => i64, u8 => u64, i8 => i64, u16 => u64, i16 => i64, u32 => u64, i32 => i64,
+    u64 => u64, i64 => i64,
     f16 => f32, bf16 => f32, f32 => f32, f64 => f64);
 
 /// Summation with pairwise folding of runs.
@@ -116,7 +117,8 @@ macro_rules! bounded {
     )*};
 }
 bounded!(bool => false, true; u8 => u8::MIN, u8::MAX; i8 => i8::MIN, i8::MAX;
-    i32 => i32::MIN, i32::MAX; i64 => i64::MIN, i64::MAX;
+    u16 => u16::MIN, u16::MAX; i16 => i16::MIN, i16::MAX; u32 => u32::MIN, u32::MAX;
+    i32 => i32::MIN, i32::MAX; u64 => u64::MIN, u64::MAX; i64 => i64::MIN, i64::MAX;
     f16 => f16::NEG_INFINITY, f16::INFINITY; bf16 => bf16::NEG_INFINITY, bf16::INFINITY;
     f32 => f32::NEG_INFINITY, f32::INFINITY; f64 => f64::NEG_INFINITY, f64::INFINITY);
 

@@ -12,7 +12,7 @@ use half::{bf16, f16};
 
 use crate::dtype::Element;
 
-/// Arithmetic on one element type. Implemented for all nine element types, so kernels can be
+/// Arithmetic on one element type. Implemented for every element type, so kernels can be
 /// instantiated for every dtype by [`with_dtype!`](crate::with_dtype).
 pub trait Arith: Element {
     /// `self + o` (wrapping for integers; logical or for bool).
@@ -91,7 +91,7 @@ macro_rules! int_arith {
         }
     )*};
 }
-int_arith!(u8, i8, i32, i64);
+int_arith!(u8, i8, u16, i16, u32, i32, u64, i64);
 
 macro_rules! float_arith {
     ($($t:ty),*) => {$(
@@ -189,12 +189,13 @@ impl Arith for bool {
     }
 }
 
-/// Converts one element to another type: integers (and bool) through `i64` (wrapping into
-/// narrower integers, as NumPy's `astype`), floats through `f64` (saturating into integers,
-/// NaN to 0; non-zero, including NaN, to `true`).
+/// Converts one element to another type: between integers (and bool) through `i64` (wrapping
+/// into narrower integers, as NumPy's `astype`; `u64` keeps its bit pattern), to or from a
+/// float through `f64` (saturating into integers, NaN to 0; non-zero, including NaN, to
+/// `true`).
 #[inline(always)]
 pub fn convert<S: Element, D: Element>(s: S) -> D {
-    if S::DTYPE.is_float() {
+    if S::DTYPE.is_float() || D::DTYPE.is_float() {
         D::from_f64(s.to_f64())
     } else {
         D::from_i64(s.to_i64())
@@ -219,5 +220,11 @@ mod tests {
         assert_eq!(convert::<f32, i8>(300.0), 127);
         assert_eq!(convert::<i64, u8>(300), 44);
         assert!(convert::<f64, bool>(f64::NAN));
+        assert_eq!(convert::<u64, f64>(u64::MAX), 18446744073709551615.0);
+        assert_eq!(convert::<u64, i16>(u64::MAX - 1), -2);
+        assert_eq!(convert::<i8, u64>(-1), u64::MAX);
+        assert_eq!(convert::<f64, u16>(-3.0), 0);
+        assert_eq!(Arith::add(u16::MAX, 1), 0);
+        assert_eq!(Arith::mul(u64::MAX, 2), u64::MAX - 1);
     }
 }

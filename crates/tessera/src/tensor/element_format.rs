@@ -38,7 +38,7 @@ impl ElementFormat {
             d if d.is_integer() => ElementFormat::Int {
                 width: shown
                     .iter()
-                    .map(|v| v.to_i64().to_string().len())
+                    .map(|v| v.to_i128().to_string().len())
                     .max()
                     .unwrap_or(0),
             },
@@ -54,7 +54,7 @@ impl ElementFormat {
                 (true, false) => " True".into(),
                 (false, _) => "False".into(),
             },
-            ElementFormat::Int { width } => format!("{:>width$}", v.to_i64()),
+            ElementFormat::Int { width } => format!("{:>width$}", v.to_i128()),
             ElementFormat::Float(f) => f.format(v),
         }
     }

@@ -176,7 +176,7 @@ macro_rules! exact_product {
         }
     )*};
 }
-exact_product!(bool, u8, i8, i32, i64);
+exact_product!(bool, u8, i8, u16, i16, u32, i32, u64, i64);
 
 macro_rules! via_f32_product {
     ($($t:ty),*) => {$(
