@@ -76,6 +76,8 @@ pub fn typestr(d: DType) -> PyResult<&'static str> {
         DType::F16 if little => "<f2",
         DType::F32 if little => "<f4",
         DType::F64 if little => "<f8",
+        DType::C64 if little => "<c8",
+        DType::C128 if little => "<c16",
         DType::U16 => ">u2",
         DType::I16 => ">i2",
         DType::U32 => ">u4",
@@ -85,6 +87,8 @@ pub fn typestr(d: DType) -> PyResult<&'static str> {
         DType::F16 => ">f2",
         DType::F32 => ">f4",
         DType::F64 => ">f8",
+        DType::C64 => ">c8",
+        DType::C128 => ">c16",
         DType::BF16 => {
             return Err(PyTypeError::new_err(
                 "bfloat16 has no NumPy dtype; convert with t.astype(tessera.float32) first",
@@ -108,11 +112,13 @@ pub fn from_descr(descr: &Bound<'_, PyArrayDescr>) -> PyResult<DType> {
         (b'f', 2) => DType::F16,
         (b'f', 4) => DType::F32,
         (b'f', 8) => DType::F64,
+        (b'c', 8) => DType::C64,
+        (b'c', 16) => DType::C128,
         _ => {
             return Err(PyTypeError::new_err(format!(
                 "tessera has no dtype for NumPy dtype {}; supported: bool, uint8, int8, \
-                 uint16, int16, uint32, int32, uint64, int64, float16, float32, float64 (and \
-                 bfloat16)",
+                 uint16, int16, uint32, int32, uint64, int64, float16, float32, float64, \
+                 complex64, complex128 (and bfloat16)",
                 descr.str()?
             )))
         }

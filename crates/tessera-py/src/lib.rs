@@ -10,6 +10,7 @@
 pub mod arith;
 pub mod convert;
 pub mod dtype;
+pub mod dtype_info;
 pub mod errors;
 pub mod grad;
 pub mod handle;
@@ -91,6 +92,12 @@ fn full(
 ) -> PyResult<PyTensor> {
     let (s, natural) = scalar_arg(fill_value)?;
     let d = parse_opt_dtype(dtype)?.unwrap_or(natural);
+    if natural.is_complex() || d.is_complex() {
+        // A `Scalar` has no imaginary part: broadcast the converted value instead.
+        let dims: Vec<isize> = shape_arg(shape)?.iter().map(|&n| n as isize).collect();
+        let v = to_tensor(fill_value, Some(d), None)?;
+        return v.expand(&dims).py()?.copy().py().map(Into::into);
+    }
     Tensor::full(&shape_arg(shape)?, s, d).py().map(Into::into)
 }
 
@@ -145,6 +152,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ops::encode_index, m)?)?;
     m.add_function(wrap_pyfunction!(ops::fallback_count, m)?)?;
     sparse::register(m)?;
+    dtype_info::register(m)?;
     io::register(m)?;
     grad::register(m)?;
     ops::install_fallback_hook();

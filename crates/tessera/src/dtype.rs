@@ -37,11 +37,15 @@ pub enum DType {
     U32,
     /// `u64`.
     U64,
+    /// `complex64`: two `f32`s ([`C64`](crate::complex::C64)).
+    C64,
+    /// `complex128`: two `f64`s ([`C128`](crate::complex::C128)).
+    C128,
 }
 
 impl DType {
     /// Every dtype, in a fixed order (useful for tests and docs).
-    pub const ALL: [DType; 13] = [
+    pub const ALL: [DType; 15] = [
         DType::Bool,
         DType::U8,
         DType::I8,
@@ -55,6 +59,8 @@ impl DType {
         DType::BF16,
         DType::F32,
         DType::F64,
+        DType::C64,
+        DType::C128,
     ];
 
     /// Size of one element in bytes.
@@ -63,7 +69,8 @@ impl DType {
             DType::Bool | DType::U8 | DType::I8 => 1,
             DType::I16 | DType::U16 | DType::F16 | DType::BF16 => 2,
             DType::I32 | DType::U32 | DType::F32 => 4,
-            DType::I64 | DType::U64 | DType::F64 => 8,
+            DType::I64 | DType::U64 | DType::F64 | DType::C64 => 8,
+            DType::C128 => 16,
         }
     }
 
@@ -83,12 +90,19 @@ impl DType {
             DType::BF16 => "bfloat16",
             DType::F32 => "float32",
             DType::F64 => "float64",
+            DType::C64 => "complex64",
+            DType::C128 => "complex128",
         }
     }
 
     /// True for the four floating-point dtypes.
     pub const fn is_float(self) -> bool {
         matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+    }
+
+    /// True for `complex64` and `complex128`.
+    pub const fn is_complex(self) -> bool {
+        matches!(self, DType::C64 | DType::C128)
     }
 
     /// True for the signed and unsigned integer dtypes (not `bool`).
@@ -122,6 +136,8 @@ impl DType {
             "bfloat16" | "bf16" => DType::BF16,
             "float32" | "f32" | "float" => DType::F32,
             "float64" | "f64" | "double" => DType::F64,
+            "complex64" | "c64" => DType::C64,
+            "complex128" | "c128" | "complex" => DType::C128,
             _ => return None,
         })
     }
@@ -133,7 +149,7 @@ impl fmt::Display for DType {
     }
 }
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
@@ -168,8 +184,17 @@ pub trait Element:
             Scalar::Float(x) => Self::from_f64(x),
         }
     }
-    /// Wraps the value as a [`Scalar`].
+    /// Wraps the value as a [`Scalar`] (the real part for complex types).
     fn to_scalar(self) -> Scalar;
+    /// The value as `(real, imaginary)` parts in `f64` (imaginary 0 for real types).
+    fn to_complex(self) -> (f64, f64) {
+        (self.to_f64(), 0.0)
+    }
+    /// The element nearest `re + im·i`: real types drop the imaginary part (NumPy's cast).
+    fn from_complex(re: f64, im: f64) -> Self {
+        let _ = im;
+        Self::from_f64(re)
+    }
 }
 
 macro_rules! impl_int_element {
@@ -368,6 +393,14 @@ macro_rules! with_dtype {
             }
             $crate::DType::F64 => {
                 type $T = f64;
+                $body
+            }
+            $crate::DType::C64 => {
+                type $T = $crate::complex::C64;
+                $body
+            }
+            $crate::DType::C128 => {
+                type $T = $crate::complex::C128;
                 $body
             }
         }

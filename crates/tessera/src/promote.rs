@@ -14,6 +14,9 @@
 //! - Mixed integer and float (undefined by the standard): NumPy's rule, the smallest float
 //!   that holds every value of the integer type: `u8`/`i8` with `f16` give `f16`,
 //!   `u16`/`i16` with `f16` give `f32`, 32- and 64-bit integers with `f16`/`f32` give `f64`.
+//! - Complex with anything: the complex type whose parts hold the other type's values as
+//!   the real/float rules say (`complex64 + float64 -> complex128`, `complex64 + int32 ->
+//!   complex128` as NumPy, `complex64 + float16 -> complex64`).
 //! - `f16` and `bf16` are extensions outside the standard's table. `bf16` (not in NumPy)
 //!   follows `f16`'s rules (it holds every `u8`/`i8` value exactly, as `f16` does) and
 //!   `bf16` with `f16` gives `f32` (PyTorch).
@@ -65,11 +68,13 @@ const fn row(d: DType) -> usize {
         DType::BF16 => 10,
         DType::F32 => 11,
         DType::F64 => 12,
+        DType::C64 => 13,
+        DType::C128 => 14,
     }
 }
 
 /// Number of dtypes in [`TABLE`].
-const N: usize = 13;
+const N: usize = 15;
 
 /// The promotion table: `TABLE[row(a)][row(b)]` is `result_type(a, b)`, `None` where the
 /// standard defines no result and Tessera refuses NumPy's lossy one (`uint64` with a signed
@@ -93,21 +98,25 @@ const TABLE: [[Option<DType>; N]; N] = {
     const BF16_: Option<DType> = Some(BF16);
     const F32_: Option<DType> = Some(F32);
     const F64_: Option<DType> = Some(F64);
+    const C64_: Option<DType> = Some(C64);
+    const C128_: Option<DType> = Some(C128);
     [
-        //          bool   u8     i8     u16    i16    u32    i32    u64    i64    f16    bf16   f32    f64
-        /* bool */ [B1,    U8_,   I8_,   U16_,  I16_,  U32_,  I32_,  U64_,  I64_,  F16_,  BF16_, F32_,  F64_],
-        /* u8   */ [U8_,   U8_,   I16_,  U16_,  I16_,  U32_,  I32_,  U64_,  I64_,  F16_,  BF16_, F32_,  F64_],
-        /* i8   */ [I8_,   I16_,  I8_,   I32_,  I16_,  I64_,  I32_,  X,     I64_,  F16_,  BF16_, F32_,  F64_],
-        /* u16  */ [U16_,  U16_,  I32_,  U16_,  I32_,  U32_,  I32_,  U64_,  I64_,  F32_,  F32_,  F32_,  F64_],
-        /* i16  */ [I16_,  I16_,  I16_,  I32_,  I16_,  I64_,  I32_,  X,     I64_,  F32_,  F32_,  F32_,  F64_],
-        /* u32  */ [U32_,  U32_,  I64_,  U32_,  I64_,  U32_,  I64_,  U64_,  I64_,  F64_,  F64_,  F64_,  F64_],
-        /* i32  */ [I32_,  I32_,  I32_,  I32_,  I32_,  I64_,  I32_,  X,     I64_,  F64_,  F64_,  F64_,  F64_],
-        /* u64  */ [U64_,  U64_,  X,     U64_,  X,     U64_,  X,     U64_,  X,     F64_,  F64_,  F64_,  F64_],
-        /* i64  */ [I64_,  I64_,  I64_,  I64_,  I64_,  I64_,  I64_,  X,     I64_,  F64_,  F64_,  F64_,  F64_],
-        /* f16  */ [F16_,  F16_,  F16_,  F32_,  F32_,  F64_,  F64_,  F64_,  F64_,  F16_,  F32_,  F32_,  F64_],
-        /* bf16 */ [BF16_, BF16_, BF16_, F32_,  F32_,  F64_,  F64_,  F64_,  F64_,  F32_,  BF16_, F32_,  F64_],
-        /* f32  */ [F32_,  F32_,  F32_,  F32_,  F32_,  F64_,  F64_,  F64_,  F64_,  F32_,  F32_,  F32_,  F64_],
-        /* f64  */ [F64_,  F64_,  F64_,  F64_,  F64_,  F64_,  F64_,  F64_,  F64_,  F64_,  F64_,  F64_,  F64_],
+        //          bool   u8     i8     u16    i16    u32    i32    u64    i64    f16    bf16   f32    f64   c64    c128
+        /* bool */ [B1,    U8_,   I8_,   U16_,  I16_,  U32_,  I32_,  U64_,  I64_,  F16_,  BF16_, F32_,  F64_,  C64_,  C128_],
+        /* u8   */ [U8_,   U8_,   I16_,  U16_,  I16_,  U32_,  I32_,  U64_,  I64_,  F16_,  BF16_, F32_,  F64_,  C64_,  C128_],
+        /* i8   */ [I8_,   I16_,  I8_,   I32_,  I16_,  I64_,  I32_,  X,     I64_,  F16_,  BF16_, F32_,  F64_,  C64_,  C128_],
+        /* u16  */ [U16_,  U16_,  I32_,  U16_,  I32_,  U32_,  I32_,  U64_,  I64_,  F32_,  F32_,  F32_,  F64_,  C64_,  C128_],
+        /* i16  */ [I16_,  I16_,  I16_,  I32_,  I16_,  I64_,  I32_,  X,     I64_,  F32_,  F32_,  F32_,  F64_,  C64_,  C128_],
+        /* u32  */ [U32_,  U32_,  I64_,  U32_,  I64_,  U32_,  I64_,  U64_,  I64_,  F64_,  F64_,  F64_,  F64_,  C128_, C128_],
+        /* i32  */ [I32_,  I32_,  I32_,  I32_,  I32_,  I64_,  I32_,  X,     I64_,  F64_,  F64_,  F64_,  F64_,  C128_, C128_],
+        /* u64  */ [U64_,  U64_,  X,     U64_,  X,     U64_,  X,     U64_,  X,     F64_,  F64_,  F64_,  F64_,  C128_, C128_],
+        /* i64  */ [I64_,  I64_,  I64_,  I64_,  I64_,  I64_,  I64_,  X,     I64_,  F64_,  F64_,  F64_,  F64_,  C128_, C128_],
+        /* f16  */ [F16_,  F16_,  F16_,  F32_,  F32_,  F64_,  F64_,  F64_,  F64_,  F16_,  F32_,  F32_,  F64_,  C64_,  C128_],
+        /* bf16 */ [BF16_, BF16_, BF16_, F32_,  F32_,  F64_,  F64_,  F64_,  F64_,  F32_,  BF16_, F32_,  F64_,  C64_,  C128_],
+        /* f32  */ [F32_,  F32_,  F32_,  F32_,  F32_,  F64_,  F64_,  F64_,  F64_,  F32_,  F32_,  F32_,  F64_,  C64_,  C128_],
+        /* f64  */ [F64_,  F64_,  F64_,  F64_,  F64_,  F64_,  F64_,  F64_,  F64_,  F64_,  F64_,  F64_,  F64_,  C128_, C128_],
+        /* c64  */ [C64_,  C64_,  C64_,  C64_,  C64_,  C128_, C128_, C128_, C128_, C64_,  C64_,  C64_,  C128_, C64_,  C128_],
+        /* c128 */ [C128_, C128_, C128_, C128_, C128_, C128_, C128_, C128_, C128_, C128_, C128_, C128_, C128_, C128_, C128_],
     ]
 };
 
@@ -142,7 +151,7 @@ pub fn result_type_scalar(d: DType, s: Scalar) -> Result<DType> {
             }
             _ => Ok(d),
         },
-        Scalar::Float(_) if d.is_float() => Ok(d),
+        Scalar::Float(_) if d.is_float() || d.is_complex() => Ok(d),
         Scalar::Float(_) => Ok(DType::F64),
     }
 }
@@ -155,7 +164,7 @@ pub fn float_result(d: DType) -> DType {
         DType::Bool | DType::U8 | DType::I8 => DType::F16,
         DType::U16 | DType::I16 => DType::F32,
         DType::U32 | DType::I32 | DType::U64 | DType::I64 => DType::F64,
-        DType::F16 | DType::BF16 | DType::F32 | DType::F64 => d,
+        DType::F16 | DType::BF16 | DType::F32 | DType::F64 | DType::C64 | DType::C128 => d,
     }
 }
 
@@ -173,7 +182,7 @@ fn int_range(d: DType) -> (i64, i64) {
         DType::I32 => (i32::MIN as i64, i32::MAX as i64),
         DType::U64 => (0, i64::MAX),
         DType::I64 => (i64::MIN, i64::MAX),
-        DType::F16 | DType::BF16 | DType::F32 | DType::F64 => (0, 0),
+        DType::F16 | DType::BF16 | DType::F32 | DType::F64 | DType::C64 | DType::C128 => (0, 0),
     }
 }
 
@@ -276,6 +285,35 @@ mod tests {
         ("float32", "float32", "float32"),
         ("float32", "float64", "float64"),
         ("float64", "float64", "float64"),
+        ("bool", "complex64", "complex64"),
+        ("bool", "complex128", "complex128"),
+        ("uint8", "complex64", "complex64"),
+        ("uint8", "complex128", "complex128"),
+        ("int8", "complex64", "complex64"),
+        ("int8", "complex128", "complex128"),
+        ("uint16", "complex64", "complex64"),
+        ("uint16", "complex128", "complex128"),
+        ("int16", "complex64", "complex64"),
+        ("int16", "complex128", "complex128"),
+        ("uint32", "complex64", "complex128"),
+        ("uint32", "complex128", "complex128"),
+        ("int32", "complex64", "complex128"),
+        ("int32", "complex128", "complex128"),
+        ("uint64", "complex64", "complex128"),
+        ("uint64", "complex128", "complex128"),
+        ("int64", "complex64", "complex128"),
+        ("int64", "complex128", "complex128"),
+        ("float16", "complex64", "complex64"),
+        ("float16", "complex128", "complex128"),
+        ("bfloat16", "complex64", "complex64"),
+        ("bfloat16", "complex128", "complex128"),
+        ("float32", "complex64", "complex64"),
+        ("float32", "complex128", "complex128"),
+        ("float64", "complex64", "complex128"),
+        ("float64", "complex128", "complex128"),
+        ("complex64", "complex64", "complex64"),
+        ("complex64", "complex128", "complex128"),
+        ("complex128", "complex128", "complex128"),
     ];
 
     #[test]

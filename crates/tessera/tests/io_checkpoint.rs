@@ -47,6 +47,7 @@ fn le_bytes(t: &Tensor) -> Vec<u8> {
         DType::BF16 => enc!(tessera::half::bf16),
         DType::F32 => enc!(f32),
         DType::F64 => enc!(f64),
+        DType::C64 | DType::C128 => unreachable!("safetensors has no complex dtype"),
     }
 }
 
@@ -90,6 +91,7 @@ fn random_tensor(dtype: DType, shape: &[usize], rng: &mut StdRng) -> Tensor {
         DType::BF16 => dec!(tessera::half::bf16),
         DType::F32 => dec!(f32),
         DType::F64 => dec!(f64),
+        DType::C64 | DType::C128 => unreachable!("safetensors has no complex dtype"),
     }
 }
 
@@ -235,6 +237,7 @@ fn safetensors_name(d: DType) -> &'static str {
         DType::BF16 => "BF16",
         DType::F32 => "F32",
         DType::F64 => "F64",
+        DType::C64 | DType::C128 => unreachable!("safetensors has no complex dtype"),
     }
 }
 

@@ -12,6 +12,7 @@ mod autograd_engine;
 mod borrowed_views;
 mod copy_engine;
 mod creation;
+mod dtypes_complex;
 mod dtypes_int;
 mod error_facts;
 mod gradcheck;

@@ -45,6 +45,7 @@ from ._native import (
     zeros,
 )
 from . import autograd, ops, optim, sparse
+from ._dtypes import *  # noqa: F403 - the standard's dtypes and dtype functions
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "reshape", "save", "save_npy", "squeeze", "sparse", "sum", "tile", "transpose", "uint8",
     "zeros",
 ]
+__all__ += _dtypes.__all__  # noqa: F405
 
 
 def sum(x, axis=None, keepdims=False):  # noqa: A001 - NumPy name

@@ -31,6 +31,8 @@ pub(crate) fn descr(d: DType) -> Option<&'static str> {
         DType::F16 => "<f2",
         DType::F32 => "<f4",
         DType::F64 => "<f8",
+        DType::C64 => "<c8",
+        DType::C128 => "<c16",
         DType::BF16 => return None,
     })
 }
@@ -229,6 +231,8 @@ fn parse_descr(s: &str) -> Result<(DType, bool), String> {
         "f2" => DType::F16,
         "f4" => DType::F32,
         "f8" => DType::F64,
+        "c8" => DType::C64,
+        "c16" => DType::C128,
         _ => return Err(unsupported(s, code)),
     };
     let big_endian = match order {
@@ -246,8 +250,6 @@ fn parse_descr(s: &str) -> Result<(DType, bool), String> {
 fn unsupported(s: &str, code: &str) -> String {
     let name = match code {
         "f16" | "f12" => "longdouble",
-        "c8" => "complex64",
-        "c16" => "complex128",
         "O" => "object (pickled Python objects, never loaded)",
         _ if code.starts_with('U') => "str",
         _ if code.starts_with('S') => "bytes",

@@ -9,7 +9,9 @@
 //! but are not reached through the public API.
 
 use half::{bf16, f16};
+use num_complex::Complex;
 
+use crate::complex::{C128, C64};
 use crate::dtype::Element;
 
 /// Arithmetic on one element type. Implemented for every element type, so kernels can be
@@ -152,6 +154,40 @@ macro_rules! half_arith {
 }
 half_arith!(f16, bf16);
 
+// Complex arithmetic through num-complex. `maximum`/`minimum` use NumPy's lexicographic order
+// (NaN in either part propagates); `relu` has no meaning for complex numbers (the tensor layer
+// refuses it) and is the identity here; `abs` is `|z|` as a complex number with zero
+// imaginary part (the tensor layer returns its real part in the real dtype).
+macro_rules! complex_arith {
+    ($($t:ident($f:ty)),*) => {$(
+        impl Arith for $t {
+            fn add(self, o: Self) -> Self { $t(self.0 + o.0) }
+            fn sub(self, o: Self) -> Self { $t(self.0 - o.0) }
+            fn mul(self, o: Self) -> Self { $t(self.0 * o.0) }
+            fn div(self, o: Self) -> Self { $t(self.0 / o.0) }
+            fn maximum(self, o: Self) -> Self {
+                if self.0.is_nan() || (!o.0.is_nan() && self >= o) { self } else { o }
+            }
+            fn minimum(self, o: Self) -> Self {
+                if self.0.is_nan() || (!o.0.is_nan() && self <= o) { self } else { o }
+            }
+            fn pow(self, o: Self) -> Self {
+                if o.0 == Complex::new(0.0, 0.0) { $t::new(1.0, 0.0) } else { $t(self.0.powc(o.0)) }
+            }
+            fn neg(self) -> Self { $t(-self.0) }
+            fn abs(self) -> Self { $t::new(self.0.norm(), 0.0) }
+            fn square(self) -> Self { $t(self.0 * self.0) }
+            fn sqrt(self) -> Self { $t(self.0.sqrt()) }
+            fn exp(self) -> Self { $t(self.0.exp()) }
+            fn ln(self) -> Self { $t(self.0.ln()) }
+            fn sin(self) -> Self { $t(self.0.sin()) }
+            fn tanh(self) -> Self { $t(self.0.tanh()) }
+            fn relu(self) -> Self { self }
+        }
+    )*};
+}
+complex_arith!(C64(f32), C128(f64));
+
 impl Arith for bool {
     fn add(self, o: Self) -> Self {
         self | o
@@ -195,7 +231,11 @@ impl Arith for bool {
 /// `true`).
 #[inline(always)]
 pub fn convert<S: Element, D: Element>(s: S) -> D {
-    if S::DTYPE.is_float() || D::DTYPE.is_float() {
+    if S::DTYPE.is_complex() || D::DTYPE.is_complex() {
+        // Both parts kept between complex types; a real type takes the real part (NumPy).
+        let (re, im) = s.to_complex();
+        D::from_complex(re, im)
+    } else if S::DTYPE.is_float() || D::DTYPE.is_float() {
         D::from_f64(s.to_f64())
     } else {
         D::from_i64(s.to_i64())
@@ -226,5 +266,22 @@ mod tests {
         assert_eq!(convert::<f64, u16>(-3.0), 0);
         assert_eq!(Arith::add(u16::MAX, 1), 0);
         assert_eq!(Arith::mul(u64::MAX, 2), u64::MAX - 1);
+        let (a, b) = (C128::new(1.0, 2.0), C128::new(3.0, -1.0));
+        assert_eq!(Arith::mul(a, b), C128::new(5.0, 5.0));
+        assert_eq!(Arith::div(C128::new(5.0, 5.0), b), a);
+        assert_eq!(
+            convert::<C64, C128>(C64::new(1.5, -2.0)),
+            C128::new(1.5, -2.0)
+        );
+        assert_eq!(convert::<C128, f32>(C128::new(1.5, -2.0)), 1.5);
+        assert_eq!(convert::<i64, C64>(-3), C64::new(-3.0, 0.0));
+        assert!(Arith::maximum(C64::new(f32::NAN, 0.0), C64::new(1.0, 0.0))
+            .0
+            .re
+            .is_nan());
+        assert_eq!(
+            Arith::maximum(C64::new(1.0, 0.0), C64::new(1.0, 2.0)),
+            C64::new(1.0, 2.0)
+        );
     }
 }

@@ -19,6 +19,7 @@
 
 pub mod arith;
 mod borrowed;
+pub mod complex_parts;
 mod create;
 mod element_format;
 mod format;

@@ -63,8 +63,8 @@ pub(crate) fn resolve_axes(
 pub(crate) fn reduction_dtype(kind: &str, d: DType) -> DType {
     match kind {
         "sum" if d.is_unsigned_integer() => DType::U64,
-        "sum" if !d.is_float() => DType::I64,
-        "mean" if !d.is_float() => DType::F64,
+        "sum" if !d.is_float() && !d.is_complex() => DType::I64,
+        "mean" if !d.is_float() && !d.is_complex() => DType::F64,
         _ => d,
     }
 }
@@ -96,10 +96,18 @@ impl Tensor {
         let ax = resolve_axes(self.shape(), axes, keepdims)?;
         let dt = reduction_dtype("mean", self.dtype());
         let n = ax.count as f64;
-        // Divided in `f64` and rounded once to the output dtype.
+        // Divided in `f64` (each part for complex) and rounded once to the output dtype.
         let quotient = with_dtype!(self.dtype(), T => {
             let acc = self.reduce_with::<T, Sum>(&ax, &Sum)?;
-            Tensor::from_vec(map_vec(acc, |a| a.to_f64() / n)?, &ax.out_shape)?
+            if dt.is_complex() {
+                let q = map_vec(acc, |a| {
+                    let (re, im) = a.to_complex();
+                    crate::complex::C128::new(re / n, im / n)
+                })?;
+                Tensor::from_vec(q, &ax.out_shape)?
+            } else {
+                Tensor::from_vec(map_vec(acc, |a| a.to_f64() / n)?, &ax.out_shape)?
+            }
         });
         quotient.astype_if(dt)
     }
@@ -116,6 +124,9 @@ impl Tensor {
 
     fn extreme(&self, axes: Option<&[isize]>, keepdims: bool, max: bool) -> Result<Tensor> {
         let ax = resolve_axes(self.shape(), axes, keepdims)?;
+        if self.dtype().is_complex() {
+            return Err(unordered(if max { "max" } else { "min" }, self.dtype()));
+        }
         if ax.count == 0 {
             return Err(TesseraError::InvalidArgument(format!(
                 "zero-size reduction to {} of a tensor of shape {:?}, which has no identity",
@@ -132,6 +143,16 @@ impl Tensor {
             Tensor::from_vec(v, &ax.out_shape)
         })
     }
+}
+
+/// The error for an ordering operation on a complex dtype: the array API standard leaves
+/// complex numbers unordered.
+pub(crate) fn unordered(op: &str, d: DType) -> TesseraError {
+    TesseraError::DType(crate::error::DTypeFacts::Unsupported {
+        op: op.into(),
+        dtype: d,
+        hint: " (complex numbers are unordered in the array API standard)",
+    })
 }
 
 /// `v` mapped through `f` into a vector allocated fallibly (its size comes from the shape).

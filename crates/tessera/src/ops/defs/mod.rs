@@ -1,5 +1,6 @@
 //! Registrations of every op, grouped by kind.
 
+mod complex_parts;
 mod elementwise_grads;
 mod embedding;
 mod linalg;
@@ -34,4 +35,5 @@ pub(crate) fn register_all(r: &mut OpTable) {
     scalar::register(r);
     views::register(r);
     embedding::register(r);
+    complex_parts::register(r);
 }

@@ -9,6 +9,7 @@
 //! on `matmul`).
 
 mod arith;
+mod complex_parts;
 mod products;
 mod views;
 
