@@ -6,13 +6,14 @@ use proptest::prelude::*;
 use tessera::{BinaryOp, CompareOp, DType, Element, Tensor};
 
 /// Elements of `T` (as `T`) converted to `D` by the reference: integer to integer wraps
-/// (Rust `as`), to or from a float goes through `f64` (Rust `as` saturates, NaN to 0).
+/// (Rust `as`), to a float or complex type goes through `f64`.
 fn reference_cast<T: Element, D: Element>(v: &[T]) -> Vec<D> {
     v.iter()
         .map(|&x| {
             if D::DTYPE == DType::Bool {
                 D::from_i64((x.to_i128() != 0 || x.to_f64() != 0.0) as i64)
-            } else if D::DTYPE.is_float() {
+            } else if D::DTYPE.is_float() || D::DTYPE.is_complex() {
+                // The exact value rounded once to f64, then to D's (part) type.
                 D::from_f64(x.to_f64())
             } else {
                 // Two's complement wrap of the exact value into D's width.

@@ -301,7 +301,7 @@ mod tests {
             b"",
             b"{",
             b"{'descr': '<f4', 'fortran_order': False}",
-            b"{'descr': '<u2', 'fortran_order': False, 'shape': (1,)}",
+            b"{'descr': '<f16', 'fortran_order': False, 'shape': (1,)}",
             b"{'descr': '|O', 'fortran_order': False, 'shape': (1,)}",
             b"{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,)}",
             b"{'descr': '<f4', 'fortran_order': 0, 'shape': (1,)}",

@@ -164,7 +164,27 @@ macro_rules! complex_arith {
             fn add(self, o: Self) -> Self { $t(self.0 + o.0) }
             fn sub(self, o: Self) -> Self { $t(self.0 - o.0) }
             fn mul(self, o: Self) -> Self { $t(self.0 * o.0) }
-            fn div(self, o: Self) -> Self { $t(self.0 / o.0) }
+            fn div(self, o: Self) -> Self {
+                let (a, b, c, d) = (self.0.re, self.0.im, o.0.re, o.0.im);
+                // Smith's algorithm, as NumPy: scaled by the divisor's larger part, so no
+                // intermediate overflows where the quotient is finite (num-complex's
+                // `(ac + bd) / (c² + d²)` overflows past `sqrt(MAX)`); a zero divisor gives
+                // the parts divided by zero (`inf` or NaN).
+                let (ca, da) = (c.abs(), d.abs());
+                if ca >= da {
+                    if ca == 0.0 && da == 0.0 {
+                        $t::new(a / ca, b / ca)
+                    } else {
+                        let rat = d / c;
+                        let scl = 1.0 / (c + d * rat);
+                        $t::new((a + b * rat) * scl, (b - a * rat) * scl)
+                    }
+                } else {
+                    let rat = c / d;
+                    let scl = 1.0 / (d + c * rat);
+                    $t::new((a * rat + b) * scl, (b * rat - a) * scl)
+                }
+            }
             fn maximum(self, o: Self) -> Self {
                 if self.0.is_nan() || (!o.0.is_nan() && self >= o) { self } else { o }
             }
@@ -269,6 +289,11 @@ mod tests {
         let (a, b) = (C128::new(1.0, 2.0), C128::new(3.0, -1.0));
         assert_eq!(Arith::mul(a, b), C128::new(5.0, 5.0));
         assert_eq!(Arith::div(C128::new(5.0, 5.0), b), a);
+        // Smith's algorithm: no overflow for a huge divisor, inf/NaN for a zero one (NumPy).
+        let huge = C128::new(1e300, 1e300);
+        assert_eq!(Arith::div(huge, huge), C128::new(1.0, 0.0));
+        let z = Arith::div(C128::new(1.0, 0.0), C128::new(0.0, 0.0));
+        assert!(z.re().is_infinite() && z.im().is_nan());
         assert_eq!(
             convert::<C64, C128>(C64::new(1.5, -2.0)),
             C128::new(1.5, -2.0)
