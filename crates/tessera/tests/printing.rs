@@ -96,12 +96,13 @@ fn every_dtype_creates_and_prints() {
         let want = match d {
             DType::Bool => "[False  True  True]",
             d if d.is_float() => "[0. 1. 2.]",
+            d if d.is_complex() => "[0.+0.j 1.+0.j 2.+0.j]",
             _ => "[0 1 2]",
         };
         assert_eq!(s, want, "{d}");
         let r = format!("{t:?}");
         assert!(r.starts_with("tensor(["), "{r}");
-        let implied = matches!(d, DType::F64 | DType::I64 | DType::Bool);
+        let implied = matches!(d, DType::F64 | DType::I64 | DType::Bool | DType::C128);
         assert_eq!(r.contains(&format!("dtype={}", d.name())), !implied, "{r}");
     }
 }
