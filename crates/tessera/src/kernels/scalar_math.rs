@@ -288,7 +288,9 @@ mod tests {
         assert_eq!(Arith::mul(u64::MAX, 2), u64::MAX - 1);
         let (a, b) = (C128::new(1.0, 2.0), C128::new(3.0, -1.0));
         assert_eq!(Arith::mul(a, b), C128::new(5.0, 5.0));
-        assert_eq!(Arith::div(C128::new(5.0, 5.0), b), a);
+        assert_eq!(Arith::div(C128::new(2.0, 4.0), C128::new(2.0, 0.0)), a);
+        let q = Arith::div(C128::new(5.0, 5.0), b); // (1+2i), up to rounding
+        assert!((q.re() - 1.0).abs() < 1e-15 && (q.im() - 2.0).abs() < 1e-15);
         // Smith's algorithm: no overflow for a huge divisor, inf/NaN for a zero one (NumPy).
         let huge = C128::new(1e300, 1e300);
         assert_eq!(Arith::div(huge, huge), C128::new(1.0, 0.0));
