@@ -104,7 +104,7 @@ def test_dtypes_accept_numpy_and_strings():
     assert ts.zeros(1, dtype=float).dtype == ts.float64
     assert ts.zeros(1, dtype=np.int32).dtype == ts.int32
     with pytest.raises(TypeError):
-        ts.zeros(1, dtype="complex128")
+        ts.zeros(1, dtype="clongdouble")
     with pytest.raises(TypeError):
         ts.zeros(1, dtype="nonsense")
 
