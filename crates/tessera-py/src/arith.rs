@@ -5,8 +5,9 @@ use numpy::PyUntypedArray;
 use pyo3::basic::CompareOp as PyCmp;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
-use tessera::{BinaryOp, CompareOp, Scalar, StorageType, Tensor, UnaryOp};
+use pyo3::types::{PyComplex, PyList, PyTuple};
+use tessera::dtype_info::{result_type_of, WeakScalar};
+use tessera::{BinaryOp, CompareOp, DType, Scalar, StorageType, Tensor, UnaryOp, C128};
 
 use crate::convert::{numpy, to_tensor, weak_scalar};
 use crate::errors::PyRes;
@@ -22,10 +23,18 @@ pub(crate) enum Operand {
     Scalar(Scalar),
 }
 
-/// The operand, or `None` when the type is not ours to handle (`NotImplemented`).
-pub(crate) fn operand(obj: &Bound<'_, PyAny>) -> PyResult<Option<Operand>> {
+/// The operand next to a tensor of dtype `other`, or `None` when the type is not ours to
+/// handle (`NotImplemented`). A Python `complex` is weak too: a 0-d tensor of
+/// `result_type(other, complex)` (`complex64` next to `float32` or `complex64`).
+pub(crate) fn operand(obj: &Bound<'_, PyAny>, other: DType) -> PyResult<Option<Operand>> {
     if let Ok(t) = obj.cast::<PyTensor>() {
         return Ok(Some(Operand::Tensor(t.get().t().clone())));
+    }
+    if obj.is_exact_instance_of::<PyComplex>() {
+        let z = obj.cast::<PyComplex>()?;
+        let d = result_type_of(&[other], &[WeakScalar::Complex]).py()?;
+        let t = Tensor::from_vec(vec![C128::new(z.real(), z.imag())], &[]).py()?;
+        return Ok(Some(Operand::Tensor(t.astype(d).py()?)));
     }
     if let Some(s) = weak_scalar(obj)? {
         return Ok(Some(Operand::Scalar(s)));
@@ -49,7 +58,7 @@ pub(crate) fn wrap(py: Python<'_>, r: PyResult<Tensor>) -> PyResult<Py<PyAny>> {
 /// `a op b` (or `b op a` when `reflected`), `NotImplemented` for foreign types.
 fn binop(a: &Tensor, b: &Bound<'_, PyAny>, op: BinaryOp, reflected: bool) -> PyResult<Py<PyAny>> {
     let py = b.py();
-    let Some(b) = operand(b)? else {
+    let Some(b) = operand(b, a.dtype())? else {
         return Ok(py.NotImplemented());
     };
     let n = a.numel();
@@ -128,7 +137,7 @@ fn sparse_binop(a: &Tensor, b: Operand, op: BinaryOp, reflected: bool) -> PyResu
 /// `a op= b`, written through `a`'s view.
 fn inplace(a: &Tensor, b: &Bound<'_, PyAny>, op: BinaryOp) -> PyResult<()> {
     let py = b.py();
-    let Some(b) = operand(b)? else {
+    let Some(b) = operand(b, a.dtype())? else {
         return Err(PyTypeError::new_err(format!(
             "unsupported operand type for in-place {}: {}",
             op.name(),
@@ -171,7 +180,7 @@ binary_dunders! {
 /// `ValueError`, as in NumPy.
 fn matmul_op(a: &Tensor, b: &Bound<'_, PyAny>, reflected: bool) -> PyResult<Py<PyAny>> {
     let py = b.py();
-    let b = match operand(b)? {
+    let b = match operand(b, a.dtype())? {
         None => return Ok(py.NotImplemented()),
         Some(Operand::Scalar(_)) => {
             return Err(pyo3::exceptions::PyValueError::new_err(
@@ -238,7 +247,7 @@ impl PyTensor {
             PyCmp::Gt => CompareOp::Gt,
             PyCmp::Ge => CompareOp::Ge,
         };
-        let r = match operand(other)? {
+        let r = match operand(other, self.t().dtype())? {
             None => return Ok(py.NotImplemented()),
             Some(Operand::Tensor(b)) => self.t().compare(&b, op),
             Some(Operand::Scalar(s)) => self.t().compare_scalar(s, op),

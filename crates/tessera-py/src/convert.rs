@@ -230,6 +230,19 @@ pub fn item(py: Python<'_>, t: &Tensor) -> PyResult<Py<PyAny>> {
             t.numel()
         )));
     }
+    if t.dtype().is_complex() {
+        let (re, im) = with_dtype!(t.dtype(), T => {
+            tessera::Element::to_complex(t.to_vec::<T>().py()?[0])
+        });
+        return Ok(pyo3::types::PyComplex::from_doubles(py, re, im)
+            .into_any()
+            .unbind());
+    }
+    if t.dtype() == DType::U64 {
+        // Above `i64::MAX` a `Scalar` would round it: the exact Python int instead.
+        let v = t.to_vec::<u64>().py()?[0];
+        return Ok(v.into_pyobject(py)?.into_any().unbind());
+    }
     let s = with_dtype!(t.dtype(), T => tessera::Element::to_scalar(t.to_vec::<T>().py()?[0]));
     Ok(match s {
         Scalar::Bool(b) => PyBool::new(py, b).to_owned().into_any().unbind(),

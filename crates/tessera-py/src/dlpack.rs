@@ -36,12 +36,18 @@ const DL_TYPES: &[(DType, DLDataTypeCode, u8)] = &[
     (DType::Bool, DLDataTypeCode::BOOL, 8),
     (DType::U8, DLDataTypeCode::UINT, 8),
     (DType::I8, DLDataTypeCode::INT, 8),
+    (DType::I16, DLDataTypeCode::INT, 16),
+    (DType::U16, DLDataTypeCode::UINT, 16),
     (DType::I32, DLDataTypeCode::INT, 32),
+    (DType::U32, DLDataTypeCode::UINT, 32),
     (DType::I64, DLDataTypeCode::INT, 64),
+    (DType::U64, DLDataTypeCode::UINT, 64),
     (DType::F16, DLDataTypeCode::FLOAT, 16),
     (DType::BF16, DLDataTypeCode::BFLOAT, 16),
     (DType::F32, DLDataTypeCode::FLOAT, 32),
     (DType::F64, DLDataTypeCode::FLOAT, 64),
+    (DType::C64, DLDataTypeCode::COMPLEX, 64),
+    (DType::C128, DLDataTypeCode::COMPLEX, 128),
 ];
 
 fn dl_dtype(d: DType) -> PyResult<DLDataType> {

@@ -67,16 +67,28 @@ pub fn typestr(d: DType) -> PyResult<&'static str> {
         DType::Bool => "|b1",
         DType::U8 => "|u1",
         DType::I8 => "|i1",
+        DType::U16 if little => "<u2",
+        DType::I16 if little => "<i2",
+        DType::U32 if little => "<u4",
+        DType::U64 if little => "<u8",
         DType::I32 if little => "<i4",
         DType::I64 if little => "<i8",
         DType::F16 if little => "<f2",
         DType::F32 if little => "<f4",
         DType::F64 if little => "<f8",
+        DType::C64 if little => "<c8",
+        DType::C128 if little => "<c16",
+        DType::U16 => ">u2",
+        DType::I16 => ">i2",
+        DType::U32 => ">u4",
+        DType::U64 => ">u8",
         DType::I32 => ">i4",
         DType::I64 => ">i8",
         DType::F16 => ">f2",
         DType::F32 => ">f4",
         DType::F64 => ">f8",
+        DType::C64 => ">c8",
+        DType::C128 => ">c16",
         DType::BF16 => {
             return Err(PyTypeError::new_err(
                 "bfloat16 has no NumPy dtype; convert with t.astype(tessera.float32) first",
@@ -91,15 +103,22 @@ pub fn from_descr(descr: &Bound<'_, PyArrayDescr>) -> PyResult<DType> {
         (b'b', 1) => DType::Bool,
         (b'u', 1) => DType::U8,
         (b'i', 1) => DType::I8,
+        (b'u', 2) => DType::U16,
+        (b'i', 2) => DType::I16,
+        (b'u', 4) => DType::U32,
+        (b'u', 8) => DType::U64,
         (b'i', 4) => DType::I32,
         (b'i', 8) => DType::I64,
         (b'f', 2) => DType::F16,
         (b'f', 4) => DType::F32,
         (b'f', 8) => DType::F64,
+        (b'c', 8) => DType::C64,
+        (b'c', 16) => DType::C128,
         _ => {
             return Err(PyTypeError::new_err(format!(
-                "tessera has no dtype for NumPy dtype {}; supported: bool, uint8, int8, int32, \
-                 int64, float16, float32, float64 (and bfloat16)",
+                "tessera has no dtype for NumPy dtype {}; supported: bool, uint8, int8, \
+                 uint16, int16, uint32, int32, uint64, int64, float16, float32, float64, \
+                 complex64, complex128 (and bfloat16)",
                 descr.str()?
             )))
         }

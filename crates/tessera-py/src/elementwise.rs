@@ -23,7 +23,7 @@ fn math_op(
     reflected: bool,
 ) -> PyResult<Py<PyAny>> {
     let py = b.py();
-    let Some(b) = operand(b)? else {
+    let Some(b) = operand(b, a.dtype())? else {
         return Ok(py.NotImplemented());
     };
     let r = heavy(py, a.numel(), || match (b, reflected) {
@@ -38,7 +38,7 @@ fn math_op(
 /// `a op= b`, written through `a`'s view.
 fn math_inplace(a: &Tensor, b: &Bound<'_, PyAny>, op: MathBinaryOp) -> PyResult<()> {
     let py = b.py();
-    let Some(b) = operand(b)? else {
+    let Some(b) = operand(b, a.dtype())? else {
         return Err(PyTypeError::new_err(format!(
             "unsupported operand type for in-place {}: {}",
             op.name(),
@@ -142,8 +142,14 @@ pub fn elementwise_binary(
             o.get_type().name()?
         )))
     };
-    let a = operand(x1)?.ok_or_else(|| not_array(x1).unwrap_or_else(|e| e))?;
-    let b = operand(x2)?.ok_or_else(|| not_array(x2).unwrap_or_else(|e| e))?;
+    // A Python complex is weak next to the other operand's dtype (float64 when that is not
+    // a tensor).
+    let hint = |o: &Bound<'_, PyAny>| {
+        o.cast::<PyTensor>()
+            .map_or(DType::F64, |t| t.get().t().dtype())
+    };
+    let a = operand(x1, hint(x2))?.ok_or_else(|| not_array(x1).unwrap_or_else(|e| e))?;
+    let b = operand(x2, hint(x1))?.ok_or_else(|| not_array(x2).unwrap_or_else(|e| e))?;
     let dtype_of = |o: &Operand| match o {
         Operand::Tensor(t) => Some(t.dtype()),
         Operand::Scalar(_) => None,
@@ -165,7 +171,7 @@ pub fn clip(
     min: Option<&Bound<'_, PyAny>>,
     max: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
-    let x = match operand(x)? {
+    let x = match operand(x, DType::F64)? {
         Some(Operand::Tensor(t)) => t,
         _ => {
             return Err(PyTypeError::new_err(format!(
@@ -176,7 +182,7 @@ pub fn clip(
     };
     let bound = |b: Option<&Bound<'_, PyAny>>| -> PyResult<Option<Tensor>> {
         match b {
-            Some(b) if !b.is_none() => match operand(b)? {
+            Some(b) if !b.is_none() => match operand(b, x.dtype())? {
                 Some(o) => function_operand(o, Some(x.dtype())).map(Some),
                 None => Err(PyTypeError::new_err(format!(
                     "clip: a bound must be an array, a Python scalar or None, got {}",

@@ -14,6 +14,7 @@ pub mod convert;
 pub mod dlpack;
 pub mod dtype;
 pub mod elementwise;
+pub mod dtype_info;
 pub mod errors;
 pub mod grad;
 pub mod handle;
@@ -95,6 +96,12 @@ fn full(
 ) -> PyResult<PyTensor> {
     let (s, natural) = scalar_arg(fill_value)?;
     let d = parse_opt_dtype(dtype)?.unwrap_or(natural);
+    if natural.is_complex() || d.is_complex() {
+        // A `Scalar` has no imaginary part: broadcast the converted value instead.
+        let dims: Vec<isize> = shape_arg(shape)?.iter().map(|&n| n as isize).collect();
+        let v = to_tensor(fill_value, Some(d), None)?;
+        return v.expand(&dims).py()?.copy().py().map(Into::into);
+    }
     Tensor::full(&shape_arg(shape)?, s, d).py().map(Into::into)
 }
 
@@ -153,6 +160,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(advanced::take, m)?)?;
     m.add_function(wrap_pyfunction!(advanced::take_along_axis, m)?)?;
     sparse::register(m)?;
+    dtype_info::register(m)?;
     io::register(m)?;
     grad::register(m)?;
     dlpack::register(m)?;

@@ -29,29 +29,48 @@ pub enum DType {
     F32,
     /// `f64`.
     F64,
+    /// `i16`.
+    I16,
+    /// `u16`.
+    U16,
+    /// `u32`.
+    U32,
+    /// `u64`.
+    U64,
+    /// `complex64`: two `f32`s ([`C64`](crate::complex::C64)).
+    C64,
+    /// `complex128`: two `f64`s ([`C128`](crate::complex::C128)).
+    C128,
 }
 
 impl DType {
     /// Every dtype, in a fixed order (useful for tests and docs).
-    pub const ALL: [DType; 9] = [
+    pub const ALL: [DType; 15] = [
         DType::Bool,
         DType::U8,
         DType::I8,
+        DType::U16,
+        DType::I16,
+        DType::U32,
         DType::I32,
+        DType::U64,
         DType::I64,
         DType::F16,
         DType::BF16,
         DType::F32,
         DType::F64,
+        DType::C64,
+        DType::C128,
     ];
 
     /// Size of one element in bytes.
     pub const fn itemsize(self) -> usize {
         match self {
             DType::Bool | DType::U8 | DType::I8 => 1,
-            DType::F16 | DType::BF16 => 2,
-            DType::I32 | DType::F32 => 4,
-            DType::I64 | DType::F64 => 8,
+            DType::I16 | DType::U16 | DType::F16 | DType::BF16 => 2,
+            DType::I32 | DType::U32 | DType::F32 => 4,
+            DType::I64 | DType::U64 | DType::F64 | DType::C64 => 8,
+            DType::C128 => 16,
         }
     }
 
@@ -61,12 +80,18 @@ impl DType {
             DType::Bool => "bool",
             DType::U8 => "uint8",
             DType::I8 => "int8",
+            DType::I16 => "int16",
+            DType::U16 => "uint16",
+            DType::U32 => "uint32",
+            DType::U64 => "uint64",
             DType::I32 => "int32",
             DType::I64 => "int64",
             DType::F16 => "float16",
             DType::BF16 => "bfloat16",
             DType::F32 => "float32",
             DType::F64 => "float64",
+            DType::C64 => "complex64",
+            DType::C128 => "complex128",
         }
     }
 
@@ -75,9 +100,24 @@ impl DType {
         matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
     }
 
+    /// True for `complex64` and `complex128`.
+    pub const fn is_complex(self) -> bool {
+        matches!(self, DType::C64 | DType::C128)
+    }
+
     /// True for the signed and unsigned integer dtypes (not `bool`).
     pub const fn is_integer(self) -> bool {
-        matches!(self, DType::U8 | DType::I8 | DType::I32 | DType::I64)
+        self.is_signed_integer() || self.is_unsigned_integer()
+    }
+
+    /// True for `int8`, `int16`, `int32` and `int64`.
+    pub const fn is_signed_integer(self) -> bool {
+        matches!(self, DType::I8 | DType::I16 | DType::I32 | DType::I64)
+    }
+
+    /// True for `uint8`, `uint16`, `uint32` and `uint64`.
+    pub const fn is_unsigned_integer(self) -> bool {
+        matches!(self, DType::U8 | DType::U16 | DType::U32 | DType::U64)
     }
 
     /// Parses NumPy-style names (`"float32"`, `"f32"`, `"int64"`, `"bool"`, ...).
@@ -86,12 +126,18 @@ impl DType {
             "bool" => DType::Bool,
             "uint8" | "u8" => DType::U8,
             "int8" | "i8" => DType::I8,
+            "int16" | "i16" => DType::I16,
+            "uint16" | "u16" => DType::U16,
+            "uint32" | "u32" => DType::U32,
+            "uint64" | "u64" => DType::U64,
             "int32" | "i32" => DType::I32,
             "int64" | "i64" => DType::I64,
             "float16" | "f16" | "half" => DType::F16,
             "bfloat16" | "bf16" => DType::BF16,
             "float32" | "f32" | "float" => DType::F32,
             "float64" | "f64" | "double" => DType::F64,
+            "complex64" | "c64" => DType::C64,
+            "complex128" | "c128" | "complex" => DType::C128,
             _ => return None,
         })
     }
@@ -103,27 +149,33 @@ impl fmt::Display for DType {
     }
 }
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
 /// A Rust type that can be a tensor element.
 ///
-/// Sealed: exactly the nine types of [`DType`]. Every implementor is valid for the all-zero
+/// Sealed: exactly the types of [`DType`]. Every implementor is valid for the all-zero
 /// bit pattern (storage is zero-initialised), is `Copy`, and has no padding.
 pub trait Element:
     sealed::Sealed + Copy + Send + Sync + PartialEq + PartialOrd + fmt::Debug + Default + 'static
 {
     /// The run-time tag of this type.
     const DTYPE: DType;
-    /// Converts to `f64` (exact for every type but `i64` beyond 2^53).
+    /// Converts to `f64` (exact for every type but `i64`/`u64` beyond 2^53).
     fn to_f64(self) -> f64;
     /// Converts from `f64` with Rust `as` semantics (saturating for integers, NaN -> 0).
     fn from_f64(v: f64) -> Self;
-    /// Converts to `i64` (floats truncate toward zero, saturating).
+    /// Converts to `i64` (floats truncate toward zero, saturating; `u64` wraps, so that
+    /// `u64 -> i64 -> u64` is the identity).
     fn to_i64(self) -> i64;
     /// Converts from `i64` with Rust `as` semantics (wrapping for narrower integers).
     fn from_i64(v: i64) -> Self;
+    /// The exact integer value of an integer or bool element (`uint64` included, which
+    /// [`Element::to_i64`] wraps); floats truncate toward zero, saturating.
+    fn to_i128(self) -> i128 {
+        self.to_i64() as i128
+    }
     /// Converts from a [`Scalar`], exactly for integer scalars into integer types.
     fn from_scalar(s: Scalar) -> Self {
         match s {
@@ -132,8 +184,17 @@ pub trait Element:
             Scalar::Float(x) => Self::from_f64(x),
         }
     }
-    /// Wraps the value as a [`Scalar`].
+    /// Wraps the value as a [`Scalar`] (the real part for complex types).
     fn to_scalar(self) -> Scalar;
+    /// The value as `(real, imaginary)` parts in `f64` (imaginary 0 for real types).
+    fn to_complex(self) -> (f64, f64) {
+        (self.to_f64(), 0.0)
+    }
+    /// The element nearest `re + im·i`: real types drop the imaginary part (NumPy's cast).
+    fn from_complex(re: f64, im: f64) -> Self {
+        let _ = im;
+        Self::from_f64(re)
+    }
 }
 
 macro_rules! impl_int_element {
@@ -149,7 +210,37 @@ macro_rules! impl_int_element {
         }
     )*};
 }
-impl_int_element!(u8 => U8, i8 => I8, i32 => I32, i64 => I64);
+impl_int_element!(u8 => U8, i8 => I8, i16 => I16, u16 => U16, i32 => I32, u32 => U32,
+    i64 => I64);
+
+// `u64` is the one integer whose values do not all fit `i64`: `to_i64`/`from_i64` wrap (the
+// bit pattern is kept), `to_f64` converts the unsigned value, and a value above `i64::MAX`
+// becomes a `Scalar::Float` (the nearest `f64`), since `Scalar::Int` holds an `i64`.
+impl sealed::Sealed for u64 {}
+impl Element for u64 {
+    const DTYPE: DType = DType::U64;
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn from_f64(v: f64) -> Self {
+        v as u64
+    }
+    fn to_i64(self) -> i64 {
+        self as i64
+    }
+    fn to_i128(self) -> i128 {
+        self as i128
+    }
+    fn from_i64(v: i64) -> Self {
+        v as u64
+    }
+    fn to_scalar(self) -> Scalar {
+        match i64::try_from(self) {
+            Ok(i) => Scalar::Int(i),
+            Err(_) => Scalar::Float(self as f64),
+        }
+    }
+}
 
 macro_rules! impl_float_element {
     ($($t:ty => $d:ident, $to:expr, $from:expr);*) => {$(
@@ -216,7 +307,8 @@ macro_rules! scalar_from {
         }
     )*};
 }
-scalar_from!(u8 => Int as i64, i8 => Int as i64, i32 => Int as i64, i64 => Int as i64,
+scalar_from!(u8 => Int as i64, i8 => Int as i64, i16 => Int as i64, u16 => Int as i64,
+    i32 => Int as i64, u32 => Int as i64, i64 => Int as i64,
     usize => Int as i64, f32 => Float as f64, f64 => Float as f64);
 impl From<bool> for Scalar {
     fn from(x: bool) -> Self {
@@ -263,8 +355,24 @@ macro_rules! with_dtype {
                 type $T = i8;
                 $body
             }
+            $crate::DType::I16 => {
+                type $T = i16;
+                $body
+            }
+            $crate::DType::U16 => {
+                type $T = u16;
+                $body
+            }
             $crate::DType::I32 => {
                 type $T = i32;
+                $body
+            }
+            $crate::DType::U32 => {
+                type $T = u32;
+                $body
+            }
+            $crate::DType::U64 => {
+                type $T = u64;
                 $body
             }
             $crate::DType::I64 => {
@@ -285,6 +393,14 @@ macro_rules! with_dtype {
             }
             $crate::DType::F64 => {
                 type $T = f64;
+                $body
+            }
+            $crate::DType::C64 => {
+                type $T = $crate::complex::C64;
+                $body
+            }
+            $crate::DType::C128 => {
+                type $T = $crate::complex::C128;
                 $body
             }
         }

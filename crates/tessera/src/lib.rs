@@ -19,7 +19,9 @@
 
 pub mod arrayfns;
 pub mod autograd;
+pub mod complex;
 pub mod dtype;
+pub mod dtype_info;
 pub mod error;
 pub mod index;
 pub mod io;
@@ -38,9 +40,11 @@ pub mod tensor;
 #[doc(hidden)]
 pub use half;
 
+pub use complex::{C128, C64};
 pub use dtype::{DType, Element, Scalar};
 pub use error::{DTypeFacts, IndexFacts, IoFacts, Result, ShapeFacts, SparseError, TesseraError};
 pub use layout::Layout;
+pub use num_complex;
 pub use ring::RingBuffer;
 pub use shape::{Shape, ShapeCache};
 pub use sparse::{CsrMatrix, RowSparseArray, SparseParts};

@@ -56,19 +56,19 @@ fn shapes_that_do_not_broadcast_are_named() {
 
 #[test]
 fn dtype_errors_name_the_dtypes() {
-    // In either operand order, the pair is named in one order (NumPy: int16).
-    for (a, b) in [(DType::U8, DType::I8), (DType::I8, DType::U8)] {
+    // In either operand order, the pair is named in one order (NumPy: float64).
+    for (a, b) in [(DType::I8, DType::U64), (DType::U64, DType::I8)] {
         let e = t(&[2], a).binary(&t(&[2], b), BinaryOp::Add).unwrap_err();
         let facts = DTypeFacts::NoPromotion {
-            lhs: DType::U8,
-            rhs: DType::I8,
-            numpy: "int16",
+            lhs: DType::I8,
+            rhs: DType::U64,
+            numpy: "float64",
         };
         assert_eq!(e, TesseraError::DType(facts));
         assert_eq!(
             e.to_string(),
-            "dtype error: uint8 and int8 promote to int16, which tessera lacks; cast one \
-             operand first"
+            "dtype error: int8 and uint64 have no common dtype (NumPy's float64 would lose \
+             integer precision); cast one operand first"
         );
     }
     let e = t(&[2], DType::F32)

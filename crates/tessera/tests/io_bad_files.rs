@@ -82,7 +82,7 @@ fn f3_hand_made_bad_files_are_format_errors() {
         (
             "dtype Tessera lacks",
             raw(
-                r#"{"a":{"dtype":"U16","shape":[2],"data_offsets":[0,4]}}"#,
+                r#"{"a":{"dtype":"F8_E4M3","shape":[4],"data_offsets":[0,4]}}"#,
                 &f4,
             ),
         ),
@@ -118,11 +118,11 @@ fn f3_hand_made_bad_files_are_format_errors() {
         assert!(is_format(&e), "{what}: {e}");
     }
     let e = io::deserialize(&raw(
-        r#"{"a":{"dtype":"U16","shape":[2],"data_offsets":[0,4]}}"#,
+        r#"{"a":{"dtype":"F8_E4M3","shape":[4],"data_offsets":[0,4]}}"#,
         &f4,
     ))
     .unwrap_err();
-    assert!(e.to_string().contains("U16"), "{e}");
+    assert!(e.to_string().contains("F8_E4M3"), "{e}");
 }
 
 /// A file with Tessera's key `key` over the parts of a 2x3 CSR `m` (indptr, indices, data

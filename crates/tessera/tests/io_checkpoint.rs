@@ -37,14 +37,30 @@ fn le_bytes(t: &Tensor) -> Vec<u8> {
             .collect(),
         DType::U8 => enc!(u8),
         DType::I8 => enc!(i8),
+        DType::U16 => enc!(u16),
+        DType::I16 => enc!(i16),
+        DType::U32 => enc!(u32),
+        DType::U64 => enc!(u64),
         DType::I32 => enc!(i32),
         DType::I64 => enc!(i64),
         DType::F16 => enc!(tessera::half::f16),
         DType::BF16 => enc!(tessera::half::bf16),
         DType::F32 => enc!(f32),
         DType::F64 => enc!(f64),
+        DType::C64 | DType::C128 => unreachable!("safetensors has no complex dtype"),
     }
 }
+
+/// The dtypes safetensors holds: all but the complex ones.
+const SAVABLE: [DType; 13] = {
+    let mut out = [DType::Bool; 13];
+    let mut i = 0;
+    while i < 13 {
+        out[i] = DType::ALL[i];
+        i += 1;
+    }
+    out
+};
 
 /// A contiguous tensor of `shape` with random bits (NaN payloads, infinities, subnormals;
 /// bools 0 or 1).
@@ -65,12 +81,17 @@ fn random_tensor(dtype: DType, shape: &[usize], rng: &mut StdRng) -> Tensor {
         DType::Bool => Tensor::from_vec(bytes.iter().map(|b| b & 1 == 1).collect(), shape).unwrap(),
         DType::U8 => dec!(u8),
         DType::I8 => dec!(i8),
+        DType::U16 => dec!(u16),
+        DType::I16 => dec!(i16),
+        DType::U32 => dec!(u32),
+        DType::U64 => dec!(u64),
         DType::I32 => dec!(i32),
         DType::I64 => dec!(i64),
         DType::F16 => dec!(tessera::half::f16),
         DType::BF16 => dec!(tessera::half::bf16),
         DType::F32 => dec!(f32),
         DType::F64 => dec!(f64),
+        DType::C64 | DType::C128 => unreachable!("safetensors has no complex dtype"),
     }
 }
 
@@ -118,18 +139,18 @@ proptest! {
     /// logical elements; the crate's reader sees exactly them, and loading gives them back.
     #[test]
     fn f1_every_dtype_shape_and_view_round_trips(
-        d in 0usize..9,
+        d in 0usize..SAVABLE.len(),
         dims in prop::collection::vec(0usize..5, 0..4),
         ops in prop::collection::vec(0u8..4, 0..3),
         seed in any::<u64>(),
     ) {
-        let dtype = DType::ALL[d];
+        let dtype = SAVABLE[d];
         let mut rng = StdRng::seed_from_u64(seed);
         let mut v = random_tensor(dtype, &dims, &mut rng);
         for op in ops {
             v = view_op(&v, op);
         }
-        let other = random_tensor(DType::ALL[(d + 3) % 9], &[2], &mut rng);
+        let other = random_tensor(SAVABLE[(d + 3) % SAVABLE.len()], &[2], &mut rng);
         let m = meta(&[("epoch", "3")]);
         let bytes = io::serialize(&[("x", &v), ("a", &other)], &m).unwrap();
         // A plain safetensors reader sees ordinary tensors with the logical elements.
@@ -206,12 +227,17 @@ fn safetensors_name(d: DType) -> &'static str {
         DType::Bool => "BOOL",
         DType::U8 => "U8",
         DType::I8 => "I8",
+        DType::U16 => "U16",
+        DType::I16 => "I16",
+        DType::U32 => "U32",
+        DType::U64 => "U64",
         DType::I32 => "I32",
         DType::I64 => "I64",
         DType::F16 => "F16",
         DType::BF16 => "BF16",
         DType::F32 => "F32",
         DType::F64 => "F64",
+        DType::C64 | DType::C128 => unreachable!("safetensors has no complex dtype"),
     }
 }
 
@@ -245,11 +271,11 @@ fn f1_files_round_trip_in_the_callers_order_with_metadata() {
     let p = dir.path("ck.safetensors");
     let mut rng = StdRng::seed_from_u64(1);
     // Names out of alphabetical order and dtypes of every item size, interleaved.
-    let named: Vec<(String, Tensor)> = DType::ALL
+    let named: Vec<(String, Tensor)> = SAVABLE
         .iter()
         .rev()
         .enumerate()
-        .map(|(k, &d)| (format!("z{}", 9 - k), random_tensor(d, &[k, 2], &mut rng)))
+        .map(|(k, &d)| (format!("z{}", 99 - k), random_tensor(d, &[k, 2], &mut rng)))
         .collect();
     let refs: Vec<(&str, &Tensor)> = named.iter().map(|(n, t)| (n.as_str(), t)).collect();
     let m = meta(&[("framework", "tessera"), ("note", "é ünïcode \" quotes")]);
@@ -281,7 +307,7 @@ fn f1_files_round_trip_in_the_callers_order_with_metadata() {
 
 #[test]
 fn f1_empty_views_with_any_offset_save_nothing() {
-    for d in DType::ALL {
+    for d in SAVABLE {
         let base = Tensor::zeros(&[0], d).unwrap();
         let v = base.as_strided(&[2, 0], &[1, 1], 5).unwrap();
         let bytes = io::serialize(&[("v", &v)], &BTreeMap::new()).unwrap();

@@ -194,7 +194,7 @@ fn f5_bad_files_are_format_errors() {
         ("version 4.0", bad_version),
         ("header past the end", past_end),
         ("not a dict", npy("['descr']", &f4)),
-        ("uint16", npy("{'descr': '<u2', 'fortran_order': False, 'shape': (2,), }", &f4)),
+        ("float128", npy("{'descr': '<f16', 'fortran_order': False, 'shape': (1,), }", &[0; 16])),
         ("object array", npy("{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", &f4)),
         ("structured", npy("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }", &f4)),
         ("truncated data", npy(dict, &f4[..3])),

@@ -28,10 +28,15 @@ fn build(case: &Value) -> Tensor {
         DType::I32 => Tensor::from_vec(ints().map(|x| x as i32).collect(), &shape),
         DType::I8 => Tensor::from_vec(ints().map(|x| x as i8).collect(), &shape),
         DType::U8 => Tensor::from_vec(ints().map(|x| x as u8).collect(), &shape),
+        DType::I16 => Tensor::from_vec(ints().map(|x| x as i16).collect(), &shape),
+        DType::U16 => Tensor::from_vec(ints().map(|x| x as u16).collect(), &shape),
+        DType::U32 => Tensor::from_vec(ints().map(|x| x as u32).collect(), &shape),
+        DType::U64 => Tensor::from_vec(data.iter().map(|v| v.as_u64().unwrap()).collect(), &shape),
         DType::Bool => {
             Tensor::from_vec(data.iter().map(|v| v.as_bool().unwrap()).collect(), &shape)
         }
         DType::BF16 => unreachable!("NumPy has no bfloat16"),
+        DType::C64 | DType::C128 => unreachable!("no complex cases in this fixture"),
     }
     .unwrap()
 }
@@ -91,12 +96,13 @@ fn every_dtype_creates_and_prints() {
         let want = match d {
             DType::Bool => "[False  True  True]",
             d if d.is_float() => "[0. 1. 2.]",
+            d if d.is_complex() => "[0.+0.j 1.+0.j 2.+0.j]",
             _ => "[0 1 2]",
         };
         assert_eq!(s, want, "{d}");
         let r = format!("{t:?}");
         assert!(r.starts_with("tensor(["), "{r}");
-        let implied = matches!(d, DType::F64 | DType::I64 | DType::Bool);
+        let implied = matches!(d, DType::F64 | DType::I64 | DType::Bool | DType::C128);
         assert_eq!(r.contains(&format!("dtype={}", d.name())), !implied, "{r}");
     }
 }

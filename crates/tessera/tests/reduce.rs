@@ -7,7 +7,8 @@ use tessera::{DType, Tensor, TesseraError};
 fn dtypes_follow_numpy() {
     let u = Tensor::from_slice(&[200u8, 100], &[2]).unwrap();
     let s = u.sum(None, false).unwrap();
-    assert_eq!((s.dtype(), s.item::<i64>().unwrap()), (DType::I64, 300));
+    // Unsigned integers sum in uint64 (NumPy, the array API standard).
+    assert_eq!((s.dtype(), s.item::<u64>().unwrap()), (DType::U64, 300));
     let m = u.mean(None, false).unwrap();
     assert_eq!((m.dtype(), m.item::<f64>().unwrap()), (DType::F64, 150.0));
     let b = Tensor::from_slice(&[true, true, false], &[3]).unwrap();

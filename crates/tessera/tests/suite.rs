@@ -15,6 +15,8 @@ mod borrowed_views;
 mod copy_engine;
 mod creation;
 mod elementwise_fns;
+mod dtypes_complex;
+mod dtypes_int;
 mod error_facts;
 mod gradcheck;
 mod hardening_core;

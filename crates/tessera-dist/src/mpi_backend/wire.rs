@@ -20,6 +20,22 @@ macro_rules! with_mpi_dtype {
                 type $T = i8;
                 $body
             }
+            tessera::DType::U16 => {
+                type $T = u16;
+                $body
+            }
+            tessera::DType::I16 => {
+                type $T = i16;
+                $body
+            }
+            tessera::DType::U32 => {
+                type $T = u32;
+                $body
+            }
+            tessera::DType::U64 => {
+                type $T = u64;
+                $body
+            }
             tessera::DType::I32 => {
                 type $T = i32;
                 $body

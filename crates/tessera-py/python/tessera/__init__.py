@@ -49,6 +49,7 @@ from . import autograd, ops, optim, sparse
 from ._arrayfns import *  # noqa: F401,F403 - the Array API functions (their own __all__)
 from ._arrayfns import __all__ as _arrayfns_all
 from ._advindex import take, take_along_axis
+from ._dtypes import *  # noqa: F403 - the standard's dtypes and dtype functions
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
 __all__ = [
@@ -62,6 +63,7 @@ __all__ = [
     "zeros",
 ] + _arrayfns_all
 __all__ += ["from_dlpack", "take", "take_along_axis"]
+__all__ += _dtypes.__all__  # noqa: F405
 
 
 def sum(x, axis=None, keepdims=False):  # noqa: A001 - NumPy name

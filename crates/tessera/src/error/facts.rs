@@ -60,8 +60,12 @@ pub enum ShapeFacts {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum DTypeFacts {
-    /// Two dtypes with no common dtype in Tessera (NumPy would give one Tessera lacks).
-    #[error("{lhs} and {rhs} promote to {numpy}, which tessera lacks; cast one operand first")]
+    /// Two dtypes with no common dtype in Tessera: the array API standard defines none and
+    /// NumPy's (`numpy`) would lose integer precision (`uint64` with a signed integer).
+    #[error(
+        "{lhs} and {rhs} have no common dtype (NumPy's {numpy} would lose integer precision); \
+         cast one operand first"
+    )]
     NoPromotion {
         /// The left dtype.
         lhs: DType,

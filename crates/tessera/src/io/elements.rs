@@ -66,7 +66,27 @@ macro_rules! file_element {
         }
     )*};
 }
-file_element!(u8, i8, i32, i64, f32, f64, f16, bf16);
+file_element!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64, f16, bf16);
+
+macro_rules! complex_file_element {
+    ($($t:ident($f:ty)),*) => {$(
+        /// The real part, then the imaginary part (NumPy's layout).
+        impl FileElement for crate::complex::$t {
+            const SIZE: usize = 2 * std::mem::size_of::<$f>();
+            #[inline]
+            fn decode(b: &[u8], big_endian: bool) -> Self {
+                let (re, im) = b.split_at(Self::SIZE / 2);
+                Self::new(<$f>::decode(re, big_endian), <$f>::decode(im, big_endian))
+            }
+            #[inline]
+            fn encode_le(self, out: &mut Vec<u8>) {
+                self.re().encode_le(out);
+                self.im().encode_le(out);
+            }
+        }
+    )*};
+}
+complex_file_element!(C64(f32), C128(f64));
 
 impl FileElement for bool {
     const SIZE: usize = 1;

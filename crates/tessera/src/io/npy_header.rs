@@ -22,11 +22,17 @@ pub(crate) fn descr(d: DType) -> Option<&'static str> {
         DType::Bool => "|b1",
         DType::U8 => "|u1",
         DType::I8 => "|i1",
+        DType::U16 => "<u2",
+        DType::I16 => "<i2",
+        DType::U32 => "<u4",
+        DType::U64 => "<u8",
         DType::I32 => "<i4",
         DType::I64 => "<i8",
         DType::F16 => "<f2",
         DType::F32 => "<f4",
         DType::F64 => "<f8",
+        DType::C64 => "<c8",
+        DType::C128 => "<c16",
         DType::BF16 => return None,
     })
 }
@@ -216,11 +222,17 @@ fn parse_descr(s: &str) -> Result<(DType, bool), String> {
         "b1" => DType::Bool,
         "u1" => DType::U8,
         "i1" => DType::I8,
+        "u2" => DType::U16,
+        "i2" => DType::I16,
+        "u4" => DType::U32,
+        "u8" => DType::U64,
         "i4" => DType::I32,
         "i8" => DType::I64,
         "f2" => DType::F16,
         "f4" => DType::F32,
         "f8" => DType::F64,
+        "c8" => DType::C64,
+        "c16" => DType::C128,
         _ => return Err(unsupported(s, code)),
     };
     let big_endian = match order {
@@ -237,13 +249,7 @@ fn parse_descr(s: &str) -> Result<(DType, bool), String> {
 /// The error for a type string Tessera has no dtype for, with NumPy's name when known.
 fn unsupported(s: &str, code: &str) -> String {
     let name = match code {
-        "u2" => "uint16",
-        "u4" => "uint32",
-        "u8" => "uint64",
-        "i2" => "int16",
         "f16" | "f12" => "longdouble",
-        "c8" => "complex64",
-        "c16" => "complex128",
         "O" => "object (pickled Python objects, never loaded)",
         _ if code.starts_with('U') => "str",
         _ if code.starts_with('S') => "bytes",
@@ -295,7 +301,7 @@ mod tests {
             b"",
             b"{",
             b"{'descr': '<f4', 'fortran_order': False}",
-            b"{'descr': '<u2', 'fortran_order': False, 'shape': (1,)}",
+            b"{'descr': '<f16', 'fortran_order': False, 'shape': (1,)}",
             b"{'descr': '|O', 'fortran_order': False, 'shape': (1,)}",
             b"{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,)}",
             b"{'descr': '<f4', 'fortran_order': 0, 'shape': (1,)}",

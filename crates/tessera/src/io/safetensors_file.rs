@@ -38,19 +38,32 @@ const MAX_HEADER: u64 = 100_000_000;
 
 const FORMAT: &str = "safetensors";
 
-/// The safetensors dtype of a Tessera dtype (every Tessera dtype has one).
-fn to_file_dtype(d: DType) -> Dtype {
-    match d {
+/// The safetensors dtype of a Tessera dtype: every one but the complex dtypes, which the
+/// format lacks ([`TesseraError::DType`]; save the real and imaginary parts instead).
+fn to_file_dtype(d: DType) -> Result<Dtype> {
+    Ok(match d {
         DType::Bool => Dtype::BOOL,
         DType::U8 => Dtype::U8,
         DType::I8 => Dtype::I8,
+        DType::U16 => Dtype::U16,
+        DType::I16 => Dtype::I16,
+        DType::U32 => Dtype::U32,
+        DType::U64 => Dtype::U64,
         DType::I32 => Dtype::I32,
         DType::I64 => Dtype::I64,
         DType::F16 => Dtype::F16,
         DType::BF16 => Dtype::BF16,
         DType::F32 => Dtype::F32,
         DType::F64 => Dtype::F64,
-    }
+        DType::C64 | DType::C128 => {
+            return Err(TesseraError::DType(crate::error::DTypeFacts::Unsupported {
+                op: "safetensors save".into(),
+                dtype: d,
+                hint: " (the safetensors format has no complex dtype: save the real and \
+                       imaginary parts, or use io::save_npy)",
+            }))
+        }
+    })
 }
 
 /// The Tessera dtype of a safetensors dtype, if Tessera has it.
@@ -59,6 +72,10 @@ fn from_file_dtype(d: Dtype) -> Option<DType> {
         Dtype::BOOL => DType::Bool,
         Dtype::U8 => DType::U8,
         Dtype::I8 => DType::I8,
+        Dtype::U16 => DType::U16,
+        Dtype::I16 => DType::I16,
+        Dtype::U32 => DType::U32,
+        Dtype::U64 => DType::U64,
         Dtype::I32 => DType::I32,
         Dtype::I64 => DType::I64,
         Dtype::F16 => DType::F16,
@@ -93,7 +110,7 @@ fn prepare(tensors: &[(&str, &Tensor)], metadata: &BTreeMap<String, String>) -> 
             TesseraError::ShapeOverflow("the tensors' bytes add up past usize".into())
         })?;
         let info = TensorInfo {
-            dtype: to_file_dtype(t.dtype()),
+            dtype: to_file_dtype(t.dtype())?,
             shape: t.shape().to_vec(),
             data_offsets: (offset, end),
         };

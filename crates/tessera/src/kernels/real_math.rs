@@ -330,7 +330,7 @@ macro_rules! int_math {
         }
     )*};
 }
-int_math!(u8, i8, i32, i64);
+int_math!(u8, i8, i16, u16, i32, u32, i64, u64);
 
 impl Bits for bool {
     fn and(self, o: Self) -> Self {
@@ -388,8 +388,24 @@ macro_rules! with_int_dtype {
                 type $T = i8;
                 $body
             }
+            $crate::DType::I16 => {
+                type $T = i16;
+                $body
+            }
+            $crate::DType::U16 => {
+                type $T = u16;
+                $body
+            }
             $crate::DType::I32 => {
                 type $T = i32;
+                $body
+            }
+            $crate::DType::U32 => {
+                type $T = u32;
+                $body
+            }
+            $crate::DType::U64 => {
+                type $T = u64;
                 $body
             }
             $crate::DType::I64 => {

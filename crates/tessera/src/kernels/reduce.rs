@@ -11,6 +11,7 @@
 //! Above [`PAR_MIN`] elements, when the output is small next to the input, the outermost
 //! plan dim is split across threads, each with private accumulators, combined in order.
 
+use crate::complex::{C128, C64};
 use half::{bf16, f16};
 use rayon::prelude::*;
 
@@ -39,8 +40,8 @@ pub trait Reducer<T: Element>: Sync {
     }
 }
 
-/// The accumulator type of a sum: `i64` for bool and integers, `f32` for `f16`/`bf16`/`f32`,
-/// `f64` for `f64`.
+/// The accumulator type of a sum: `i64` for bool and signed integers, `u64` for unsigned
+/// integers (both wrap, as NumPy's), `f32` for `f16`/`bf16`/`f32`, `f64` for `f64`.
 pub trait SumAcc: Element {
     /// Accumulator type.
     type Acc: Arith;
@@ -48,8 +49,9 @@ pub trait SumAcc: Element {
 macro_rules! sum_acc {
     ($($t:ty => $a:ty),*) => {$( impl SumAcc for $t { type Acc = $a; } )*};
 }
-sum_acc!(bool => i64, u8 => i64, i8 => i64, i32 => i64, i64 => i64,
-    f16 => f32, bf16 => f32, f32 => f32, f64 => f64);
+sum_acc!(bool => i64, u8 => u64, i8 => i64, u16 => u64, i16 => i64, u32 => u64, i32 => i64,
+    u64 => u64, i64 => i64,
+    f16 => f32, bf16 => f32, f32 => f32, f64 => f64, C64 => C64, C128 => C128);
 
 /// Summation with pairwise folding of runs.
 pub struct Sum;
@@ -116,9 +118,13 @@ macro_rules! bounded {
     )*};
 }
 bounded!(bool => false, true; u8 => u8::MIN, u8::MAX; i8 => i8::MIN, i8::MAX;
-    i32 => i32::MIN, i32::MAX; i64 => i64::MIN, i64::MAX;
+    u16 => u16::MIN, u16::MAX; i16 => i16::MIN, i16::MAX; u32 => u32::MIN, u32::MAX;
+    i32 => i32::MIN, i32::MAX; u64 => u64::MIN, u64::MAX; i64 => i64::MIN, i64::MAX;
     f16 => f16::NEG_INFINITY, f16::INFINITY; bf16 => bf16::NEG_INFINITY, bf16::INFINITY;
-    f32 => f32::NEG_INFINITY, f32::INFINITY; f64 => f64::NEG_INFINITY, f64::INFINITY);
+    f32 => f32::NEG_INFINITY, f32::INFINITY; f64 => f64::NEG_INFINITY, f64::INFINITY;
+    C64 => C64::new(f32::NEG_INFINITY, f32::NEG_INFINITY), C64::new(f32::INFINITY, f32::INFINITY);
+    C128 => C128::new(f64::NEG_INFINITY, f64::NEG_INFINITY),
+        C128::new(f64::INFINITY, f64::INFINITY));
 
 /// NaN-propagating maximum.
 pub struct Max;

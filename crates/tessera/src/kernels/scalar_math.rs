@@ -9,10 +9,12 @@
 //! but are not reached through the public API.
 
 use half::{bf16, f16};
+use num_complex::Complex;
 
+use crate::complex::{C128, C64};
 use crate::dtype::Element;
 
-/// Arithmetic on one element type. Implemented for all nine element types, so kernels can be
+/// Arithmetic on one element type. Implemented for every element type, so kernels can be
 /// instantiated for every dtype by [`with_dtype!`](crate::with_dtype).
 pub trait Arith: Element {
     /// `self + o` (wrapping for integers; logical or for bool).
@@ -91,7 +93,7 @@ macro_rules! int_arith {
         }
     )*};
 }
-int_arith!(u8, i8, i32, i64);
+int_arith!(u8, i8, u16, i16, u32, i32, u64, i64);
 
 macro_rules! float_arith {
     ($($t:ty),*) => {$(
@@ -152,6 +154,60 @@ macro_rules! half_arith {
 }
 half_arith!(f16, bf16);
 
+// Complex arithmetic through num-complex. `maximum`/`minimum` use NumPy's lexicographic order
+// (NaN in either part propagates); `relu` has no meaning for complex numbers (the tensor layer
+// refuses it) and is the identity here; `abs` is `|z|` as a complex number with zero
+// imaginary part (the tensor layer returns its real part in the real dtype).
+macro_rules! complex_arith {
+    ($($t:ident($f:ty)),*) => {$(
+        impl Arith for $t {
+            fn add(self, o: Self) -> Self { $t(self.0 + o.0) }
+            fn sub(self, o: Self) -> Self { $t(self.0 - o.0) }
+            fn mul(self, o: Self) -> Self { $t(self.0 * o.0) }
+            fn div(self, o: Self) -> Self {
+                let (a, b, c, d) = (self.0.re, self.0.im, o.0.re, o.0.im);
+                // Smith's algorithm, as NumPy: scaled by the divisor's larger part, so no
+                // intermediate overflows where the quotient is finite (num-complex's
+                // `(ac + bd) / (c² + d²)` overflows past `sqrt(MAX)`); a zero divisor gives
+                // the parts divided by zero (`inf` or NaN).
+                let (ca, da) = (c.abs(), d.abs());
+                if ca >= da {
+                    if ca == 0.0 && da == 0.0 {
+                        $t::new(a / ca, b / ca)
+                    } else {
+                        let rat = d / c;
+                        let scl = 1.0 / (c + d * rat);
+                        $t::new((a + b * rat) * scl, (b - a * rat) * scl)
+                    }
+                } else {
+                    let rat = c / d;
+                    let scl = 1.0 / (d + c * rat);
+                    $t::new((a * rat + b) * scl, (b * rat - a) * scl)
+                }
+            }
+            fn maximum(self, o: Self) -> Self {
+                if self.0.is_nan() || (!o.0.is_nan() && self >= o) { self } else { o }
+            }
+            fn minimum(self, o: Self) -> Self {
+                if self.0.is_nan() || (!o.0.is_nan() && self <= o) { self } else { o }
+            }
+            fn pow(self, o: Self) -> Self {
+                if o.0 == Complex::new(0.0, 0.0) { $t::new(1.0, 0.0) } else { $t(self.0.powc(o.0)) }
+            }
+            fn neg(self) -> Self { $t(-self.0) }
+            fn abs(self) -> Self { $t::new(self.0.norm(), 0.0) }
+            fn square(self) -> Self { $t(self.0 * self.0) }
+            fn sqrt(self) -> Self { $t(self.0.sqrt()) }
+            fn exp(self) -> Self { $t(self.0.exp()) }
+            fn ln(self) -> Self { $t(self.0.ln()) }
+            fn sin(self) -> Self { $t(self.0.sin()) }
+            fn tanh(self) -> Self { $t(self.0.tanh()) }
+            fn relu(self) -> Self { self }
+        }
+    )*};
+}
+complex_arith!(C64(f32), C128(f64));
+
 impl Arith for bool {
     fn add(self, o: Self) -> Self {
         self | o
@@ -189,12 +245,17 @@ impl Arith for bool {
     }
 }
 
-/// Converts one element to another type: integers (and bool) through `i64` (wrapping into
-/// narrower integers, as NumPy's `astype`), floats through `f64` (saturating into integers,
-/// NaN to 0; non-zero, including NaN, to `true`).
+/// Converts one element to another type: between integers (and bool) through `i64` (wrapping
+/// into narrower integers, as NumPy's `astype`; `u64` keeps its bit pattern), to or from a
+/// float through `f64` (saturating into integers, NaN to 0; non-zero, including NaN, to
+/// `true`).
 #[inline(always)]
 pub fn convert<S: Element, D: Element>(s: S) -> D {
-    if S::DTYPE.is_float() {
+    if S::DTYPE.is_complex() || D::DTYPE.is_complex() {
+        // Both parts kept between complex types; a real type takes the real part (NumPy).
+        let (re, im) = s.to_complex();
+        D::from_complex(re, im)
+    } else if S::DTYPE.is_float() || D::DTYPE.is_float() {
         D::from_f64(s.to_f64())
     } else {
         D::from_i64(s.to_i64())
@@ -219,5 +280,35 @@ mod tests {
         assert_eq!(convert::<f32, i8>(300.0), 127);
         assert_eq!(convert::<i64, u8>(300), 44);
         assert!(convert::<f64, bool>(f64::NAN));
+        assert_eq!(convert::<u64, f64>(u64::MAX), 18446744073709551615.0);
+        assert_eq!(convert::<u64, i16>(u64::MAX - 1), -2);
+        assert_eq!(convert::<i8, u64>(-1), u64::MAX);
+        assert_eq!(convert::<f64, u16>(-3.0), 0);
+        assert_eq!(Arith::add(u16::MAX, 1), 0);
+        assert_eq!(Arith::mul(u64::MAX, 2), u64::MAX - 1);
+        let (a, b) = (C128::new(1.0, 2.0), C128::new(3.0, -1.0));
+        assert_eq!(Arith::mul(a, b), C128::new(5.0, 5.0));
+        assert_eq!(Arith::div(C128::new(2.0, 4.0), C128::new(2.0, 0.0)), a);
+        let q = Arith::div(C128::new(5.0, 5.0), b); // (1+2i), up to rounding
+        assert!((q.re() - 1.0).abs() < 1e-15 && (q.im() - 2.0).abs() < 1e-15);
+        // Smith's algorithm: no overflow for a huge divisor, inf/NaN for a zero one (NumPy).
+        let huge = C128::new(1e300, 1e300);
+        assert_eq!(Arith::div(huge, huge), C128::new(1.0, 0.0));
+        let z = Arith::div(C128::new(1.0, 0.0), C128::new(0.0, 0.0));
+        assert!(z.re().is_infinite() && z.im().is_nan());
+        assert_eq!(
+            convert::<C64, C128>(C64::new(1.5, -2.0)),
+            C128::new(1.5, -2.0)
+        );
+        assert_eq!(convert::<C128, f32>(C128::new(1.5, -2.0)), 1.5);
+        assert_eq!(convert::<i64, C64>(-3), C64::new(-3.0, 0.0));
+        assert!(Arith::maximum(C64::new(f32::NAN, 0.0), C64::new(1.0, 0.0))
+            .0
+            .re
+            .is_nan());
+        assert_eq!(
+            Arith::maximum(C64::new(1.0, 0.0), C64::new(1.0, 2.0)),
+            C64::new(1.0, 2.0)
+        );
     }
 }

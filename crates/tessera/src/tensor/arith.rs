@@ -9,6 +9,10 @@
 //! - `bool - bool` and `-bool` are errors; `bool ** bool` and `square(bool)` give `i8`.
 //! - An integer `pow` with a negative exponent is an error (NumPy's `ValueError`).
 //! - Integer overflow wraps. `f16`/`bf16` compute each element in `f32` and round once.
+//! - Complex (`complex64`/`complex128`, through num-complex): `abs` gives the real dtype of
+//!   the parts; the ordering operations (`<`, `<=`, `>`, `>=`, `maximum`, `minimum`) and
+//!   `relu` are [`TesseraError::DType`] errors, since the array API standard leaves complex
+//!   numbers unordered (NumPy orders them lexicographically).
 
 use std::sync::Arc;
 
@@ -113,6 +117,9 @@ impl UnaryOp {
                 hint: " (NumPy); use logical not",
             })),
             (Square, DType::Bool) => Ok(DType::I8),
+            (Abs, DType::C64) => Ok(DType::F32),
+            (Abs, DType::C128) => Ok(DType::F64),
+            (Relu, d) if d.is_complex() => Err(crate::tensor::reduce::unordered("relu", d)),
             (Sqrt | Exp | Log | Sin | Tanh, d) => Ok(float_result(d)),
             (_, d) => Ok(d),
         }
@@ -124,7 +131,10 @@ impl BinaryOp {
     pub fn result_dtype(self, a: DType, b: DType) -> Result<DType> {
         let t = result_type(a, b)?;
         match (self, t) {
-            (BinaryOp::Div, t) if !t.is_float() => Ok(DType::F64),
+            (BinaryOp::Div, t) if !t.is_float() && !t.is_complex() => Ok(DType::F64),
+            (BinaryOp::Maximum | BinaryOp::Minimum, t) if t.is_complex() => {
+                Err(crate::tensor::reduce::unordered(self.name(), t))
+            }
             (BinaryOp::Sub, DType::Bool) => Err(TesseraError::DType(DTypeFacts::Unsupported {
                 op: "subtract".into(),
                 dtype: DType::Bool,
@@ -141,6 +151,9 @@ impl Tensor {
     /// [`UnaryOp::result_dtype`].
     pub(crate) fn unary_dense(&self, op: UnaryOp) -> Result<Tensor> {
         let dt = op.result_dtype(self.dtype())?;
+        if op == UnaryOp::Abs && self.dtype().is_complex() {
+            return self.complex_abs(dt);
+        }
         let src = self.astype_if(dt)?;
         let out = Tensor::for_overwrite(self.shape(), dt)?;
         with_dtype!(dt, T => {
@@ -166,6 +179,18 @@ impl Tensor {
         Ok(out)
     }
 
+    /// `|z|` of a complex tensor in the real dtype `dt` of its parts (`hypot`, no overflow
+    /// for large parts).
+    fn complex_abs(&self, dt: DType) -> Result<Tensor> {
+        use crate::complex::{C128, C64};
+        let out = Tensor::for_overwrite(self.shape(), dt)?;
+        match self.dtype() {
+            DType::C64 => map_into::<f32, C64>(&out, self, |_, z| z.0.norm())?,
+            _ => map_into::<f64, C128>(&out, self, |_, z| z.0.norm())?,
+        }
+        Ok(out)
+    }
+
     /// The dense kernel of [`Tensor::binary`]: `op(self, other)` with broadcasting and type
     /// promotion, into a new contiguous tensor.
     pub(crate) fn binary_dense(&self, other: &Tensor, op: BinaryOp) -> Result<Tensor> {
@@ -185,6 +210,9 @@ impl Tensor {
     #[allow(clippy::bool_comparison)] // instantiated for T = bool too
     pub(crate) fn compare_dense(&self, other: &Tensor, op: CompareOp) -> Result<Tensor> {
         let dt = result_type(self.dtype(), other.dtype())?;
+        if dt.is_complex() && !matches!(op, CompareOp::Eq | CompareOp::Ne) {
+            return Err(crate::tensor::reduce::unordered(op.name(), dt));
+        }
         let (out, a, b) = self.zip_new(other, dt, DType::Bool)?;
         with_dtype!(dt, T => {
             macro_rules! run {
@@ -360,7 +388,7 @@ fn operand(l: &Layout) -> Operand<'_> {
 
 /// `out = f(out, src)` where `out` is a fresh tensor (its storage is locked by nobody else)
 /// of `src`'s shape.
-pub(super) fn map_into<O: Element, A: Element>(
+pub(crate) fn map_into<O: Element, A: Element>(
     out: &Tensor,
     src: &Tensor,
     f: impl Fn(O, A) -> O + Sync,

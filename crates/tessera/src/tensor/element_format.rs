@@ -8,9 +8,23 @@ const PRECISION: usize = 8;
 
 /// How every element of one printed array is formatted.
 pub(crate) enum ElementFormat {
-    Bool { zero_dim: bool },
-    Int { width: usize },
+    Bool {
+        zero_dim: bool,
+    },
+    Int {
+        width: usize,
+    },
     Float(FloatFormat),
+    /// Complex: the real parts' format and the imaginary parts' (always signed), NumPy's
+    /// `ComplexFloatingFormat`.
+    Complex(Box<ComplexFormat>),
+}
+
+pub(crate) enum ComplexFormat {
+    /// `complex64`: parts are `f32` (printed with `f32`'s shortest digits).
+    Single { re: FloatFormat, im: FloatFormat },
+    /// `complex128`: parts are `f64`.
+    Double { re: FloatFormat, im: FloatFormat },
 }
 
 pub(crate) struct FloatFormat {
@@ -21,6 +35,8 @@ pub(crate) struct FloatFormat {
     precision: usize,
     /// Exponent mode: digits of every exponent (at least 2).
     exp_digits: usize,
+    /// Non-negative values get a `+` (the imaginary parts of complex numbers).
+    plus: bool,
 }
 
 /// A float split into the pieces NumPy pads separately.
@@ -35,14 +51,15 @@ impl ElementFormat {
     pub(crate) fn for_values<T: Element>(shown: &[T], zero_dim: bool) -> ElementFormat {
         match T::DTYPE {
             DType::Bool => ElementFormat::Bool { zero_dim },
+            d if d.is_complex() => ElementFormat::Complex(Box::new(ComplexFormat::new(shown))),
             d if d.is_integer() => ElementFormat::Int {
                 width: shown
                     .iter()
-                    .map(|v| v.to_i64().to_string().len())
+                    .map(|v| v.to_i128().to_string().len())
                     .max()
                     .unwrap_or(0),
             },
-            _ => ElementFormat::Float(FloatFormat::new(shown)),
+            _ => ElementFormat::Float(FloatFormat::new(shown, false)),
         }
     }
 
@@ -54,14 +71,68 @@ impl ElementFormat {
                 (true, false) => " True".into(),
                 (false, _) => "False".into(),
             },
-            ElementFormat::Int { width } => format!("{:>width$}", v.to_i64()),
+            ElementFormat::Int { width } => format!("{:>width$}", v.to_i128()),
             ElementFormat::Float(f) => f.format(v),
+            ElementFormat::Complex(c) => c.format(v),
         }
     }
 }
 
+impl ComplexFormat {
+    fn new<T: Element>(shown: &[T]) -> ComplexFormat {
+        let parts = |pick: fn((f64, f64)) -> f64| shown.iter().map(move |v| pick(v.to_complex()));
+        let (re, im) = (|z: (f64, f64)| z.0, |z: (f64, f64)| z.1);
+        if T::DTYPE == DType::C64 {
+            let r: Vec<f32> = parts(re).map(|x| x as f32).collect();
+            let i: Vec<f32> = parts(im).map(|x| x as f32).collect();
+            ComplexFormat::Single {
+                re: FloatFormat::new(&r, false),
+                im: FloatFormat::new(&i, true),
+            }
+        } else {
+            let r: Vec<f64> = parts(re).collect();
+            let i: Vec<f64> = parts(im).collect();
+            ComplexFormat::Double {
+                re: FloatFormat::new(&r, false),
+                im: FloatFormat::new(&i, true),
+            }
+        }
+    }
+
+    /// `re` then `im` with the `j` before the imaginary part's right padding (NumPy).
+    fn format<T: Element>(&self, v: T) -> String {
+        let (x, y) = v.to_complex();
+        let (r, i) = match self {
+            ComplexFormat::Single { re, im } => (re.format(x as f32), im.format(y as f32)),
+            ComplexFormat::Double { re, im } => (re.format(x), im.format(y)),
+        };
+        let body = i.trim_end();
+        format!("{r}{body}j{}", &i[body.len()..])
+    }
+}
+
+/// Python's `repr` of a complex scalar (used for 0-d complex tensors): `1j`, `(1+2j)`,
+/// `(1.5-0.5j)`, `(nan+infj)`: each part's shortest digits with no `.0` for integral values.
+pub(crate) fn complex_scalar_str<T: Element>(v: T) -> String {
+    let (x, y) = v.to_complex();
+    let part = |p: f64| -> String {
+        let s = if T::DTYPE == DType::C64 {
+            scalar_str(p as f32)
+        } else {
+            scalar_str(p)
+        };
+        s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+    };
+    let im = part(y);
+    if x == 0.0 && x.is_sign_positive() {
+        return format!("{im}j");
+    }
+    let sign = if im.starts_with('-') { "" } else { "+" };
+    format!("({}{sign}{im}j)", part(x))
+}
+
 impl FloatFormat {
-    fn new<T: Element>(shown: &[T]) -> FloatFormat {
+    fn new<T: Element>(shown: &[T], plus: bool) -> FloatFormat {
         let finite: Vec<T> = shown
             .iter()
             .copied()
@@ -81,10 +152,11 @@ impl FloatFormat {
             pad_right: 0,
             precision: 0,
             exp_digits: 2,
+            plus,
         };
         if exp {
             for v in &finite {
-                let p = sci_parts(*v);
+                let p = signed(sci_parts(*v), plus);
                 f.pad_left = f.pad_left.max(p.int.len());
                 f.precision = f.precision.max(p.frac.len());
                 f.exp_digits = f.exp_digits.max(p.exp.unsigned_abs().to_string().len());
@@ -92,13 +164,13 @@ impl FloatFormat {
             f.pad_right = f.exp_digits + 2 + f.precision;
         } else {
             for v in &finite {
-                let p = positional_parts(*v);
+                let p = signed(positional_parts(*v), plus);
                 f.pad_left = f.pad_left.max(p.int.len());
                 f.pad_right = f.pad_right.max(p.frac.len());
             }
         }
         if finite.len() != shown.len() {
-            let neg_inf = shown.iter().any(|v| v.to_f64() == f64::NEG_INFINITY) as usize;
+            let neg_inf = (plus || shown.iter().any(|v| v.to_f64() == f64::NEG_INFINITY)) as usize;
             let offset = f.pad_right + 1;
             f.pad_left = f
                 .pad_left
@@ -111,12 +183,12 @@ impl FloatFormat {
     fn format<T: Element>(&self, v: T) -> String {
         let x = v.to_f64();
         if !x.is_finite() {
-            let s = if x.is_nan() {
-                "nan"
-            } else if x > 0.0 {
-                "inf"
-            } else {
-                "-inf"
+            let s = match (x.is_nan(), x > 0.0, self.plus) {
+                (true, _, false) => "nan",
+                (true, _, true) => "+nan",
+                (false, true, false) => "inf",
+                (false, true, true) => "+inf",
+                (false, false, _) => "-inf",
             };
             let width = self.pad_left + self.pad_right + 1;
             return format!("{s:>width$}");
@@ -127,11 +199,14 @@ impl FloatFormat {
             // (dragon4 with `min_digits`), which is plain correct rounding of the exact value.
             let (neg, digits, exp) = split_sci(&format!("{:.prec$e}", x, prec = self.precision));
             let (int, frac) = digits.split_at(1);
-            let p = Parts {
-                int: format!("{}{int}", sign(neg)),
-                frac: frac.to_string(),
-                exp,
-            };
+            let p = signed(
+                Parts {
+                    int: format!("{}{int}", sign(neg)),
+                    frac: frac.to_string(),
+                    exp,
+                },
+                self.plus,
+            );
             let (sign, e) = if p.exp < 0 {
                 ('-', -p.exp)
             } else {
@@ -146,7 +221,7 @@ impl FloatFormat {
                 ed = self.exp_digits
             )
         } else {
-            let p = positional_parts(v);
+            let p = signed(positional_parts(v), self.plus);
             format!("{:>pl$}.{:<pr$}", p.int, p.frac)
         }
     }
@@ -176,6 +251,14 @@ fn split_sci(s: &str) -> (bool, String, i32) {
         digits.pop();
     }
     (neg, digits, exp.parse().unwrap_or(0))
+}
+
+/// `p` with a `+` before a non-negative integer part when `plus` (NumPy's `sign='+'`).
+fn signed(mut p: Parts, plus: bool) -> Parts {
+    if plus && !p.int.starts_with('-') {
+        p.int.insert(0, '+');
+    }
+    p
 }
 
 fn sign(neg: bool) -> &'static str {

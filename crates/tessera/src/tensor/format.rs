@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use super::element_format::{scalar_str, ElementFormat};
+use super::element_format::{complex_scalar_str, scalar_str, ElementFormat};
 use super::Tensor;
 use crate::dtype::{DType, Element};
 use crate::with_dtype;
@@ -151,7 +151,9 @@ fn array_string<T: Element>(
 fn str_of<T: Element>(t: &Tensor) -> crate::Result<String> {
     if t.rank() == 0 {
         let v = t.dense_storage()?.read_as::<T>()[t.layout.offset()];
-        return Ok(if T::DTYPE.is_float() {
+        return Ok(if T::DTYPE.is_complex() {
+            complex_scalar_str(v)
+        } else if T::DTYPE.is_float() {
             scalar_str(v)
         } else {
             ElementFormat::for_values(&[v], true).format(v)
@@ -168,7 +170,10 @@ fn repr_of<T: Element>(t: &Tensor) -> crate::Result<String> {
     if (t.numel() == 0 && dims.len() != 1) || t.numel() > PRINT_THRESHOLD {
         extras.push(format!("shape={}", python_tuple(dims)));
     }
-    let implied = matches!(T::DTYPE, DType::F64 | DType::I64 | DType::Bool);
+    let implied = matches!(
+        T::DTYPE,
+        DType::F64 | DType::I64 | DType::Bool | DType::C128
+    );
     if !implied || t.numel() == 0 {
         extras.push(format!("dtype={}", T::DTYPE.name()));
     }

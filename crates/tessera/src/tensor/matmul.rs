@@ -21,6 +21,7 @@ use half::{bf16, f16};
 use rayon::prelude::*;
 
 use super::Tensor;
+use crate::complex::{C128, C64};
 use crate::dtype::{DType, Element};
 use crate::error::{Result, TesseraError};
 use crate::kernels::scalar_math::Arith;
@@ -176,7 +177,7 @@ macro_rules! exact_product {
         }
     )*};
 }
-exact_product!(bool, u8, i8, i32, i64);
+exact_product!(bool, u8, i8, u16, i16, u32, i32, u64, i64, C64, C128);
 
 macro_rules! via_f32_product {
     ($($t:ty),*) => {$(

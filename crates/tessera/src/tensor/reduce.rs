@@ -2,8 +2,8 @@
 //!
 //! - `axes = None` reduces every axis; axes may be negative; a repeated axis is
 //!   [`TesseraError::InvalidArgument`], an axis out of range [`TesseraError::Index`].
-//! - `sum` of bool and integers gives `i64` (NumPy gives `uint64` for `uint8`; Tessera has no
-//!   `uint64`, so `i64`); floats keep their dtype, `f16`/`bf16` accumulating in `f32`.
+//! - `sum` of bool and signed integers gives `int64`, of unsigned integers `uint64` (NumPy,
+//!   the array API standard); floats keep their dtype, `f16`/`bf16` accumulating in `f32`.
 //!   Float sums use pairwise summation along the innermost run, as NumPy.
 //! - `mean` of bool and integers gives `f64`; floats keep their dtype. The mean of nothing
 //!   is NaN (NumPy also warns); the sum of nothing is 0.
@@ -15,7 +15,6 @@ use super::Tensor;
 use crate::dtype::{DType, Element};
 use crate::error::{Result, TesseraError};
 use crate::kernels::reduce::{reduce, Max, Min, Reducer, Sum};
-use crate::kernels::scalar_math::convert;
 use crate::layout::normalize_axes;
 use crate::with_dtype;
 
@@ -63,8 +62,9 @@ pub(crate) fn resolve_axes(
 /// (the rules in the module docs); shape/dtype inference uses it without running anything.
 pub(crate) fn reduction_dtype(kind: &str, d: DType) -> DType {
     match kind {
-        "sum" if !d.is_float() => DType::I64,
-        "mean" if !d.is_float() => DType::F64,
+        "sum" if d.is_unsigned_integer() => DType::U64,
+        "sum" if !d.is_float() && !d.is_complex() => DType::I64,
+        "mean" if !d.is_float() && !d.is_complex() => DType::F64,
         _ => d,
     }
 }
@@ -82,11 +82,12 @@ impl Tensor {
     pub(crate) fn sum_dense(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
         let ax = resolve_axes(self.shape(), axes, keepdims)?;
         let dt = reduction_dtype("sum", self.dtype());
-        with_dtype!(self.dtype(), T => with_dtype!(dt, O => {
-            let acc = self.reduce_with::<T, Sum>(&ax, &Sum)?;
-            let v: Vec<O> = map_vec(acc, convert)?;
-            Tensor::from_vec(v, &ax.out_shape)
-        }))
+        // The accumulator type is the output dtype but for `f16`/`bf16` (accumulated in
+        // `f32`): one cast of the output instead of a kernel per (input, output) pair.
+        let acc = with_dtype!(self.dtype(), T => {
+            Tensor::from_vec(self.reduce_with::<T, Sum>(&ax, &Sum)?, &ax.out_shape)?
+        });
+        acc.astype_if(dt)
     }
 
     /// Arithmetic mean over `axes` (all when `None`): the sum divided by the count, computed
@@ -95,11 +96,20 @@ impl Tensor {
         let ax = resolve_axes(self.shape(), axes, keepdims)?;
         let dt = reduction_dtype("mean", self.dtype());
         let n = ax.count as f64;
-        with_dtype!(self.dtype(), T => with_dtype!(dt, O => {
+        // Divided in `f64` (each part for complex) and rounded once to the output dtype.
+        let quotient = with_dtype!(self.dtype(), T => {
             let acc = self.reduce_with::<T, Sum>(&ax, &Sum)?;
-            let v: Vec<O> = map_vec(acc, |a| O::from_f64(a.to_f64() / n))?;
-            Tensor::from_vec(v, &ax.out_shape)
-        }))
+            if dt.is_complex() {
+                let q = map_vec(acc, |a| {
+                    let (re, im) = a.to_complex();
+                    crate::complex::C128::new(re / n, im / n)
+                })?;
+                Tensor::from_vec(q, &ax.out_shape)?
+            } else {
+                Tensor::from_vec(map_vec(acc, |a| a.to_f64() / n)?, &ax.out_shape)?
+            }
+        });
+        quotient.astype_if(dt)
     }
 
     /// Maximum over `axes` (all when `None`); NaN propagates; an empty reduction is an error.
@@ -114,6 +124,9 @@ impl Tensor {
 
     fn extreme(&self, axes: Option<&[isize]>, keepdims: bool, max: bool) -> Result<Tensor> {
         let ax = resolve_axes(self.shape(), axes, keepdims)?;
+        if self.dtype().is_complex() {
+            return Err(unordered(if max { "max" } else { "min" }, self.dtype()));
+        }
         if ax.count == 0 {
             return Err(TesseraError::InvalidArgument(format!(
                 "zero-size reduction to {} of a tensor of shape {:?}, which has no identity",
@@ -130,6 +143,16 @@ impl Tensor {
             Tensor::from_vec(v, &ax.out_shape)
         })
     }
+}
+
+/// The error for an ordering operation on a complex dtype: the array API standard leaves
+/// complex numbers unordered.
+pub(crate) fn unordered(op: &str, d: DType) -> TesseraError {
+    TesseraError::DType(crate::error::DTypeFacts::Unsupported {
+        op: op.into(),
+        dtype: d,
+        hint: " (complex numbers are unordered in the array API standard)",
+    })
 }
 
 /// `v` mapped through `f` into a vector allocated fallibly (its size comes from the shape).

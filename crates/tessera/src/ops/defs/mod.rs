@@ -2,6 +2,7 @@
 
 mod arrayfns;
 mod arrayfns_join;
+mod complex_parts;
 mod elementwise_grads;
 mod embedding;
 mod gather;
@@ -47,4 +48,5 @@ pub(crate) fn register_all(r: &mut OpTable) {
     arrayfns_join::register(r);
     arrayfns_join::register_repeat(r);
     gather::register(r);
+    complex_parts::register(r);
 }

@@ -12,6 +12,7 @@ mod advanced;
 mod arith;
 mod arrayfns;
 mod manipulation;
+mod complex_parts;
 mod products;
 mod ufunc;
 mod statistics;
