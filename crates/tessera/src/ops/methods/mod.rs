@@ -11,11 +11,11 @@
 mod advanced;
 mod arith;
 mod arrayfns;
-mod manipulation;
 mod complex_parts;
+mod manipulation;
 mod products;
-mod ufunc;
 mod statistics;
+mod ufunc;
 mod views;
 
 use std::slice;
