@@ -7,7 +7,8 @@ use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyIndexError, PyOverflowError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt, PyList, PySlice, PyTuple};
-use tessera::index::{IndexItem, IndexSpec};
+use tessera::index::IndexSpec;
+use tessera::IndexItem;
 use tessera::{DType, Tensor};
 
 use crate::convert::{numpy, to_tensor, DimList};
@@ -62,7 +63,7 @@ fn item(obj: &Bound<'_, PyAny>, items: &mut Vec<IndexItem>) -> PyResult<()> {
         point(obj)?
     } else if let Ok(slice) = obj.cast_exact::<PySlice>() {
         let mut specs = DimList::new();
-        crate::indexing::parse_slice(slice, &mut specs)?;
+        crate::slices::parse_slice(slice, &mut specs)?;
         specs[0]
     } else if obj.is_none() {
         IndexSpec::NewAxis

@@ -22,6 +22,7 @@ pub mod indexing;
 pub mod io;
 pub mod ops;
 pub mod ring;
+pub mod slices;
 pub mod sparse;
 pub mod tensor;
 

@@ -17,10 +17,11 @@
 //! assert_eq!(format!("{t:?}"), "tensor([[1.5, 1.5],\n        [1.5, 1.5]], dtype=float32)");
 //! ```
 
+pub mod advanced_index;
 pub mod arrayfns;
 pub mod autograd;
-pub mod complex;
 pub mod dtype;
+pub use dtype::complex;
 pub mod dtype_info;
 pub mod error;
 pub mod index;
@@ -40,6 +41,7 @@ pub mod tensor;
 #[doc(hidden)]
 pub use half;
 
+pub use advanced_index::IndexItem;
 pub use complex::{C128, C64};
 pub use dtype::{DType, Element, Scalar};
 pub use error::{DTypeFacts, IndexFacts, IoFacts, Result, ShapeFacts, SparseError, TesseraError};

@@ -2,7 +2,8 @@
 //! NumPy's rules, one output element at a time from coordinates (no strides, no views).
 
 use proptest::prelude::*;
-use tessera::index::{IndexItem, IndexSpec};
+use tessera::index::IndexSpec;
+use tessera::IndexItem;
 use tessera::{DType, Tensor};
 
 /// A key item of the reference: a slice (start, end, step), a point, an integer array, a

@@ -353,3 +353,19 @@ fn in_place_forms_and_clip() {
         vec![-5, 0, 5]
     );
 }
+
+/// Every elementwise function of the enums is a registered op (under its standard name).
+#[test]
+fn every_function_is_registered() {
+    let names: Vec<&str> = tessera::ops::registry()
+        .list()
+        .iter()
+        .map(|i| i.name)
+        .collect();
+    for n in tessera::MathOp::ALL.iter().map(|o| o.name()) {
+        assert!(names.contains(&n), "{n}");
+    }
+    for n in tessera::MathBinaryOp::ALL.iter().map(|o| o.name()) {
+        assert!(names.contains(&n), "{n}");
+    }
+}

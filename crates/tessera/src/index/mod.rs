@@ -1,16 +1,11 @@
 //! Index specs and CreateView (seed 002, docs/design.md V1–V4): turn a list of specs into a view
 //! layout, NumPy's basic indexing with DL4J's inclusive intervals.
 
-mod advanced;
 mod convert;
 mod encoding;
-pub(crate) mod gather;
-pub(crate) mod mask;
 mod memo;
 mod resolve;
 
-pub use advanced::IndexItem;
-pub(crate) use advanced::{plan, wrapped, Gather, Plan};
 pub use convert::{Ellipsis, IntoIndex, IntoInterval, NewAxis};
 pub use encoding::{
     decode, encode, ALL_TYPE, ELLIPSIS_TYPE, INTERVAL_TYPE, NEW_AXIS_TYPE, POINT_TYPE,

@@ -3,9 +3,10 @@
 //! Their input gradients scatter into zeros of the input's shape; `index_gather` adds, so
 //! repeated indices accumulate.
 
+use crate::advanced_index::{gather, mask};
 use crate::autograd::{BackwardCtx, Saves};
 use crate::error::Result;
-use crate::index::{self, gather, mask, IndexSpec};
+use crate::index::{self, IndexSpec};
 use crate::layout::Layout;
 use crate::op_params;
 use crate::ops::def::{OpDef, OpTable};

@@ -163,20 +163,3 @@ pub(super) fn register(r: &mut OpTable) {
         LogicalXor
     );
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ops::registry::registry;
-
-    #[test]
-    fn every_function_is_registered() {
-        let names: Vec<&str> = registry().list().iter().map(|i| i.name).collect();
-        for n in MathOp::ALL.iter().map(|o| o.name()) {
-            assert!(names.contains(&n), "{n}");
-        }
-        for n in MathBinaryOp::ALL.iter().map(|o| o.name()) {
-            assert!(names.contains(&n), "{n}");
-        }
-    }
-}

@@ -4,9 +4,10 @@
 //! `boolean_mask` and `index_gather` (copies).
 
 use super::call1;
+use crate::advanced_index::{self, gather, plan, Gather, IndexItem, Plan};
 use crate::dtype::DType;
 use crate::error::{IndexFacts, Result, TesseraError};
-use crate::index::{self, gather, plan, Gather, IndexItem, IndexSpec, Plan};
+use crate::index::IndexSpec;
 use crate::ops::defs::{BooleanMaskParams, IndexGatherParams};
 use crate::tensor::Tensor;
 
@@ -33,7 +34,8 @@ impl Tensor {
     ///
     /// ```
     /// use tessera::{DType, Tensor};
-    /// use tessera::index::{IndexItem, IndexSpec};
+    /// use tessera::index::IndexSpec;
+    /// use tessera::IndexItem;
     /// let t = Tensor::arange(0, 12, 1, DType::I64).unwrap().view(&[3, 4]).unwrap();
     /// let rows = Tensor::from_slice(&[2i64, -3, 2], &[3]).unwrap();
     /// let g = t.get(&[IndexItem::Array(rows), IndexSpec::interval(1, 3).into()]).unwrap();
@@ -52,7 +54,7 @@ impl Tensor {
     /// `[count, *self.shape[mask.rank..]]` (registry op `boolean_mask`).
     pub fn boolean_mask(&self, mask: &Tensor) -> Result<Tensor> {
         let p = BooleanMaskParams {
-            count: index::mask::count(mask)?,
+            count: advanced_index::mask::count(mask)?,
         };
         call1("boolean_mask", &p, &[self.clone(), mask.clone()])
     }
@@ -83,7 +85,7 @@ impl Tensor {
     ///
     /// ```
     /// use tessera::{DType, Tensor};
-    /// use tessera::index::IndexItem;
+    /// use tessera::IndexItem;
     /// let t = Tensor::zeros(&[4], DType::F32).unwrap();
     /// let i = Tensor::from_slice(&[3i64, 0, 3], &[3]).unwrap();
     /// t.set(&[IndexItem::Array(i)], &Tensor::from_slice(&[1f32, 2., 5.], &[3]).unwrap()).unwrap();
@@ -133,7 +135,7 @@ impl Tensor {
             }
         };
         check_index_dtype("take", indices)?;
-        let v = index::wrapped(indices, axis, self.shape()[axis])?;
+        let v = advanced_index::wrapped(indices, axis, self.shape()[axis])?;
         let mut shape = vec![1];
         shape.extend_from_slice(indices.shape());
         let idx = Tensor::from_vec(v, &shape)?;

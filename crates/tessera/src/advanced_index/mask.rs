@@ -11,7 +11,7 @@ use crate::kernels::parallel;
 use crate::tensor::Tensor;
 use crate::with_dtype;
 
-use super::advanced::check_mask;
+use super::key::check_mask;
 
 /// Mask entries per block of the count and compaction passes.
 const BLOCK: usize = 1 << 16;

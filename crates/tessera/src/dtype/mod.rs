@@ -4,6 +4,8 @@
 //! type to its `DType`. Kernels are written once, generic over `T: Element`, and reached from a
 //! run-time dtype through [`with_dtype!`](crate::with_dtype), never through a hand-written `match`.
 
+pub mod complex;
+
 use std::fmt;
 
 use half::{bf16, f16};

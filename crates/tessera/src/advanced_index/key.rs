@@ -14,7 +14,7 @@ use crate::layout::broadcast_shapes;
 use crate::tensor::Tensor;
 use crate::with_dtype;
 
-use super::IndexSpec;
+use crate::index::IndexSpec;
 
 /// One item of an advanced-indexing key.
 #[derive(Clone, Debug)]
