@@ -58,15 +58,17 @@ impl Tensor {
         single(astype_def().call(&AstypeParams { dtype }, slice::from_ref(self))?)
     }
 
-    /// Sum over `axes` (all when `None`): bool and integers sum to `int64`, floats keep their
-    /// dtype (`f16`/`bf16` accumulate in `f32`), pairwise summation as NumPy; see
-    /// `tensor/reduce.rs` for the rules.
+    /// Sum over `axes` (all when `None`): bool and signed integers sum to `int64`, unsigned
+    /// integers to `uint64`, floats keep their dtype (`f16`/`bf16` accumulate in `f32`),
+    /// pairwise summation as NumPy; see `tensor/reduce.rs` for the rules.
     ///
     /// ```
     /// use tessera::{DType, Tensor};
-    /// let t = Tensor::from_slice(&[1u8, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
+    /// let t = Tensor::from_slice(&[1i8, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
     /// let s = t.sum(Some(&[-1]), false).unwrap();
     /// assert_eq!((s.dtype(), s.to_vec::<i64>().unwrap()), (DType::I64, vec![6, 15]));
+    /// let u = Tensor::from_slice(&[1u8, 2, 3], &[3]).unwrap().sum(None, false).unwrap();
+    /// assert_eq!((u.dtype(), u.to_vec::<u64>().unwrap()), (DType::U64, vec![6]));
     /// assert_eq!(t.sum(None, true).unwrap().shape(), &[1, 1]);
     /// ```
     ///
