@@ -258,7 +258,11 @@ pub fn zip3<O: Element, A: Element, B: Element>(
 /// Calls `run(offsets, len)` for pieces of runs that together cover the plan exactly once,
 /// in parallel above [`PAR_MIN`] elements, in strips when an input is strided along the
 /// destination's fastest dim.
-fn drive<const K: usize>(plan: &Plan<K>, run: &(impl Fn([isize; K], usize) + Sync)) {
+///
+/// The callback is a `dyn` reference so that this driver and the rayon machinery under it
+/// are compiled once per `K`, not once per kernel closure and dtype (the closures number in
+/// the thousands); the cost is one indirect call per run.
+fn drive<const K: usize>(plan: &Plan<K>, run: &(dyn Fn([isize; K], usize) + Sync)) {
     if plan.numel == 0 {
         return;
     }
@@ -327,7 +331,7 @@ fn blocking_dim<const K: usize>(plan: &Plan<K>) -> Option<usize> {
 fn drive_strips<const K: usize>(
     plan: &Plan<K>,
     p: usize,
-    run: &(impl Fn([isize; K], usize) + Sync),
+    run: &(dyn Fn([isize; K], usize) + Sync),
     par: bool,
 ) {
     let r = plan.rank();

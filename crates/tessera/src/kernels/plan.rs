@@ -106,7 +106,17 @@ impl<const K: usize> Plan<K> {
 
     /// Calls `f(offsets)` with the K starting offsets of each run in `range` (run indices in
     /// row-major order of the outer dims). Splitting the range is how kernels parallelise.
+    ///
+    /// Generic over `f` only in this thin wrapper: the walk itself is compiled once per `K`
+    /// (it is called with hundreds of kernel closures; see [`Plan::for_each_run_dyn`]).
+    #[inline]
     pub fn for_each_run(&self, range: std::ops::Range<usize>, mut f: impl FnMut([isize; K])) {
+        self.for_each_run_dyn(range, &mut f);
+    }
+
+    /// [`Plan::for_each_run`] with the callback behind a `dyn` reference: one indirect call
+    /// per run (runs are whole innermost loops), one copy of the walk in the binary.
+    pub fn for_each_run_dyn(&self, range: std::ops::Range<usize>, f: &mut dyn FnMut([isize; K])) {
         if range.is_empty() {
             return;
         }

@@ -296,12 +296,14 @@ impl Tensor {
     /// A new contiguous tensor of `out` dtype with `f` applied to every element, computed in
     /// `f64` (exact for every dtype but `i64` beyond 2^53). The kernel behind ops such as
     /// `quadratic` that are defined by a real function.
+    ///
+    /// Converts to `f64`, maps, and converts to `out` (each conversion skipped when the dtype
+    /// already matches): one compiled kernel per `f`, not one per pair of dtypes.
     pub(crate) fn map_f64(&self, out: DType, f: impl Fn(f64) -> f64 + Sync) -> Result<Tensor> {
-        let dst = Tensor::for_overwrite(self.shape(), out)?;
-        with_dtype!(out, O => with_dtype!(self.dtype(), A => {
-            map_into::<O, A>(&dst, self, |_, x| O::from_f64(f(x.to_f64())))?
-        }));
-        Ok(dst)
+        let src = self.astype_if(DType::F64)?;
+        let dst = Tensor::for_overwrite(self.shape(), DType::F64)?;
+        map_into::<f64, f64>(&dst, &src, |_, x| f(x))?;
+        dst.astype_if(out)
     }
 
     /// `self` if it already has `dtype`, else a converted copy.
