@@ -148,7 +148,7 @@ pub fn take(
 /// Array API `take_along_axis(x, indices, /, axis=-1)`: `x` indexed by `indices` (same rank,
 /// broadcast in the other dims) along `axis`; out of range is an IndexError.
 #[pyfunction]
-#[pyo3(signature = (x, indices, /, axis=-1))]
+#[pyo3(signature = (x, indices, /, *, axis=-1))]
 pub fn take_along_axis(
     x: &Bound<'_, PyAny>,
     indices: &Bound<'_, PyAny>,

@@ -108,9 +108,10 @@ impl PyTensor {
                 "only tensors of one element can be converted to Python scalars",
             ));
         }
+        // The element as a Python bool, int, float or complex, then Python's own conversion.
         let v = item(py, self.t())?;
-        let re: f64 = v.bind(py).call_method0("__float__")?.extract()?;
-        Ok(PyComplex::from_doubles(py, re, 0.0))
+        let z = py.get_type::<PyComplex>().call1((v,))?;
+        Ok(z.cast_into::<PyComplex>()?)
     }
 }
 

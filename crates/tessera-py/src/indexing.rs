@@ -85,6 +85,10 @@ fn parse_index(item: &Bound<'_, PyAny>, specs: &mut DimList<IndexSpec>) -> PyRes
         // NumPy arrays have `__index__` too (it raises TypeError unless 0-d): an array key
         // (or a 0-d bool array, a mask) is advanced indexing, for `advanced.rs`.
         return Err(unsupported(item));
+    } else if item.is_instance_of::<PyTensor>() {
+        // Tensors have `__index__` too (0-d integer ones), but a tensor key is always advanced
+        // indexing (docs/design.md X1), for `advanced.rs`.
+        return Err(unsupported(item));
     } else if has_index(item) {
         // NumPy integer scalars (not np.bool_, which has no __index__ in NumPy 2).
         point(item)?

@@ -3,7 +3,7 @@
 //! Modules: [`handle`] (the `Tensor` class's data), [`tensor`] (its methods), [`indexing`]
 //! (`t[...]`), [`arith`] (operators), [`convert`] (`asarray`, NumPy export, argument parsing),
 //! [`dtype`], [`dlpack`] (`__dlpack__`, `from_dlpack`), [`ops`] (ops by name, fallback warnings), [`ring`] (`RingBuffer`), [`sparse`],
-//! [`io`] (files, pickling), [`grad`] (autograd and optimisers), [`errors`] (exception mapping). Imports go one way: `errors`,
+//! [`io`] (files, pickling), [`namespace`] (Array API glue: `Device`, `__array_namespace__`), [`grad`] (autograd and optimisers), [`errors`] (exception mapping). Imports go one way: `errors`,
 //! `dtype` and `handle` at the bottom, then `convert`, then `tensor`, then the rest. The
 //! pure-Python package `tessera` re-exports these and generates `tessera.ops`.
 
@@ -20,6 +20,7 @@ pub mod grad;
 pub mod handle;
 pub mod indexing;
 pub mod io;
+pub mod namespace;
 pub mod ops;
 pub mod ring;
 pub mod slices;
@@ -33,40 +34,58 @@ use crate::convert::{shape_arg, to_tensor, weak_scalar};
 use crate::dtype::{parse_opt_dtype, PyDType};
 use crate::errors::PyRes;
 use crate::handle::PyTensor;
+use crate::namespace::check_device;
 
 /// A tensor from a Tensor, NumPy array, buffer, nested sequence or scalar (always a copy of
 /// foreign data; `copy=False` raises ValueError because Tessera cannot adopt foreign memory).
 /// Without `dtype` the dtype is NumPy's for the object.
 #[pyfunction]
-#[pyo3(signature = (obj, dtype = None, copy = None))]
+#[pyo3(signature = (obj, /, *, dtype = None, device = None, copy = None))]
 fn asarray(
     obj: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
     copy: Option<bool>,
 ) -> PyResult<PyTensor> {
+    check_device(device)?;
     to_tensor(obj, parse_opt_dtype(dtype)?, copy).map(Into::into)
 }
 
 /// Zeros of `shape` (dtype default float64).
 #[pyfunction]
-#[pyo3(signature = (shape, dtype = None))]
-fn zeros(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+#[pyo3(signature = (shape, *, dtype = None, device = None))]
+fn zeros(
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    check_device(device)?;
     let d = parse_opt_dtype(dtype)?.unwrap_or(DType::F64);
     Tensor::zeros(&shape_arg(shape)?, d).py().map(Into::into)
 }
 
 /// Ones of `shape` (dtype default float64).
 #[pyfunction]
-#[pyo3(signature = (shape, dtype = None))]
-fn ones(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+#[pyo3(signature = (shape, *, dtype = None, device = None))]
+fn ones(
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    check_device(device)?;
     let d = parse_opt_dtype(dtype)?.unwrap_or(DType::F64);
     Tensor::ones(&shape_arg(shape)?, d).py().map(Into::into)
 }
 
 /// An uninitialised tensor (Tessera zero-fills it; dtype default float64).
 #[pyfunction]
-#[pyo3(signature = (shape, dtype = None))]
-fn empty(shape: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<PyTensor> {
+#[pyo3(signature = (shape, *, dtype = None, device = None))]
+fn empty(
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    check_device(device)?;
     let d = parse_opt_dtype(dtype)?.unwrap_or(DType::F64);
     Tensor::empty(&shape_arg(shape)?, d).py().map(Into::into)
 }
@@ -89,12 +108,14 @@ fn scalar_arg(v: &Bound<'_, PyAny>) -> PyResult<(Scalar, DType)> {
 
 /// `shape` filled with `fill_value` (dtype default: the value's, like NumPy).
 #[pyfunction]
-#[pyo3(signature = (shape, fill_value, dtype = None))]
+#[pyo3(signature = (shape, fill_value, *, dtype = None, device = None))]
 fn full(
     shape: &Bound<'_, PyAny>,
     fill_value: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    check_device(device)?;
     let (s, natural) = scalar_arg(fill_value)?;
     let d = parse_opt_dtype(dtype)?.unwrap_or(natural);
     if natural.is_complex() || d.is_complex() {
@@ -108,13 +129,15 @@ fn full(
 
 /// NumPy `arange([start,] stop[, step], dtype=None)`: int64 when all are ints, else float64.
 #[pyfunction]
-#[pyo3(signature = (start, stop = None, step = None, dtype = None))]
+#[pyo3(signature = (start, /, stop = None, step = None, *, dtype = None, device = None))]
 fn arange(
     start: &Bound<'_, PyAny>,
     stop: Option<&Bound<'_, PyAny>>,
     step: Option<&Bound<'_, PyAny>>,
     dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
+    check_device(device)?;
     let (a, da) = scalar_arg(start)?;
     let (a, da, b, db) = match stop.filter(|s| !s.is_none()) {
         Some(stop) => {
@@ -166,6 +189,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     grad::register(m)?;
     dlpack::register(m)?;
     arrayfns::register(m)?;
+    namespace::register(m)?;
     ops::install_fallback_hook();
     Ok(())
 }

@@ -229,9 +229,23 @@ impl PyTensor {
     }
 
     /// A converted copy (NumPy `astype`; float to int truncates and saturates, NaN to 0).
-    fn astype(&self, py: Python<'_>, dtype: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-        let (t, d) = (self.t(), parse_dtype(dtype)?);
-        heavy(py, t.numel(), || t.astype(d)).py().map(Into::into)
+    /// With `copy=False` the array itself when it already has `dtype` (the standard's rule).
+    #[pyo3(signature = (dtype, /, *, copy = true, device = None))]
+    fn astype(
+        slf: PyRef<'_, Self>,
+        dtype: &Bound<'_, PyAny>,
+        copy: bool,
+        device: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        crate::namespace::check_device(device)?;
+        let py = slf.py();
+        let (t, d) = (slf.t().clone(), parse_dtype(dtype)?);
+        if !copy && t.dtype() == d {
+            let same: Py<Self> = slf.into();
+            return Ok(same.into_any());
+        }
+        let out: PyTensor = heavy(py, t.numel(), || t.astype(d)).py()?.into();
+        Ok(Py::new(py, out)?.into_any())
     }
 
     /// PyTorch `expand(*sizes)`: a stride-0 view; `-1` keeps a dim, new dims go in front.

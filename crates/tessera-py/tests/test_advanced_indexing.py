@@ -228,7 +228,7 @@ def test_take_along_axis_matches_numpy(shape, data):
 def test_take_along_axis_sorts_like_argsort():
     a = np.array([[3.0, 1.0, 2.0], [0.0, -1.0, 5.0]])
     i = np.argsort(a, axis=1)
-    np.testing.assert_array_equal(np.asarray(ts.take_along_axis(ts.asarray(a), ts.asarray(i), 1)),
+    np.testing.assert_array_equal(np.asarray(ts.take_along_axis(ts.asarray(a), ts.asarray(i), axis=1)),
                                   np.sort(a, axis=1))
 
 

@@ -86,7 +86,8 @@ def test_argmax_argmin_match_numpy(a, data, keepdims, flipped):
 def test_cumulative_sum_and_prod_match_numpy(a, data, include_initial, flipped):
     axis = axis_of(data.draw, a.ndim)
     t = tensor(a, flipped)
-    dt = np.int64 if a.dtype.kind in "biu" else a.dtype
+    # bool and signed ints accumulate in int64, unsigned ints in uint64 (NumPy, the standard).
+    dt = {"b": np.int64, "i": np.int64, "u": np.uint64}.get(a.dtype.kind, a.dtype)
     for f, g, ident in [(ts.cumulative_sum, np.cumsum, 0), (ts.cumulative_prod, np.cumprod, 1)]:
         want = g(a, axis=axis, dtype=dt)
         if include_initial:

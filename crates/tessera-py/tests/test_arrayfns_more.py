@@ -29,7 +29,8 @@ def axes(draw, ndim):
 def test_prod_all_any_count_nonzero_match_numpy(a, data, keepdims, flipped):
     ax = axes(data.draw, a.ndim)
     t = tensor(a, flipped)
-    dt = np.int64 if a.dtype.kind in "biu" else a.dtype
+    # bool and signed ints accumulate in int64, unsigned ints in uint64 (NumPy, the standard).
+    dt = {"b": np.int64, "i": np.int64, "u": np.uint64}.get(a.dtype.kind, a.dtype)
     want = np.prod(a, axis=ax, keepdims=keepdims, dtype=dt)
     got = ts.prod(t, axis=ax, keepdims=keepdims)
     if a.dtype == np.float16:

@@ -33,6 +33,7 @@ mod printing;
 mod reduce;
 mod registry;
 mod ring_buffer;
+mod set_membership;
 mod shape_cache;
 mod sparse_alloc;
 mod sparse_construct;

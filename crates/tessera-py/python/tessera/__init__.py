@@ -66,37 +66,47 @@ __all__ += ["from_dlpack", "take", "take_along_axis"]
 __all__ += _dtypes.__all__  # noqa: F405
 
 
-def sum(x, axis=None, keepdims=False):  # noqa: A001 - NumPy name
-    """Sum of ``x`` over ``axis`` (None: all; int or tuple); ints and bool give int64."""
-    return asarray(x).sum(axis=axis, keepdims=keepdims)
+def _summed_dtype(x, dtype):
+    """``x`` converted for a reduction with result ``dtype`` (None: unchanged)."""
+    return x if dtype is None else x.astype(dtype, copy=False)
 
 
-def mean(x, axis=None, keepdims=False):
+def sum(x, /, *, axis=None, dtype=None, keepdims=False):  # noqa: A001 - the standard's name
+    """Sum of ``x`` over ``axis`` (None: all; int or tuple). Without ``dtype``: int64 for
+    bool and signed integers, uint64 for unsigned ones, else ``x``'s dtype; with ``dtype``
+    the sum is computed in it."""
+    x = _summed_dtype(asarray(x), dtype)
+    out = x.sum(axis=axis, keepdims=keepdims)
+    return out if dtype is None else out.astype(dtype, copy=False)
+
+
+def mean(x, /, *, axis=None, keepdims=False):
     """Mean of ``x`` over ``axis`` (None: all; int or tuple); ints give float64."""
     return asarray(x).mean(axis=axis, keepdims=keepdims)
 
 
-def max(x, axis=None, keepdims=False):  # noqa: A001 - NumPy name
+def max(x, /, *, axis=None, keepdims=False):  # noqa: A001 - the standard's name
     """Maximum of ``x`` over ``axis``; NaN propagates; empty reductions raise ValueError."""
     return asarray(x).max(axis=axis, keepdims=keepdims)
 
 
-def min(x, axis=None, keepdims=False):  # noqa: A001 - NumPy name
+def min(x, /, *, axis=None, keepdims=False):  # noqa: A001 - the standard's name
     """Minimum of ``x`` over ``axis``; NaN propagates; empty reductions raise ValueError."""
     return asarray(x).min(axis=axis, keepdims=keepdims)
 
 
-def tile(x, reps):
-    """NumPy ``tile``: ``x`` repeated ``reps`` times per dim (reps padded with 1s on the left)."""
-    return asarray(x).tile(reps)
+def tile(x, repetitions, /):
+    """NumPy ``tile``: ``x`` repeated ``repetitions`` times per dim (padded with 1s on the
+    left)."""
+    return asarray(x).tile(repetitions)
 
 
-def broadcast_to(x, shape):
+def broadcast_to(x, /, shape):
     """NumPy ``broadcast_to``: a zero-copy stride-0 view of ``x`` with ``shape``."""
     return asarray(x).broadcast_to(shape)
 
 
-def reshape(x, shape, copy=None):
+def reshape(x, /, shape, *, copy=None):
     """NumPy ``reshape``: a view when possible, else a copy; ``copy=False`` raises ValueError
     when a copy would be needed."""
     return asarray(x).reshape(shape, copy=copy)
@@ -108,25 +118,34 @@ def transpose(x, axes=None):
     return x.transpose() if axes is None else x.permute(axes)
 
 
-def permute_dims(x, axes):
+def permute_dims(x, /, axes):
     """Array-API ``permute_dims``: a view with dims reordered by ``axes``."""
     return asarray(x).permute(axes)
 
 
-def flip(x, axis=None):
+def flip(x, /, *, axis=None):
     """NumPy ``flip``: a view with the given axes (all when None) reversed."""
     return asarray(x).flip(axis)
 
 
-def squeeze(x, axis=None):
-    """NumPy ``squeeze``: a view without size-1 dims (all, or the given ones)."""
+def squeeze(x, /, axis=None):
+    """``squeeze``: a view without the given size-1 dims (an int or tuple; ValueError when
+    one of them is not of size 1), or without every size-1 dim when ``axis`` is None (NumPy's
+    default; the standard requires ``axis``)."""
     return asarray(x).squeeze(axis)
 
 
-def expand_dims(x, axis):
+def expand_dims(x, /, axis=0):
     """NumPy ``expand_dims``: a view with a size-1 dim inserted at ``axis``."""
     return asarray(x).unsqueeze(axis)
 
+
+from ._namespace import *  # noqa: E402, F403 - constants, devices, products, isin, astype
+from ._namespace import __all__ as _namespace_all  # noqa: E402
+from ._namespace import __array_namespace_info__  # noqa: E402, F401
+
+__array_api_version__ = "2024.12"
+__all__ += _namespace_all
 
 from ._elementwise import *  # noqa: E402, F403 - the Array API's elementwise functions
 from ._elementwise import __all__ as _elementwise_all  # noqa: E402

@@ -245,8 +245,8 @@ def triu(x, /, *, k=0):
 
 
 def _device(device):
-    if device not in (None, "cpu"):
-        raise ValueError(f"unsupported device {device!r} (tessera has 'cpu')")
+    """ValueError unless ``device`` is None, ``Device()`` or "cpu" (docs/design.md N2)."""
+    _native._check_device(device)
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):

@@ -1,6 +1,6 @@
 //! `nonzero` (as `argwhere`: one row of coordinates per non-zero element, in row-major
-//! order) and `searchsorted` (insertion points into a sorted 1-d tensor, in the order of
-//! [`nan_last`]).
+//! order), `searchsorted` (insertion points into a sorted 1-d tensor, in the order of
+//! [`nan_last`]) and `isin` (membership, by binary search in a sorted copy).
 
 use super::lanes::{fill, read};
 use super::sort::nan_last;
@@ -76,6 +76,31 @@ impl Tensor {
                     fill::<i64>(x2.shape(), |out| {
                         for (o, x) in out.iter_mut().zip(v) {
                             *o = insertion_point(&sorted, x, right) as i64;
+                        }
+                        Ok(())
+                    })
+                })
+            })??
+        })
+    }
+
+    /// The dense kernel of `isin`: bool, `self`'s shape, whether each element equals some
+    /// element of `test` (any shape), compared in the promoted dtype; `invert` negates.
+    /// NaN is in no set (it equals nothing); `-0.0` and `0.0` are equal. Sorts a copy of
+    /// `test` once, then one binary search per element: O((n + m) log m).
+    pub(crate) fn isin_dense(&self, test: &Tensor, invert: bool) -> Result<Tensor> {
+        let dt = result_type(self.dtype(), test.dtype())?;
+        let x = self.astype_dense(dt)?.contiguous_dense()?;
+        let t = test.astype_dense(dt)?.contiguous_dense()?;
+        with_dtype!(dt, T => {
+            read::<T, _>(&t, |set| {
+                let mut sorted = set.to_vec();
+                sorted.sort_unstable_by(nan_last);
+                read::<T, _>(&x, |v| {
+                    fill::<bool>(self.shape(), |out| {
+                        for (o, e) in out.iter_mut().zip(v) {
+                            let i = insertion_point(&sorted, e, false);
+                            *o = (i < sorted.len() && sorted[i] == *e) != invert;
                         }
                         Ok(())
                     })

@@ -64,6 +64,14 @@ op_params! {
 }
 
 op_params! {
+    /// Parameters of `isin`.
+    pub struct IsinParams {
+        /// Negate the result (`not in`).
+        invert: bool = false;
+    }
+}
+
+op_params! {
     /// Parameters of `argmax` and `argmin`.
     pub struct ArgExtremeParams {
         /// Axis to search along; None searches the flattened tensor.
@@ -235,6 +243,20 @@ pub(super) fn register(r: &mut OpTable) {
             |p, x| Ok(vec![x[0].searchsorted_dense(&x[1], &x[2], p.side == Side::Right)?]),
         )
         .not_differentiable("the output is integer indices"),
+    );
+    r.add(
+        OpDef::<IsinParams>::new(
+            "isin",
+            "bool, x1's shape: whether each element of x1 equals some element of x2 (any shape), compared in the promoted dtype; invert=true negates. NaN is in no set; -0.0 equals 0.0.",
+            &["x1", "x2"],
+            &["out"],
+            |_, m| {
+                result_type(m[0].dtype, m[1].dtype)?;
+                Ok(vec![TensorMeta::dense(m[0].shape.clone(), DType::Bool)])
+            },
+            |p, x| Ok(vec![x[0].isin_dense(&x[1], p.invert)?]),
+        )
+        .not_differentiable("the output is bool"),
     );
     r.add(
         OpDef::<NoParams>::new(

@@ -18,7 +18,9 @@ mod ufunc;
 mod ufunc_grads;
 mod views;
 
-pub(crate) use arrayfns::{ArgExtremeParams, CumulativeParams, SearchParams, Side, SortParams};
+pub(crate) use arrayfns::{
+    ArgExtremeParams, CumulativeParams, IsinParams, SearchParams, Side, SortParams,
+};
 pub(crate) use arrayfns_join::{ConcatParams, RepeatInterleaveParams, StackParams};
 pub(crate) use gather::{BooleanMaskParams, IndexGatherParams};
 pub(crate) use linalg::DotParams;

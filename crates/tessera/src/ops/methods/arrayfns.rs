@@ -9,7 +9,7 @@ use crate::arrayfns::UniqueAll;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::ops::defs::{
-    ArgExtremeParams, ConcatParams, CumulativeParams, NoParams, RepeatInterleaveParams,
+    ArgExtremeParams, ConcatParams, CumulativeParams, IsinParams, NoParams, RepeatInterleaveParams,
     SearchParams, Side, SortParams, StackParams,
 };
 use crate::ops::registry::registry;
@@ -230,6 +230,25 @@ impl Tensor {
             "searchsorted",
             &p,
             &[self.clone(), x2.clone(), sorter.unwrap_or(&none).clone()],
+        )
+    }
+
+    /// Whether each element equals some element of `test` (NumPy `isin`; the standard's
+    /// `isin(x1, x2, invert=...)`): bool, `self`'s shape, compared in the promoted dtype. NaN
+    /// is in no set; `invert` negates.
+    ///
+    /// ```
+    /// use tessera::Tensor;
+    /// let x = Tensor::from_slice(&[1i64, 2, 3, 4], &[2, 2]).unwrap();
+    /// let s = Tensor::from_slice(&[4.0f64, 2.0, f64::NAN], &[3]).unwrap();
+    /// assert_eq!(x.isin(&s, false).unwrap().to_vec::<bool>().unwrap(), vec![false, true, false, true]);
+    /// assert_eq!(x.isin(&s, true).unwrap().to_vec::<bool>().unwrap(), vec![true, false, true, false]);
+    /// ```
+    pub fn isin(&self, test: &Tensor, invert: bool) -> Result<Tensor> {
+        call1(
+            "isin",
+            &IsinParams { invert },
+            &[self.clone(), test.clone()],
         )
     }
 }

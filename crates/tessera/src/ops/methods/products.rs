@@ -47,8 +47,8 @@ impl Tensor {
         self.transpose(-1, -2)
     }
 
-    /// The dot product of vectors along `axis` (the standard's `vecdot`, real dtypes):
-    /// `sum(self * other, axis)` with the other dims broadcast, computed as a batched
+    /// The dot product of vectors along `axis` (the standard's `vecdot`):
+    /// `sum(conj(self) * other, axis)` with the other dims broadcast, computed as a batched
     /// `[.., 1, k] @ [.., k, 1]` product. `axis` counts in the broadcast shape (negative from
     /// the end); both operands must have the same size there (`ShapeMismatch` otherwise).
     ///
@@ -74,7 +74,12 @@ impl Tensor {
                 .into(),
             ));
         }
-        let x = move_axis(self, ia, self.rank() - 1)?.unsqueeze(-2)?;
+        // The standard's vecdot conjugates the first operand (a no-op for real dtypes).
+        let conj = match self.dtype().is_complex() {
+            true => self.conj()?,
+            false => self.clone(),
+        };
+        let x = move_axis(&conj, ia, self.rank() - 1)?.unsqueeze(-2)?;
         let y = move_axis(other, ib, other.rank() - 1)?.unsqueeze(-1)?;
         x.matmul(&y)?.squeeze(Some(&[-1, -2]))
     }
