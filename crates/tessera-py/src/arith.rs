@@ -5,7 +5,7 @@ use numpy::PyUntypedArray;
 use pyo3::basic::CompareOp as PyCmp;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyComplex, PyList, PyTuple};
+use pyo3::types::{PyComplex, PyInt, PyList, PyTuple};
 use tessera::dtype_info::{result_type_of, WeakScalar};
 use tessera::{BinaryOp, CompareOp, DType, Scalar, StorageType, Tensor, UnaryOp, C128};
 
@@ -38,6 +38,10 @@ pub(crate) fn operand(obj: &Bound<'_, PyAny>, other: DType) -> PyResult<Option<O
     }
     if let Some(s) = weak_scalar(obj)? {
         return Ok(Some(Operand::Scalar(s)));
+    }
+    if obj.is_exact_instance_of::<PyInt>() {
+        // Past int64: a uint64 0-d tensor (OverflowError past 2**64 - 1), as NumPy converts it.
+        return Ok(Some(Operand::Tensor(to_tensor(obj, None, None)?)));
     }
     let py = obj.py();
     let generic = numpy(py)?.getattr("generic")?;

@@ -27,12 +27,15 @@ pub fn numpy(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
         .map(|m| m.bind(py))
 }
 
-/// A Python `bool`, `int` or `float` (exact types: NumPy scalars are not weak, NEP 50).
+/// A Python `bool`, `int` (that fits int64) or `float` (exact types: NumPy scalars are not
+/// weak, NEP 50).
 pub fn weak_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
     if obj.is_exact_instance_of::<PyBool>() {
         Ok(Some(Scalar::Bool(obj.extract::<bool>()?)))
     } else if obj.is_exact_instance_of::<PyInt>() {
-        Ok(Some(Scalar::Int(obj.extract::<i64>()?)))
+        // An int beyond int64 (up to 2**64 - 1) is not weak: callers convert it as an array,
+        // which keeps it exact as uint64 (NumPy does the same).
+        Ok(obj.extract::<i64>().ok().map(Scalar::Int))
     } else if obj.is_exact_instance_of::<PyFloat>() {
         Ok(Some(Scalar::Float(obj.extract::<f64>()?)))
     } else {
@@ -91,26 +94,33 @@ pub fn to_tensor(
     dtype: Option<DType>,
     copy: Option<bool>,
 ) -> PyResult<Tensor> {
-    if copy == Some(false) {
-        return Err(PyValueError::new_err(
-            "copy=False is not supported: a Tessera tensor cannot adopt foreign memory, so \
-             asarray always copies (use np.asarray(tensor) for a zero-copy NumPy view)",
-        ));
-    }
     if let Ok(t) = obj.cast::<PyTensor>() {
         let t = t.get().t();
         return match dtype {
+            Some(d) if d != t.dtype() && copy == Some(false) => Err(PyValueError::new_err(
+                "copy=False: converting to another dtype needs a copy",
+            )),
             Some(d) if d != t.dtype() => t.astype(d).py(),
             _ if copy == Some(true) => t.copy().py(),
             _ => Ok(t.clone()),
         };
+    }
+    if copy == Some(false) {
+        return Err(PyValueError::new_err(
+            "copy=False is not supported for foreign data: asarray copies it (use \
+             tessera.from_dlpack for a zero-copy import, np.asarray(tensor) for a NumPy view)",
+        ));
     }
     let py = obj.py();
     let arr = match obj.cast::<PyUntypedArray>() {
         Ok(a) => a.clone(),
         Err(_) => {
             let np = numpy(py)?;
-            let a = np.call_method1("asarray", (obj,))?;
+            // uint64 values past int64 would go through float64 in NumPy's own guess.
+            let a = match dtype {
+                Some(DType::U64) => np.call_method1("asarray", (obj, "uint64"))?,
+                _ => np.call_method1("asarray", (obj,))?,
+            };
             a.cast_into::<PyUntypedArray>()?
         }
     };

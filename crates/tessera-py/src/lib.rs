@@ -4,13 +4,14 @@
 //! (`t[...]`), [`arith`] (operators), [`convert`] (`asarray`, NumPy export, argument parsing),
 //! [`dtype`], [`dlpack`] (`__dlpack__`, `from_dlpack`), [`ops`] (ops by name, fallback warnings), [`ring`] (`RingBuffer`), [`sparse`],
 //! [`io`] (files, pickling), [`namespace`] (Array API glue: `Device`, `__array_namespace__`), [`grad`] (autograd and optimisers), [`errors`] (exception mapping). Imports go one way: `errors`,
-//! `dtype` and `handle` at the bottom, then `convert`, then `tensor`, then the rest. The
+//! `dtype`, `device` and `handle` at the bottom, then `convert`, then `tensor`, then the rest. The
 //! pure-Python package `tessera` re-exports these and generates `tessera.ops`.
 
 pub mod advanced;
 pub mod arith;
 pub mod arrayfns;
 pub mod convert;
+pub mod device;
 pub mod dlpack;
 pub mod dtype;
 pub mod dtype_info;
@@ -31,10 +32,10 @@ use pyo3::prelude::*;
 use tessera::{DType, Scalar, Tensor};
 
 use crate::convert::{shape_arg, to_tensor, weak_scalar};
+use crate::device::check_device;
 use crate::dtype::{parse_opt_dtype, PyDType};
 use crate::errors::PyRes;
 use crate::handle::PyTensor;
-use crate::namespace::check_device;
 
 /// A tensor from a Tensor, NumPy array, buffer, nested sequence or scalar (always a copy of
 /// foreign data; `copy=False` raises ValueError because Tessera cannot adopt foreign memory).
@@ -118,8 +119,10 @@ fn full(
     check_device(device)?;
     let (s, natural) = scalar_arg(fill_value)?;
     let d = parse_opt_dtype(dtype)?.unwrap_or(natural);
-    if natural.is_complex() || d.is_complex() {
-        // A `Scalar` has no imaginary part: broadcast the converted value instead.
+    let weak = weak_scalar(fill_value)?.is_some();
+    if natural.is_complex() || d.is_complex() || (!weak && natural == DType::U64) {
+        // A `Scalar` has no imaginary part, nor the range of uint64 past int64: broadcast the
+        // converted value instead.
         let dims: Vec<isize> = shape_arg(shape)?.iter().map(|&n| n as isize).collect();
         let v = to_tensor(fill_value, Some(d), None)?;
         return v.expand(&dims).py()?.copy().py().map(Into::into);

@@ -1,5 +1,5 @@
 //! The Array API glue on the `Tensor` class and the namespace (docs/design.md N1-N4):
-//! `__array_namespace__`, the CPU `Device` with `device` / `to_device`, `mT`, and the
+//! `__array_namespace__`, `device` / `to_device` (the `Device` of `device.rs`), `mT`, and the
 //! bindings of the Rust products (`vecdot`, `tensordot`) and of `broadcast_shapes`.
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -8,6 +8,7 @@ use pyo3::types::PyTuple;
 use tessera::Tensor;
 
 use crate::convert::{int_seq, shape_arg, to_tensor};
+use crate::device::{check_device, PyDevice};
 use crate::errors::PyRes;
 use crate::handle::PyTensor;
 use crate::tensor::heavy;
@@ -15,39 +16,6 @@ use crate::tensor::heavy;
 /// The revisions of the standard that `__array_namespace__(api_version=...)` accepts; the
 /// namespace implements the last one.
 const API_VERSIONS: [&str; 4] = ["2021.12", "2022.12", "2023.12", "2024.12"];
-
-/// The one device Tessera computes on: the host CPU (the standard's device object).
-///
-/// Equal only to itself; `tessera.Device()` and `x.device` are the same device.
-#[pyclass(frozen, eq, hash, name = "Device", module = "tessera")]
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct PyDevice;
-
-#[pymethods]
-impl PyDevice {
-    #[new]
-    fn new() -> Self {
-        PyDevice
-    }
-
-    fn __repr__(&self) -> &'static str {
-        "Device('cpu')"
-    }
-}
-
-/// Accepts the CPU: `None`, a `Device`, or the string `"cpu"`; any other device is a
-/// `ValueError` (the standard leaves the kind to the library; NumPy raises ValueError).
-pub fn check_device(device: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-    match device {
-        None => Ok(()),
-        Some(d) if d.is_none() || d.is_instance_of::<PyDevice>() => Ok(()),
-        Some(d) if d.extract::<String>().is_ok_and(|s| s == "cpu") => Ok(()),
-        Some(d) => Err(PyValueError::new_err(format!(
-            "unsupported device {}: tessera computes on Device('cpu')",
-            d.repr()?
-        ))),
-    }
-}
 
 #[pymethods]
 impl PyTensor {

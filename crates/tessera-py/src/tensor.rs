@@ -237,7 +237,7 @@ impl PyTensor {
         copy: bool,
         device: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        crate::namespace::check_device(device)?;
+        crate::device::check_device(device)?;
         let py = slf.py();
         let (t, d) = (slf.t().clone(), parse_dtype(dtype)?);
         if !copy && t.dtype() == d {

@@ -1,8 +1,14 @@
 """Shared Hypothesis settings and strategies for the differential tests against NumPy."""
 
-import numpy as np
-from hypothesis import settings
-from hypothesis import strategies as st
+import os
+
+# SciPy's array API support must be on before SciPy is first imported, for scikit-learn's
+# array_api_dispatch (test_clients.py); it changes nothing for NumPy inputs.
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
+import numpy as np  # noqa: E402
+from hypothesis import settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 settings.register_profile("tessera", max_examples=150, deadline=None)
 settings.load_profile("tessera")

@@ -1,6 +1,7 @@
 //! Kernels: the iteration planner and the loops built on it. Kernels are generic over
 //! [`Element`](crate::Element) and reached through [`with_dtype!`](crate::with_dtype).
 
+pub mod complex_math;
 pub(crate) mod copy;
 pub mod elementwise;
 pub mod parallel;

@@ -197,11 +197,12 @@ macro_rules! complex_arith {
             fn neg(self) -> Self { $t(-self.0) }
             fn abs(self) -> Self { $t::new(self.0.norm(), 0.0) }
             fn square(self) -> Self { $t(self.0 * self.0) }
-            fn sqrt(self) -> Self { $t(self.0.sqrt()) }
-            fn exp(self) -> Self { $t(self.0.exp()) }
-            fn ln(self) -> Self { $t(self.0.ln()) }
-            fn sin(self) -> Self { $t(self.0.sin()) }
-            fn tanh(self) -> Self { $t(self.0.tanh()) }
+            // In f64 (a complex64 result that fits is not lost to an f32 intermediate).
+            fn sqrt(self) -> Self { super::complex_math::via_f64(self, super::complex_math::sqrt) }
+            fn exp(self) -> Self { super::complex_math::via_f64(self, |z| z.exp()) }
+            fn ln(self) -> Self { super::complex_math::via_f64(self, |z| z.ln()) }
+            fn sin(self) -> Self { super::complex_math::via_f64(self, super::complex_math::sin) }
+            fn tanh(self) -> Self { super::complex_math::via_f64(self, super::complex_math::tanh) }
             fn relu(self) -> Self { self }
         }
     )*};

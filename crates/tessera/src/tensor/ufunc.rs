@@ -14,11 +14,14 @@
 //! - `bitwise_and/or/xor/invert`: integers and bool; the shifts: integers only.
 //! - `floor_divide`, `remainder`: the promoted dtype; two bools give `int8` (NumPy).
 //! - `logical_and/or/xor/not`: any real dtype, read as `x != 0`; the result is bool.
-//! - Any other dtype (e.g. complex) is a [`TesseraError::DType`] error.
+//! - Complex dtypes (U7): the float functions, `round`, `sign`, `positive`, `isnan`,
+//!   `isinf` and `isfinite`; `ceil`/`floor`/`trunc`/`signbit` are real-only.
+//! - Any other dtype is a [`TesseraError::DType`] error.
 
 use super::arith::{map_into, op_enum, zip_into};
 use super::Tensor;
-use crate::dtype::DType;
+use crate::complex::{C128, C64};
+use crate::dtype::{DType, Element};
 use crate::error::{DTypeFacts, Result, TesseraError};
 use crate::kernels::real_math::{with_float_dtype, with_int_dtype, Bits, Flt, IntMath, RealFloat};
 use crate::promote::{float_result, result_type};
@@ -137,7 +140,7 @@ fn unsupported(op: &str, dtype: DType, hint: &'static str) -> TesseraError {
 /// [`float_result`].
 fn float_fn_dtype(op: &str, d: DType) -> Result<DType> {
     match d {
-        d if d.is_float() => Ok(d),
+        d if d.is_float() || d.is_complex() => Ok(d),
         d if d.is_integer() || d == DType::Bool => Ok(float_result(d)),
         d => Err(unsupported(op, d, "")),
     }
@@ -171,6 +174,8 @@ impl MathOp {
         use MathOp::*;
         match self {
             _ if self.is_float_fn() => float_fn_dtype(self.name(), d),
+            Round | Sign | Positive if d.is_complex() => Ok(d),
+            Isnan | Isinf | Isfinite if d.is_complex() => Ok(DType::Bool),
             Ceil | Floor | Trunc | Round | Sign | Positive => match d {
                 d if d.is_float() || d.is_integer() => Ok(d),
                 d => Err(unsupported(self.name(), d, " (numeric dtypes only)")),
@@ -234,6 +239,13 @@ impl Tensor {
         let out = Tensor::for_overwrite(self.shape(), dt)?;
         let src_dt = self.dtype();
         let bad = || unsupported(op.name(), src_dt, "");
+        if src_dt.is_complex() {
+            match src_dt {
+                DType::C64 => self.complex_math_into::<C64>(op, &out)?,
+                _ => self.complex_math_into::<C128>(op, &out)?,
+            }
+            return Ok(out);
+        }
         match op {
             Isnan | Isinf | Isfinite | Signbit => {
                 with_float_dtype!(src_dt, T => {
@@ -403,4 +415,55 @@ impl Tensor {
 /// `out = src` element by element (`src` has `out`'s shape and dtype).
 fn map_into_copy(out: &Tensor, src: &Tensor) -> Result<()> {
     with_dtype!(src.dtype(), T => map_into::<T, T>(out, src, |_, x| x))
+}
+
+impl Tensor {
+    /// The complex branch of [`Tensor::math_dense`] (docs/design.md U7): predicates read
+    /// both parts, the functions run in `f64` (`kernels::complex_math`, num-complex).
+    fn complex_math_into<C: Element>(&self, op: MathOp, out: &Tensor) -> Result<()> {
+        use crate::kernels::complex_math as cm;
+        use num_complex::Complex64 as Z;
+        use MathOp::*;
+        let parts = |z: C| z.to_complex();
+        let f: fn(Z) -> Z = match op {
+            Isnan => {
+                return map_into::<bool, C>(out, self, |_, z| {
+                    let (r, i) = parts(z);
+                    r.is_nan() || i.is_nan()
+                })
+            }
+            Isinf => {
+                return map_into::<bool, C>(out, self, |_, z| {
+                    let (r, i) = parts(z);
+                    r.is_infinite() || i.is_infinite()
+                })
+            }
+            Isfinite => {
+                return map_into::<bool, C>(out, self, |_, z| {
+                    let (r, i) = parts(z);
+                    r.is_finite() && i.is_finite()
+                })
+            }
+            Positive => return map_into::<C, C>(out, self, |_, z| z),
+            Acos => cm::acos,
+            Acosh => cm::acosh,
+            Asin => cm::asin,
+            Asinh => cm::asinh,
+            Atan => cm::atan,
+            Atanh => cm::atanh,
+            Cos => cm::cos,
+            Cosh => cm::cosh,
+            Sinh => cm::sinh,
+            Tan => cm::tan,
+            Expm1 => cm::expm1,
+            Log1p => cm::log1p,
+            Log2 => |z| z.ln() / std::f64::consts::LN_2,
+            Log10 => |z| z.ln() / std::f64::consts::LN_10,
+            Reciprocal => cm::reciprocal,
+            Sign => cm::sign,
+            Round => cm::round,
+            _ => return Err(unsupported(op.name(), self.dtype(), "")),
+        };
+        map_into::<C, C>(out, self, |_, z| cm::via_f64(z, f))
+    }
 }
