@@ -159,6 +159,7 @@ def render() -> str:
         "from typing import Any",
         "",
         "from . import autograd as autograd",
+        "from . import fft as fft",
         "from . import ops as ops",
         "from . import optim as optim",
         "from . import sparse as sparse",

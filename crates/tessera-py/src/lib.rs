@@ -17,6 +17,7 @@ pub mod dtype;
 pub mod dtype_info;
 pub mod elementwise;
 pub mod errors;
+pub mod fft;
 pub mod grad;
 pub mod handle;
 pub mod indexing;
@@ -193,6 +194,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     dlpack::register(m)?;
     arrayfns::register(m)?;
     namespace::register(m)?;
+    fft::register(m)?;
     ops::install_fallback_hook();
     Ok(())
 }

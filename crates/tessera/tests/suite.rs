@@ -18,6 +18,7 @@ mod dtypes_complex;
 mod dtypes_int;
 mod elementwise_fns;
 mod error_facts;
+mod fft;
 mod gradcheck;
 mod hardening_core;
 mod huge_alloc;

@@ -45,7 +45,7 @@ from ._native import (
     uint8,
     zeros,
 )
-from . import autograd, ops, optim, sparse
+from . import autograd, fft, ops, optim, sparse
 from ._arrayfns import *  # noqa: F401,F403 - the Array API functions (their own __all__)
 from ._arrayfns import __all__ as _arrayfns_all
 from ._advindex import take, take_along_axis
@@ -53,7 +53,7 @@ from ._dtypes import *  # noqa: F403 - the standard's dtypes and dtype functions
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
 __all__ = [
-    "RingBuffer", "Tensor", "arange", "asarray", "autograd", "bfloat16", "bool",
+    "RingBuffer", "Tensor", "arange", "asarray", "autograd", "bfloat16", "bool", "fft",
     "broadcast_to", "create_view", "dtype", "empty", "enable_grad", "encode_index",
     "expand_dims", "fallback_count", "flip", "is_grad_enabled", "no_grad", "optim",
     "set_grad_enabled",

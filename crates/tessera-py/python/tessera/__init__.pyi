@@ -8,6 +8,7 @@ from types import ModuleType
 from typing import Any
 
 from . import autograd as autograd
+from . import fft as fft
 from . import ops as ops
 from . import optim as optim
 from . import sparse as sparse

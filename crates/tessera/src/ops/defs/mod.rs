@@ -5,6 +5,7 @@ mod arrayfns_join;
 mod complex_parts;
 mod elementwise_grads;
 mod embedding;
+mod fft;
 mod gather;
 mod linalg;
 mod math;
@@ -22,6 +23,7 @@ pub(crate) use arrayfns::{
     ArgExtremeParams, CumulativeParams, IsinParams, SearchParams, Side, SortParams,
 };
 pub(crate) use arrayfns_join::{ConcatParams, RepeatInterleaveParams, StackParams};
+pub(crate) use fft::FftParams;
 pub(crate) use gather::{BooleanMaskParams, IndexGatherParams};
 pub(crate) use linalg::DotParams;
 pub(crate) use math::{astype_def, AstypeParams};
@@ -51,4 +53,5 @@ pub(crate) fn register_all(r: &mut OpTable) {
     arrayfns_join::register_repeat(r);
     gather::register(r);
     complex_parts::register(r);
+    fft::register(r);
 }
