@@ -49,6 +49,7 @@ pub use error::{DTypeFacts, IndexFacts, IoFacts, Result, ShapeFacts, SparseError
 pub use fft::{FftKind, FftNorm};
 pub use layout::Layout;
 pub use num_complex;
+pub use ops::MatrixNorm;
 pub use ring::RingBuffer;
 pub use shape::{Shape, ShapeCache};
 pub use sparse::{CsrMatrix, RowSparseArray, SparseParts};

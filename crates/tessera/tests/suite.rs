@@ -25,6 +25,7 @@ mod huge_alloc;
 mod io_bad_files;
 mod io_checkpoint;
 mod io_npy;
+mod linalg_basic;
 mod matmul;
 mod matmul_batched;
 mod module_graph;

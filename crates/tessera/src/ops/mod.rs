@@ -19,5 +19,6 @@ pub mod stype;
 
 pub use def::{Gradient, Op, OpDef, OpInfo};
 pub use fallback::{fallback_count, set_fallback_hook, FallbackEvent};
+pub use methods::MatrixNorm;
 pub use registry::{invoke, invoke_into, registry, Registry};
 pub use stype::{DispatchMode, StorageType, StypeDecision, TensorMeta};

@@ -13,11 +13,14 @@ mod arith;
 mod arrayfns;
 mod complex_parts;
 mod fft;
+mod linalg;
 mod manipulation;
 mod products;
 mod statistics;
 mod ufunc;
 mod views;
+
+pub use linalg::MatrixNorm;
 
 use std::slice;
 
