@@ -200,7 +200,7 @@ impl PyTensor {
 /// normalises them, docs/design.md H7) and memory not aligned for its dtype.
 #[pyfunction]
 #[pyo3(signature = (x, /, *, device = None, copy = None))]
-fn from_dlpack(
+pub fn from_dlpack(
     x: &Bound<'_, PyAny>,
     device: Option<&Bound<'_, PyAny>>,
     copy: Option<bool>,

@@ -38,8 +38,9 @@ use crate::dtype::{parse_opt_dtype, PyDType};
 use crate::errors::PyRes;
 use crate::handle::PyTensor;
 
-/// A tensor from a Tensor, NumPy array, buffer, nested sequence or scalar (always a copy of
-/// foreign data; `copy=False` raises ValueError because Tessera cannot adopt foreign memory).
+/// A tensor from a Tensor, NumPy array, buffer, nested sequence or scalar: a copy of foreign
+/// data, except with `copy=False`, which adopts a DLPack producer's memory (NumPy arrays,
+/// PyTorch tensors...) or raises (ValueError; BufferError when the memory cannot be shared).
 /// Without `dtype` the dtype is NumPy's for the object.
 #[pyfunction]
 #[pyo3(signature = (obj, /, *, dtype = None, device = None, copy = None))]
@@ -50,7 +51,22 @@ fn asarray(
     copy: Option<bool>,
 ) -> PyResult<PyTensor> {
     check_device(device)?;
-    to_tensor(obj, parse_opt_dtype(dtype)?, copy).map(Into::into)
+    let dtype = parse_opt_dtype(dtype)?;
+    if copy == Some(false)
+        && !obj.is_instance_of::<PyTensor>()
+        && obj.hasattr(pyo3::intern!(obj.py(), "__dlpack__"))?
+    {
+        // Never a copy: adopt the producer's memory through DLPack (BufferError when it cannot
+        // be shared), and refuse a dtype change, which would need one.
+        let t = dlpack::from_dlpack(obj, None, Some(false))?;
+        if dtype.is_some_and(|d| d != t.t().dtype()) {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "copy=False: converting to another dtype needs a copy",
+            ));
+        }
+        return Ok(t);
+    }
+    to_tensor(obj, dtype, copy).map(Into::into)
 }
 
 /// Zeros of `shape` (dtype default float64).

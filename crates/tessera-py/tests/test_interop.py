@@ -42,6 +42,15 @@ def test_asarray_sources():
     assert ts.asarray(np.arange(3, dtype=np.longdouble), dtype=ts.int32).dtype == ts.int32
     with pytest.raises(ValueError):
         ts.asarray([1, 2], copy=False)
+    # copy=False on a DLPack producer adopts its memory: writes show on both sides.
+    shared = np.arange(6.0).reshape(2, 3)[:, ::2]
+    adopted = ts.asarray(shared, copy=False)
+    adopted[0, 1] = 99.0
+    assert shared[0, 1] == 99.0
+    with pytest.raises(ValueError):
+        ts.asarray(shared, dtype=ts.float32, copy=False)
+    with pytest.raises(BufferError):
+        ts.asarray(np.array([True, False]), copy=False)
     t = ts.asarray([1, 2])
     assert ts.asarray(t) is not None and ts.asarray(t).shares_storage(t)
     assert not ts.asarray(t, copy=True).shares_storage(t)

@@ -6,8 +6,8 @@ zero-copy to NumPy (``np.asarray(t)``), and every registered operator is callabl
 
 Notes:
 
-- ``asarray`` always copies foreign data (``copy=False`` raises ``ValueError``): a Tessera
-  tensor cannot adopt memory it did not allocate.
+- ``asarray`` copies foreign data; with ``copy=False`` it adopts a DLPack producer's memory
+  (NumPy arrays, PyTorch tensors) and raises ``ValueError`` for anything else.
 - ``np.asarray(t)`` is a zero-copy view of the tensor's storage; writes through it bypass
   Tessera's storage lock, like any NumPy view shared between threads.
 - bfloat16 has no NumPy dtype: exporting a bfloat16 tensor raises ``TypeError``.
