@@ -6,7 +6,7 @@ use std::time::Instant;
 use tessera::index::{encode, Ellipsis, IndexSpec, NewAxis};
 use tessera::ops::{self, fallback_count, StorageType};
 use tessera::shape::{ShapeCache, NUM_STRIPES};
-use tessera::{idx, BinaryOp, DType, RingBuffer, Shape, Tensor};
+use tessera::{idx, BinaryOp, DType, FftNorm, MathOp, MatrixNorm, RingBuffer, Shape, Tensor, C128};
 
 fn section(title: &str) {
     println!("\n=== {title} ===");
@@ -72,6 +72,7 @@ fn main() -> tessera::Result<()> {
     ops_by_name()?;
     sparse()?;
     ring_buffer()?;
+    fourier_and_linear_algebra()?;
     gradients()?;
     section("global tensors on 4 in-process ranks (seed 001, SBP)");
     tessera_dist::tour_section()?;
@@ -276,6 +277,44 @@ fn ring_buffer() -> tessera::Result<()> {
     println!(
         "invoke(\"ring_buffer\") on a fresh state of B=3 with input [1, 2] -> {}",
         out[0]
+    );
+    Ok(())
+}
+
+fn fourier_and_linear_algebra() -> tessera::Result<()> {
+    section("Fourier transforms, complex functions, linear algebra without factorizations");
+    // A 4 Hz cosine sampled 32 times over one second: its spectrum peaks at bins 4 and 28.
+    let n = 32;
+    let signal: Vec<f64> = (0..n)
+        .map(|i| (2.0 * std::f64::consts::PI * 4.0 * i as f64 / n as f64).cos())
+        .collect();
+    let x = Tensor::from_vec(signal, &[n])?;
+    let spectrum = x.fft(None, -1, FftNorm::Backward)?;
+    let mags: Vec<f64> = spectrum
+        .to_vec::<C128>()?
+        .iter()
+        .map(|z| z.0.norm())
+        .collect();
+    let peaks: Vec<usize> = (0..n).filter(|&k| mags[k] > 1.0).collect();
+    println!("fft of a 4 Hz cosine, 32 samples: bins above 1 in magnitude {peaks:?} (|X| = 16)");
+    let back = x
+        .rfft(None, -1, FftNorm::Ortho)?
+        .irfft(Some(n), -1, FftNorm::Ortho)?;
+    let err = back.sub(&x)?.abs()?.max(None, false)?.to_vec::<f64>()?[0];
+    println!("irfft(rfft(x)) with norm=ortho: max error {err:.1e}");
+    let z = Tensor::from_vec(vec![C128::new(2.0, -0.0), C128::new(0.0, 45.0)], &[2])?;
+    println!(
+        "acos(2 - 0i), tanh(45i) on complex128: {}",
+        z.math(MathOp::Acos)?
+    );
+    let m = Tensor::from_vec((1..=9).map(f64::from).collect(), &[3, 3])?;
+    println!(
+        "3x3 matrix: trace {}, diagonal (a view) {}, Frobenius norm {:.4}, m^3[0,0] = {}",
+        m.trace(0, None)?,
+        m.diagonal(0)?,
+        m.matrix_norm(false, MatrixNorm::Frobenius)?
+            .to_vec::<f64>()?[0],
+        m.matrix_power(3)?.to_vec::<f64>()?[0]
     );
     Ok(())
 }
