@@ -304,7 +304,7 @@ fn fourier_and_linear_algebra() -> tessera::Result<()> {
     println!("irfft(rfft(x)) with norm=ortho: max error {err:.1e}");
     let z = Tensor::from_vec(vec![C128::new(2.0, -0.0), C128::new(0.0, 45.0)], &[2])?;
     println!(
-        "acos(2 - 0i), tanh(45i) on complex128: {}",
+        "acos of 2 - 0i (below the branch cut) and of 45i, complex128: {}",
         z.math(MathOp::Acos)?
     );
     let m = Tensor::from_vec((1..=9).map(f64::from).collect(), &[3, 3])?;
