@@ -52,10 +52,9 @@ pub trait Arith: Element {
 }
 
 /// Wrapping integer power by squaring; a negative exponent gives 0 (rejected earlier).
-fn int_pow(mut base: i64, mut e: i64) -> i64 {
-    if e < 0 {
-        return 0;
-    }
+/// `base^e` with wrapping products (NumPy's integer power), the exponent unsigned so that a
+/// uint64 exponent past `i64::MAX` keeps its value (negative exponents are 0, at the caller).
+fn int_pow(mut base: i64, mut e: u64) -> i64 {
     let mut acc = 1i64;
     while e > 0 {
         if e & 1 == 1 {
@@ -82,7 +81,9 @@ macro_rules! int_arith {
             fn div(self, o: Self) -> Self { if o == 0 { 0 } else { self.wrapping_div(o) } }
             fn maximum(self, o: Self) -> Self { if o > self { o } else { self } }
             fn minimum(self, o: Self) -> Self { if o < self { o } else { self } }
-            fn pow(self, o: Self) -> Self { int_pow(self as i64, o as i64) as $t }
+            fn pow(self, o: Self) -> Self {
+                if o < Self::default() { 0 } else { int_pow(self as i64, o as u64) as $t }
+            }
             fn neg(self) -> Self { self.wrapping_neg() }
             fn abs(self) -> Self {
                 if self < Self::default() { self.wrapping_neg() } else { self }
