@@ -99,6 +99,13 @@ def test_unary_functions_match_array_api_strict(name, x):
                                                         "negative", "sign"}:
         # C99's special values for complex infinities and NaNs are not promised (U7).
         assume(bool(np.all(np.isfinite(np.asarray(x)))))
+    if name == "sign" and np.asarray(x).dtype.kind == "c":
+        # NumPy divides by |z| in the input's precision: 1 / |z| overflows for subnormal |z|
+        # (sign(1e-45j) is nan+infj there, 1j here); compare where it does not.
+        a = np.abs(np.asarray(x).astype(np.complex128))
+        tiny = 1e-37 if np.asarray(x).dtype == np.complex64 else 1e-307
+        assume(bool(np.all((a == 0) | (a > tiny))))
+    if np.asarray(x).dtype.kind == "c":
         if name == "log1p":
             # NumPy computes complex log1p as log(1 + z) and loses Re(log1p(z)) for small z
             # (Tessera keeps it); compare where both are accurate.
