@@ -29,6 +29,7 @@ pub mod index;
 pub mod io;
 pub mod kernels;
 pub mod layout;
+mod linalg;
 pub mod ops;
 pub mod optim;
 pub mod promote;

@@ -89,7 +89,11 @@ fn outer_cross_and_errors() {
     assert!(a.diagonal(0).is_err());
     assert!(x.matrix_power(2).is_err());
     let sq = Tensor::from_slice(&[1.0f64, 2.0, 3.0, 4.0], &[2, 2]).unwrap();
-    assert!(sq.matrix_power(-1).is_err());
+    // [[1, 2], [3, 4]]^-1 = [[-2, 1], [1.5, -0.5]].
+    let inv = sq.matrix_power(-1).unwrap().to_vec::<f64>().unwrap();
+    for (g, w) in inv.iter().zip([-2.0, 1.0, 1.5, -0.5]) {
+        assert!((g - w).abs() < 1e-12, "{inv:?}");
+    }
     assert_eq!(
         sq.matrix_power(0).unwrap().to_vec::<f64>().unwrap(),
         vec![1., 0., 0., 1.]

@@ -26,6 +26,7 @@ mod io_bad_files;
 mod io_checkpoint;
 mod io_npy;
 mod linalg_basic;
+mod linalg_factor;
 mod matmul;
 mod matmul_batched;
 mod module_graph;

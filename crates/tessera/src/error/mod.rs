@@ -66,6 +66,11 @@ pub enum TesseraError {
     /// An argument has a value outside its allowed range.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// A linear-algebra function cannot compute its result: a singular matrix (`inv`,
+    /// `solve`), one that is not positive definite (`cholesky`), an eigen or singular value
+    /// solver that did not converge (NumPy's `LinAlgError`).
+    #[error("linear algebra: {0}")]
+    LinAlg(String),
     /// No registered op has this name; `close` lists the registered names close to it.
     #[error("invalid argument: no op named {name:?}{} (see docs/ops.md for the list)", did_you_mean(.close))]
     UnknownOp {

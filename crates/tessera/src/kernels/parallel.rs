@@ -17,9 +17,11 @@ static FORKED_CHILD: AtomicBool = AtomicBool::new(false);
 static REGISTER: Once = Once::new();
 
 /// The `pthread_atfork` child handler: runs in the child, on the only thread, right after
-/// `fork()`; it only stores to an atomic, which is async-signal-safe.
+/// `fork()`; it only stores to atomics, which is async-signal-safe (faer's global parallelism
+/// is one atomic: the factorizations, `linalg/`, then run on the calling thread too).
 extern "C" fn mark_forked_child() {
     FORKED_CHILD.store(true, Ordering::Relaxed);
+    faer::set_global_parallelism(faer::Par::Seq);
 }
 
 /// Whether kernels may split work across rayon's pool: the pool has more than one thread

@@ -5,6 +5,7 @@ mod arrayfns_join;
 mod complex_parts;
 mod elementwise_grads;
 mod embedding;
+mod factorizations;
 mod fft;
 mod gather;
 mod linalg;
@@ -23,6 +24,7 @@ pub(crate) use arrayfns::{
     ArgExtremeParams, CumulativeParams, IsinParams, SearchParams, Side, SortParams,
 };
 pub(crate) use arrayfns_join::{ConcatParams, RepeatInterleaveParams, StackParams};
+pub(crate) use factorizations::{CholeskyParams, QrParams, SvdParams};
 pub(crate) use fft::FftParams;
 pub(crate) use gather::{BooleanMaskParams, IndexGatherParams};
 pub(crate) use linalg::DotParams;
@@ -54,4 +56,5 @@ pub(crate) fn register_all(r: &mut OpTable) {
     gather::register(r);
     complex_parts::register(r);
     fft::register(r);
+    factorizations::register(r);
 }

@@ -1,10 +1,9 @@
 //! The parts of the standard's `linalg` extension that need no factorization (docs/design.md
 //! L1-L3): `diagonal` (a view), `trace`, `outer`, `cross`, `vector_norm`, `matrix_norm`
-//! (Frobenius and the 1 / inf norms) and `matrix_power` (n >= 0), each built from registry
-//! ops, so they run every kernel's dtype and record autograd through their pieces. The
-//! factorizations (`solve`, `inv`, `svd`, `eigh`, ...) and what needs them (`matrix_norm` 2 /
-//! nuclear, negative powers) are issue 18's next part; `tessera.linalg` is exposed to Python
-//! once they land.
+//! (Frobenius, the 1 / inf norms, and on the singular values the 2 and nuclear norms) and
+//! `matrix_power` (negative powers through `inv`), each built from registry ops, so they run
+//! every kernel's dtype and record autograd through their pieces (the factorizations are
+//! `factorizations.rs`).
 
 use crate::dtype::DType;
 use crate::error::{Result, TesseraError};
@@ -27,6 +26,13 @@ pub enum MatrixNorm {
         /// Largest (`inf`) rather than smallest (`-inf`).
         max: bool,
     },
+    /// The largest or smallest singular value (`ord = ±2`).
+    Spectral {
+        /// Largest (`2`) rather than smallest (`-2`).
+        max: bool,
+    },
+    /// The sum of the singular values (`ord = "nuc"`).
+    Nuclear,
 }
 
 fn need_matrix(t: &Tensor, what: &str) -> Result<(usize, usize)> {
@@ -170,26 +176,28 @@ impl Tensor {
     /// them as size-1 dims.
     pub fn matrix_norm(&self, keepdims: bool, ord: MatrixNorm) -> Result<Tensor> {
         need_matrix(self, "matrix_norm")?;
-        let a = floating(self)?.abs()?;
-        let a = if a.dtype().is_complex() { a.real()? } else { a };
+        // |a_ij| as real values.
+        let abs = || -> Result<Tensor> {
+            let a = floating(self)?.abs()?;
+            if a.dtype().is_complex() {
+                a.real()
+            } else {
+                Ok(a)
+            }
+        };
+        let extreme = |t: Tensor, axis: isize, max: bool| {
+            if max {
+                t.max(Some(&[axis]), true)
+            } else {
+                t.min(Some(&[axis]), true)
+            }
+        };
         let out = match ord {
-            MatrixNorm::Frobenius => a.square()?.sum(Some(&[-2, -1]), true)?.sqrt()?,
-            MatrixNorm::Columns { max } => {
-                let s = a.sum(Some(&[-2]), true)?;
-                if max {
-                    s.max(Some(&[-1]), true)?
-                } else {
-                    s.min(Some(&[-1]), true)?
-                }
-            }
-            MatrixNorm::Rows { max } => {
-                let s = a.sum(Some(&[-1]), true)?;
-                if max {
-                    s.max(Some(&[-2]), true)?
-                } else {
-                    s.min(Some(&[-2]), true)?
-                }
-            }
+            MatrixNorm::Frobenius => abs()?.square()?.sum(Some(&[-2, -1]), true)?.sqrt()?,
+            MatrixNorm::Columns { max } => extreme(abs()?.sum(Some(&[-2]), true)?, -1, max)?,
+            MatrixNorm::Rows { max } => extreme(abs()?.sum(Some(&[-1]), true)?, -2, max)?,
+            MatrixNorm::Spectral { max } => extreme(self.svdvals()?, -1, max)?.unsqueeze(-1)?,
+            MatrixNorm::Nuclear => self.svdvals()?.sum(Some(&[-1]), true)?.unsqueeze(-1)?,
         };
         if keepdims {
             Ok(out)
@@ -198,8 +206,8 @@ impl Tensor {
         }
     }
 
-    /// Each square matrix raised to the power `n >= 0` by repeated squaring (`n = 0`: the
-    /// identity). Negative powers need `inv` (issue 18's factorizations) and are an error.
+    /// Each square matrix raised to the power `n` by repeated squaring (`n = 0`: the identity;
+    /// `n < 0`: the inverse raised to `-n`, a `LinAlg` error for a singular matrix).
     pub fn matrix_power(&self, n: i64) -> Result<Tensor> {
         let (m, k) = need_matrix(self, "matrix_power")?;
         if m != k {
@@ -208,16 +216,12 @@ impl Tensor {
                 self.shape()
             )));
         }
-        if n < 0 {
-            return Err(TesseraError::InvalidArgument(
-                "matrix_power with a negative exponent needs the inverse (not built yet)".into(),
-            ));
-        }
         if n == 0 {
             let eye = Tensor::eye(m, m, 0, self.dtype())?;
             return eye.broadcast_to(self.shape())?.copy();
         }
-        let (mut result, mut base, mut e) = (None::<Tensor>, self.clone(), n as u64);
+        let base = if n < 0 { self.inv()? } else { self.clone() };
+        let (mut result, mut base, mut e) = (None::<Tensor>, base, n.unsigned_abs());
         while e > 0 {
             if e & 1 == 1 {
                 result = Some(match result {
@@ -232,6 +236,7 @@ impl Tensor {
         }
         match result {
             Some(r) if n == 1 => r.copy(),
+            Some(r) if n == -1 => Ok(r),
             Some(r) => Ok(r),
             None => Err(TesseraError::InvalidArgument(
                 "matrix_power: no product".into(),

@@ -12,6 +12,7 @@ mod advanced;
 mod arith;
 mod arrayfns;
 mod complex_parts;
+mod factorizations;
 mod fft;
 mod linalg;
 mod manipulation;
