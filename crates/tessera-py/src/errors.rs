@@ -9,7 +9,7 @@ use tessera::{IndexFacts, IoFacts, TesseraError};
 /// The Python exception for a core error: an axis out of range → NumPy's `AxisError`,
 /// `Index` → `IndexError`, `DType`/`DTypeMismatch` →
 /// `TypeError`, `Allocation` → `MemoryError`, `Autograd` → `RuntimeError` (PyTorch's
-/// choice), an OS failure on a file → `OSError` (the subclass its errno gives:
+/// choice), `LinAlg` → NumPy's `LinAlgError` (a `ValueError`), an OS failure on a file → `OSError` (the subclass its errno gives:
 /// `FileNotFoundError`, `PermissionError`, ...), everything else (a bad file's contents
 /// included) → `ValueError`.
 pub fn to_py(e: TesseraError) -> PyErr {
@@ -20,6 +20,7 @@ pub fn to_py(e: TesseraError) -> PyErr {
         TesseraError::DType(_) | TesseraError::DTypeMismatch { .. } => PyTypeError::new_err(msg),
         TesseraError::Allocation(_) => PyMemoryError::new_err(msg),
         TesseraError::Autograd(_) => PyRuntimeError::new_err(msg),
+        TesseraError::LinAlg(_) => numpy_error("numpy.linalg", "LinAlgError", msg),
         TesseraError::Io(IoFacts::Os {
             path,
             kind,
@@ -38,13 +39,18 @@ pub fn to_py(e: TesseraError) -> PyErr {
 /// NumPy's `AxisError` (a subclass of both `ValueError` and `IndexError`) for a bad axis;
 /// plain `IndexError` if NumPy cannot be imported.
 fn axis_error(msg: String) -> PyErr {
+    numpy_error("numpy.exceptions", "AxisError", msg)
+}
+
+/// NumPy's exception `module.name` (`AxisError`, or `LinAlgError`, a `ValueError`), so code
+/// written for NumPy catches it; `IndexError` / `ValueError` if NumPy cannot be imported.
+fn numpy_error(module: &str, name: &str, msg: String) -> PyErr {
     Python::attach(|py| {
-        let cls = py
-            .import("numpy.exceptions")
-            .and_then(|m| m.getattr("AxisError"));
+        let cls = py.import(module).and_then(|m| m.getattr(name));
         match cls.and_then(|c| c.call1((msg.clone(),))) {
             Ok(e) => PyErr::from_value(e),
-            Err(_) => PyIndexError::new_err(msg),
+            Err(_) if name == "AxisError" => PyIndexError::new_err(msg),
+            Err(_) => PyValueError::new_err(msg),
         }
     })
 }

@@ -22,6 +22,7 @@ pub mod grad;
 pub mod handle;
 pub mod indexing;
 pub mod io;
+pub mod linalg;
 pub mod namespace;
 pub mod ops;
 pub mod ring;
@@ -211,6 +212,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     arrayfns::register(m)?;
     namespace::register(m)?;
     fft::register(m)?;
+    linalg::register(m)?;
     ops::install_fallback_hook();
     Ok(())
 }

@@ -1,7 +1,7 @@
 """Real clients of the Array API run on Tessera arrays, with NumPy as the reference:
 array-api-compat finds the namespace, array-api-extra's functions run, and scikit-learn's
 array-API estimators and metrics fit with `array_api_dispatch=True` (docs/design.md N1).
-Estimators that need `tessera.linalg` are strict xfails until issue 18 adds it."""
+LinearDiscriminantAnalysis and PCA run on `tessera.linalg`."""
 
 import numpy as np
 import pytest
@@ -121,8 +121,6 @@ def test_sklearn_metrics_on_tessera(xy):
         assert float(got) == pytest.approx(float(want), rel=1e-12)
 
 
-@pytest.mark.xfail(strict=True, raises=(AttributeError, TypeError),
-                   reason="LinearDiscriminantAnalysis and PCA need tessera.linalg (issue 18)")
 @pytest.mark.parametrize("which", ["lda", "pca"])
 def test_sklearn_estimators_needing_linalg(which, xy):
     from sklearn.decomposition import PCA

@@ -45,7 +45,7 @@ from ._native import (
     uint8,
     zeros,
 )
-from . import autograd, fft, ops, optim, sparse
+from . import autograd, fft, linalg, ops, optim, sparse
 from ._arrayfns import *  # noqa: F401,F403 - the Array API functions (their own __all__)
 from ._arrayfns import __all__ as _arrayfns_all
 from ._advindex import take, take_along_axis
@@ -54,7 +54,7 @@ from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
 __all__ = [
     "RingBuffer", "Tensor", "arange", "asarray", "autograd", "bfloat16", "bool", "fft",
-    "broadcast_to", "create_view", "dtype", "empty", "enable_grad", "encode_index",
+    "broadcast_to", "create_view", "dtype", "empty", "enable_grad", "encode_index", "linalg",
     "expand_dims", "fallback_count", "flip", "is_grad_enabled", "no_grad", "optim",
     "set_grad_enabled",
     "float16", "float32", "float64", "full", "int8", "int32", "int64", "invoke", "list_ops",

@@ -184,5 +184,5 @@ class _Info:
 
 def __array_namespace_info__():  # noqa: N807 - the standard's name
     """The inspection API of the namespace (``capabilities``, ``devices``, ``dtypes``...).
-    ``tessera.fft`` is there; ``linalg`` is not part of Tessera yet (docs/design.md N4)."""
+    The ``fft`` and ``linalg`` extensions are there (docs/design.md N4)."""
     return _Info()
