@@ -282,7 +282,7 @@ fn ring_buffer() -> tessera::Result<()> {
 }
 
 fn fourier_and_linear_algebra() -> tessera::Result<()> {
-    section("Fourier transforms, complex functions, linear algebra without factorizations");
+    section("Fourier transforms, complex functions, linear algebra");
     // A 4 Hz cosine sampled 32 times over one second: its spectrum peaks at bins 4 and 28.
     let n = 32;
     let signal: Vec<f64> = (0..n)
@@ -316,6 +316,30 @@ fn fourier_and_linear_algebra() -> tessera::Result<()> {
             .to_vec::<f64>()?[0],
         m.matrix_power(3)?.to_vec::<f64>()?[0]
     );
+    // Least squares through the normal equations: y = 2 + 3x sampled at x = 0..9.
+    let xs: Vec<f64> = (0..10).map(f64::from).collect();
+    let design = Tensor::from_vec(xs.iter().flat_map(|&x| [1.0, x]).collect(), &[10, 2])?;
+    let y = Tensor::from_vec(xs.iter().map(|x| 2.0 + 3.0 * x).collect(), &[10])?;
+    let dt = design.matrix_transpose()?;
+    let coef = dt.matmul(&design)?.solve(&dt.matmul(&y)?)?;
+    println!("least squares of y = 2 + 3x: solve(XᵀX, Xᵀy) = {coef}");
+    let (q, r) = design.qr(false)?;
+    let coef_qr = r.solve(&q.matrix_transpose()?.matmul(&y)?)?;
+    println!("the same from QR (R x = Qᵀy): {coef_qr}");
+    println!(
+        "m above: singular values {}, rank {}, det {:.1e} (rounding: LU finds no exact zero)",
+        m.svdvals()?,
+        m.matrix_rank(None)?,
+        m.det()?.to_vec::<f64>()?[0],
+    );
+    let singular = Tensor::from_vec(vec![1.0, 2.0, 2.0, 4.0], &[2, 2])?;
+    match singular.inv() {
+        Err(e) => println!("inv of [[1, 2], [2, 4]]: {e}"),
+        Ok(i) => println!("inv of [[1, 2], [2, 4]] unexpectedly gave {i}"),
+    }
+    let batch = Tensor::from_vec(vec![2.0, 1.0, 1.0, 2.0, 4.0, 0.0, 0.0, 9.0], &[2, 2, 2])?;
+    let (w, _) = batch.eigh()?;
+    println!("eigenvalues of a batch of two symmetric 2x2 matrices: {w}");
     Ok(())
 }
 
