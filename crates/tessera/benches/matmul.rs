@@ -12,6 +12,12 @@
 //! call by call (a noisy stretch hits both), rotates among `VARIANTS` different random operand
 //! pairs, and reports the best and the median time of each; the `ratio` line of a row is
 //! Tessera's best time over ndarray's (below 1.0: Tessera is faster). No goal is set.
+//!
+//! Each table ends with `matmul_<dtype>_2048_gflops_fraction_of_peak`: Tessera's best rate on
+//! 2048² @ 2048² over the machine's peak FMA rate for that many threads, the peak measured
+//! here by a register-only loop of independent FMAs on the widest vectors the CPU has (AVX-512
+//! or AVX2; issue 18's goal is ≥ 0.7 for f32). The comparison with NumPy (OpenBLAS) is
+//! `crates/tessera-py/bench/bench_linalg.py`.
 
 use std::hint::black_box;
 use std::process::Command;
@@ -59,6 +65,13 @@ const CASES: &[Case] = &[
         m: 1024,
         k: 1024,
         n: 1024,
+        transposed: false,
+    },
+    Case {
+        name: "2048x2048 @ 2048x2048",
+        m: 2048,
+        k: 2048,
+        n: 2048,
         transposed: false,
     },
     Case {
@@ -193,6 +206,97 @@ fn run<T: Element + LinalgScalar + Into<f64>>(dtype: &str, threads: usize, conv:
             "ratio matmul_{key}_{dtype}_t{threads}_time_vs_ndarray {:.3}",
             best_o.as_secs_f64() / best_t.as_secs_f64()
         );
+        if c.m == 2048 {
+            let peak = peak::gflops(dtype == "f32") * threads as f64;
+            println!("peak FMA rate for {threads} thread(s), {dtype}: {peak:.1} GFLOP/s");
+            println!(
+                "ratio matmul_{dtype}_2048_t{threads}_gflops_fraction_of_peak {:.3}",
+                gflops / peak
+            );
+        }
+    }
+}
+
+/// The core's peak FMA rate, measured: 12 independent accumulators (enough to hide the FMA
+/// latency on two pipes) of the widest vectors the CPU has, updated in registers only.
+mod peak {
+    use std::hint::black_box;
+    use std::time::Instant;
+
+    const ROUNDS: usize = 20_000_000;
+
+    /// GFLOP/s of one thread (f32 or f64 lanes); 0 when neither AVX2+FMA nor AVX-512 exists.
+    pub fn gflops(f32_lanes: bool) -> f64 {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let bytes = if is_x86_feature_detected!("avx512f") {
+                64
+            } else if is_x86_feature_detected!("fma") && is_x86_feature_detected!("avx2") {
+                32
+            } else {
+                return 0.0;
+            };
+            let lanes = bytes / if f32_lanes { 4 } else { 8 };
+            (0..3)
+                .map(|_| {
+                    let t = Instant::now();
+                    // SAFETY: the features each loop is compiled for were detected above.
+                    let sink = unsafe {
+                        if bytes == 64 {
+                            fma512(black_box(1.000_000_1), black_box(0.999_999_9))
+                        } else {
+                            fma256(black_box(1.000_000_1), black_box(0.999_999_9))
+                        }
+                    };
+                    black_box(sink);
+                    // 12 accumulators x 2 flops x lanes per round; the f64 loop runs the same
+                    // instruction count (an f64 FMA has the f32 one's throughput).
+                    let flops = (ROUNDS * 12 * 2 * lanes) as f64;
+                    flops / t.elapsed().as_secs_f64() / 1e9
+                })
+                .fold(0.0, f64::max)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = f32_lanes;
+            0.0
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    fn fma512(a: f32, b: f32) -> f32 {
+        use std::arch::x86_64::*;
+        let (va, vb) = (_mm512_set1_ps(a), _mm512_set1_ps(b));
+        let mut acc = [_mm512_set1_ps(0.0); 12];
+        for _ in 0..ROUNDS {
+            for x in acc.iter_mut() {
+                *x = _mm512_fmadd_ps(*x, va, vb);
+            }
+        }
+        let mut s = _mm512_set1_ps(0.0);
+        for x in acc {
+            s = _mm512_add_ps(s, x);
+        }
+        _mm512_reduce_add_ps(s)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    fn fma256(a: f32, b: f32) -> f32 {
+        use std::arch::x86_64::*;
+        let (va, vb) = (_mm256_set1_ps(a), _mm256_set1_ps(b));
+        let mut acc = [_mm256_set1_ps(0.0); 12];
+        for _ in 0..ROUNDS {
+            for x in acc.iter_mut() {
+                *x = _mm256_fmadd_ps(*x, va, vb);
+            }
+        }
+        let mut s = _mm256_set1_ps(0.0);
+        for x in acc {
+            s = _mm256_add_ps(s, x);
+        }
+        _mm256_cvtss_f32(s)
     }
 }
 
