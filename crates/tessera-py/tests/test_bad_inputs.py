@@ -70,6 +70,22 @@ CASES = [
     ("ring buffer 4 x 2^40", "MemoryError", "ts.RingBuffer((4, 2**40), 0, 2)"),
     ("dot 0 x (0, 2^40)", "MemoryError", "ts.ops.dot(ts.zeros(0), ts.zeros((0, 2**40)))"),
     # Negative and zero dims.
+    # Linear algebra: results sized past memory, non-finite input to the iterative solvers.
+    ("linalg svd of (0, 2^40): Vh does not fit", "ValueError",
+     "ts.linalg.svd(ts.zeros((0, 2**40)))"),
+    ("linalg svd of (0, 2^20): Vh 8 TiB", "MemoryError", "ts.linalg.svd(ts.zeros((0, 2**20)))"),
+    ("linalg complete qr of (2^20, 0)", "MemoryError",
+     "ts.linalg.qr(ts.zeros((2**20, 0)), mode='complete')"),
+    ("linalg inv of a broadcast 2^40 stack", "MemoryError",
+     "ts.linalg.inv(ts.broadcast_to(ts.eye(4), (2**40, 4, 4)))"),
+    ("linalg solve broadcast to 2^40 right-hand sides", "MemoryError",
+     "ts.linalg.solve(ts.eye(4), ts.broadcast_to(ts.ones((4, 1)), (2**40, 4, 1)))"),
+    ("linalg svd of NaN", "LinAlgError", "ts.linalg.svd(ts.full((3, 3), float('nan')))"),
+    ("linalg eigh of inf", "LinAlgError", "ts.linalg.eigh(ts.full((3, 3), float('inf')))"),
+    ("linalg cholesky of NaN", "LinAlgError", "ts.linalg.cholesky(ts.full((2, 2), float('nan')))"),
+    ("linalg det of a vector", "ValueError", "ts.linalg.det(ts.ones(3))"),
+    ("linalg matrix_power -2^63", "LinAlgError",
+     "ts.linalg.matrix_power(ts.zeros((2, 2)), -(2**63))"),
     ("zeros negative dim", "ValueError", "ts.zeros((-1, 2))"),
     ("empty negative size", "ValueError", "ts.empty(-5)"),
     ("zeros -2^63 dim", "ValueError", "ts.zeros((-(2**63), 2))"),
@@ -390,6 +406,33 @@ CASES = [
             try:
                 ok = (x * 3).sum().item() == 3.0 * (1 << 21)
                 ok = ok and (x + x).copy().astype(ts.float32).max().item() == 2.0
+            except BaseException:
+                os._exit(2)
+            os._exit(0 if ok else 1)
+        deadline = time.monotonic() + 5
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                raise TimeoutError("the forked child hung")
+            time.sleep(0.02)
+        assert os.waitstatus_to_exitcode(status) == 0, os.waitstatus_to_exitcode(status)
+    """),
+    # faer runs a large factorization on rayon's pool: in a forked child it must run
+    # sequentially (the at-fork handler), else the child waits for threads it does not have.
+    ("fork then linalg", NONE, """
+        a = ts.asarray(np.eye(600) * 3 + np.random.default_rng(0).random((600, 600)))
+        ts.linalg.svd(a)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                s = ts.linalg.svdvals(a)
+                x = ts.linalg.solve(a, ts.ones(600))
+                ok = s.shape == (600,) and float(ts.max(ts.abs(a @ x - 1))) < 1e-8
+                ok = ok and ts.linalg.det(ts.broadcast_to(ts.eye(8), (64, 8, 8))).shape == (64,)
             except BaseException:
                 os._exit(2)
             os._exit(0 if ok else 1)

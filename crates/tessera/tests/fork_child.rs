@@ -36,6 +36,25 @@ fn compute() -> Result<(), i32> {
     {
         return Err(43);
     }
+    // A factorization large enough for faer's own parallelism (on rayon's pool).
+    let a = Tensor::eye(400, 400, 0, DType::F64)
+        .and_then(|e| e.mul_scalar(2.0))
+        .map_err(|_| 50)?;
+    let s = a
+        .svdvals()
+        .and_then(|s| s.to_vec::<f64>())
+        .map_err(|_| 51)?;
+    if s.iter().any(|&x| (x - 2.0).abs() > 1e-12) {
+        return Err(52);
+    }
+    let b = Tensor::ones(&[400], DType::F64).map_err(|_| 53)?;
+    let x = a
+        .solve(&b)
+        .and_then(|x| x.to_vec::<f64>())
+        .map_err(|_| 54)?;
+    if x.iter().any(|&v| (v - 0.5).abs() > 1e-12) {
+        return Err(55);
+    }
     Ok(())
 }
 
