@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use tessera::ops;
-use tessera::{DType, Tensor, TesseraError};
+use tessera::{DType, Tensor, TesseraError, C128};
 
 fn f64s(t: &Tensor) -> Vec<f64> {
     t.to_vec::<f64>().unwrap()
@@ -71,7 +71,7 @@ fn matmul_errors_are_typed() {
     );
 }
 
-// ---- Strided operands (the `gemm` kernel reads views in place) ----
+// ---- Strided operands (faer's kernel reads views in place) ----
 
 /// How an operand of logical shape `[r, c]` is laid out in its storage.
 #[derive(Clone, Copy, Debug)]
@@ -130,10 +130,13 @@ fn values(len: usize, seed: u64, integer: bool) -> Vec<f64> {
 fn operand(r: usize, c: usize, v: View, dt: DType, seed: u64) -> Tensor {
     let base = |dims: &[usize]| {
         let len = dims.iter().product();
-        Tensor::from_vec(values(len, seed, !dt.is_float()), dims)
-            .unwrap()
-            .astype(dt)
-            .unwrap()
+        let re = values(len, seed, !dt.is_float() && !dt.is_complex());
+        if dt.is_complex() {
+            let im = values(len, seed ^ 0xC0FFEE, false);
+            let z: Vec<C128> = re.iter().zip(&im).map(|(&r, &i)| C128::new(r, i)).collect();
+            return Tensor::from_vec(z, dims).unwrap().astype(dt).unwrap();
+        }
+        Tensor::from_vec(re, dims).unwrap().astype(dt).unwrap()
     };
     let (ri, ci) = (r as isize, c as isize);
     let t = match v {
@@ -174,6 +177,45 @@ fn naive_with_bound(a: &[f64], b: &[f64], m: usize, k: usize, n: usize) -> (Vec<
 
 fn logical(t: &Tensor) -> Vec<f64> {
     f64s(&t.astype(DType::F64).unwrap())
+}
+
+/// The real and imaginary parts of a complex tensor, as f64.
+fn parts(t: &Tensor) -> (Vec<f64>, Vec<f64>) {
+    (logical(&t.real().unwrap()), logical(&t.imag().unwrap()))
+}
+
+/// [`check_product`] for complex operands: `(ar + i ai)(br + i bi)` from four real loops,
+/// within the bound of a `k`-term complex sum (`sum |ar||br| + |ai||bi| + ...`).
+fn check_complex(got: &Tensor, a: &Tensor, b: &Tensor) -> Result<(), TestCaseError> {
+    let (m, k, n) = (a.shape()[0], a.shape()[1], b.shape()[1]);
+    prop_assert_eq!(got.shape(), &[m, n]);
+    let ((ar, ai), (br, bi)) = (parts(a), parts(b));
+    let (rr, brr) = naive_with_bound(&ar, &br, m, k, n);
+    let (ii, bii) = naive_with_bound(&ai, &bi, m, k, n);
+    let (ri, bri) = naive_with_bound(&ar, &bi, m, k, n);
+    let (ir, bir) = naive_with_bound(&ai, &br, m, k, n);
+    let (gr, gi) = parts(got);
+    let eps = if got.dtype() == DType::C64 {
+        f32::EPSILON as f64
+    } else {
+        f64::EPSILON
+    };
+    for e in 0..m * n {
+        let tol = 4.0 * (k as f64 + 2.0) * eps * (brr[e] + bii[e] + bri[e] + bir[e]);
+        prop_assert!(
+            (gr[e] - (rr[e] - ii[e])).abs() <= tol,
+            "re of {e}: {} vs {}",
+            gr[e],
+            rr[e] - ii[e]
+        );
+        prop_assert!(
+            (gi[e] - (ri[e] + ir[e])).abs() <= tol,
+            "im of {e}: {} vs {}",
+            gi[e],
+            ri[e] + ir[e]
+        );
+    }
+    Ok(())
 }
 
 /// Checks `got` (any dtype, the product of the logical `a` and `b`) against the naive loop:
@@ -220,6 +262,8 @@ fn dtypes() -> impl Strategy<Value = DType> {
         1 => Just(DType::F16),
         1 => Just(DType::I32),
         1 => Just(DType::I64),
+        1 => Just(DType::C64),
+        1 => Just(DType::C128),
     ]
 }
 
@@ -233,6 +277,9 @@ fn check_case(
     let b = operand(k, n, vb, dt, seed ^ 0x5555);
     let got = a.matmul(&b).unwrap();
     prop_assert_eq!(got.dtype(), dt);
+    if dt.is_complex() {
+        return check_complex(&got, &a, &b);
+    }
     check_product(&got, &a, &b)?;
     // The same product through `dot` (the kernel behind dense `dot`).
     let via_dot = a.dot(&b).unwrap();
@@ -270,6 +317,7 @@ proptest! {
         k in 0usize..40, n in 0usize..20, step in prop_oneof![Just(-2isize), Just(-1), Just(1), Just(3)],
         dt in dtypes(), vb in views(), seed in any::<u64>(),
     ) {
+        prop_assume!(!dt.is_complex()); // the real checks below; complex: the matmul tests
         // x: k elements of a longer vector, every `step`-th, backwards for a negative step.
         let len = k * step.unsigned_abs() + 1;
         let base = Tensor::from_vec(values(len, seed, !dt.is_float()), &[len]).unwrap().astype(dt).unwrap();
@@ -295,7 +343,7 @@ proptest! {
     }
 }
 
-/// Sizes past `gemm`'s register and cache blocks, and past the parallel threshold.
+/// Sizes past faer's register and cache blocks, and past the parallel threshold.
 #[test]
 fn large_strided_products_match_a_naive_loop() {
     let cases = [
@@ -308,7 +356,7 @@ fn large_strided_products_match_a_naive_loop() {
         ((300, 600, 1), (View::Stepped, View::Flipped(1))),
     ];
     for (i, (mkn, vs)) in cases.into_iter().enumerate() {
-        for dt in [DType::F32, DType::F64, DType::I64] {
+        for dt in [DType::F32, DType::F64, DType::I64, DType::C64, DType::C128] {
             check_case(mkn, vs, dt, i as u64).unwrap();
         }
     }

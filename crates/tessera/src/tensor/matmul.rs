@@ -5,18 +5,21 @@
 //!
 //! Operands are promoted to a common dtype ([`crate::promote::result_type`]); the kernel is
 //! chosen by that dtype ([`Product`], reached through [`with_dtype!`](crate::with_dtype)):
-//! - `f32` and `f64` run the `gemm` crate (packing and SIMD microkernels picked at run time)
-//!   on the operands' own row and column strides: a transposed, flipped (negative strides),
-//!   expanded (stride 0) or offset view is read in place, never copied. Products of at least
+//! - `f32`, `f64`, `complex64` and `complex128` run faer's matrix product (packing and SIMD
+//!   microkernels picked at run time, AVX-512 included; docs/design.md M1) on the operands'
+//!   own row and column strides: a transposed, flipped (negative strides), expanded (stride 0)
+//!   or offset view is read in place, never copied. Products of at least
 //!   [`PARALLEL_MIN_WORK`] multiply-adds may split across rayon's pool.
 //! - `f16`/`bf16` are converted to `f32`, multiplied there, and the result rounded once.
 //! - Integers (wrapping on overflow) and `bool` (the logical (or, and) product, as NumPy) run an
 //!   exact cache-blocked loop on contiguous copies.
+//! - Under Miri (which cannot run SIMD intrinsics) every dtype runs the exact loop.
 //!
 //! Empty dims give zeros (`k == 0`: an `[m, n]` of zeros). The batch runs one product per
 //! matrix: in parallel over the batch when each product is small, else one after another with
-//! each product parallel inside `gemm`.
+//! each product parallel inside faer's.
 
+use faer::{Accum, MatMut, MatRef, Par};
 use half::{bf16, f16};
 use rayon::prelude::*;
 
@@ -29,12 +32,11 @@ use crate::layout::{broadcast_shapes, Layout};
 use crate::promote::result_type;
 use crate::with_dtype;
 
-/// Products with at least this many multiply-adds (`m * k * n`) hand `gemm` rayon's pool when
+/// Products with at least this many multiply-adds (`m * k * n`) hand faer rayon's pool when
 /// parallel work is allowed ([`crate::kernels::parallel::enabled`]); smaller ones run on the
-/// calling thread and never touch the pool. Past this bound `gemm` applies its own threshold
-/// per block (`gemm::get_threading_threshold`, 48 * 48 * 256 by default), so squares up to
-/// about 84 still run on one thread; on 2 cores the first square that gains from two threads
-/// was 96 (measured figures: docs/performance.md).
+/// calling thread and never touch the pool. Past this bound faer applies its own threshold
+/// per block, so small squares still run on one thread (measured figures:
+/// docs/performance.md).
 const PARALLEL_MIN_WORK: usize = 64 * 64 * 64;
 
 /// Rows of `a` per parallel task (exact kernel).
@@ -177,7 +179,7 @@ macro_rules! exact_product {
         }
     )*};
 }
-exact_product!(bool, u8, i8, u16, i16, u32, i32, u64, i64, C64, C128);
+exact_product!(bool, u8, i8, u16, i16, u32, i32, u64, i64);
 
 macro_rules! via_f32_product {
     ($($t:ty),*) => {$(
@@ -192,24 +194,47 @@ macro_rules! via_f32_product {
 }
 via_f32_product!(f16, bf16);
 
-macro_rules! gemm_product {
-    ($($t:ty),*) => {$(
-        impl Product for $t {
-            fn product(a: &Tensor, b: &Tensor, s: &MatmulShape) -> Result<Tensor> {
-                // Miri cannot run `gemm`'s SIMD intrinsics: the exact loop stands in there.
-                if cfg!(miri) {
-                    return exact::<$t>(a, b, s);
-                }
-                strided_gemm::<$t>(&a.astype_if(<$t>::DTYPE)?, &b.astype_if(<$t>::DTYPE)?, s)
+/// The element types faer multiplies: `Self` is `F` itself or a `#[repr(transparent)]`
+/// wrapper of it (`C64`, `C128` over `num_complex::Complex`), so a pointer to `Self` may be
+/// read as a pointer to `F`. Implemented for exactly those four pairs.
+trait FaerElement: Arith {
+    type F: faer::traits::ComplexField + Copy;
+    /// 1 as faer's element.
+    fn one() -> Self::F;
+}
+
+macro_rules! faer_element {
+    ($($t:ty => $f:ty, $one:expr);*) => {$(
+        impl FaerElement for $t {
+            type F = $f;
+            fn one() -> $f {
+                $one
             }
         }
     )*};
 }
-gemm_product!(f32, f64);
+faer_element!(f32 => f32, 1.0; f64 => f64, 1.0;
+    C64 => num_complex::Complex<f32>, num_complex::Complex::new(1.0, 0.0);
+    C128 => num_complex::Complex<f64>, num_complex::Complex::new(1.0, 0.0));
 
-/// `a @ b` for `f32`/`f64` operands of that dtype through `gemm::gemm`, reading both operands
-/// in place through their strides (batch dims included, broadcast ones with stride 0).
-fn strided_gemm<T: Arith>(a: &Tensor, b: &Tensor, s: &MatmulShape) -> Result<Tensor> {
+macro_rules! faer_product {
+    ($($t:ty),*) => {$(
+        impl Product for $t {
+            fn product(a: &Tensor, b: &Tensor, s: &MatmulShape) -> Result<Tensor> {
+                // Miri cannot run faer's SIMD intrinsics: the exact loop stands in there.
+                if cfg!(miri) {
+                    return exact::<$t>(a, b, s);
+                }
+                strided_product::<$t>(&a.astype_if(<$t>::DTYPE)?, &b.astype_if(<$t>::DTYPE)?, s)
+            }
+        }
+    )*};
+}
+faer_product!(f32, f64, C64, C128);
+
+/// `a @ b` for operands of dtype `T` through faer's `matmul`, reading both operands in place
+/// through their strides (batch dims included, broadcast ones with stride 0).
+fn strided_product<T: FaerElement>(a: &Tensor, b: &Tensor, s: &MatmulShape) -> Result<Tensor> {
     // The dense gate first, so a sparse operand errors as every dense kernel does.
     let (sa, sb) = (a.dense_storage()?, b.dense_storage()?);
     let (m, k, n) = (s.m, s.k, s.n);
@@ -238,44 +263,29 @@ fn strided_gemm<T: Arith>(a: &Tensor, b: &Tensor, s: &MatmulShape) -> Result<Ten
     // `n <= m * n`, the length of an allocation: fits `isize`.
     let dst_rs = isize::try_from(n).map_err(|_| TesseraError::ShapeOverflow(format!("{n}")))?;
     let work = m.saturating_mul(k).saturating_mul(n);
-    let product = |c: &mut [T], (l, r): (&Strided<T>, &Strided<T>), par: gemm::Parallelism| {
-        let (zero, one) = (T::from_f64(0.0), T::from_f64(1.0));
-        // SAFETY: `T` is `f32` or `f64` (the only instantiations, by `gemm_product!`), which
-        // `gemm` supports. `l` and `r` point at element (0, 0) of an `[m, k]` and a `[k, n]`
-        // matrix whose every element `(i, j)` (at `ptr + i * rs + j * cs`) lies inside the
-        // slice of a read guard held until after the call (`matrices` checked it with checked
-        // arithmetic, so no offset overflows either); the guards exclude writers, so nothing
-        // changes the operands meanwhile, and reads from several threads are fine. `c` is an
-        // `m * n` slice of a new storage under its write guard (each call gets its own
-        // chunk), row-major (row stride `n`, column stride 1), disjoint from both operands;
-        // with `read_dst == false` `gemm` overwrites it with `1 * l @ r` without reading it.
-        unsafe {
-            gemm::gemm(
-                m,
-                n,
-                k,
-                c.as_mut_ptr(),
-                1,
-                dst_rs,
-                false,
-                l.ptr,
-                l.cs,
-                l.rs,
-                r.ptr,
-                r.cs,
-                r.rs,
-                zero,
-                one,
-                false,
-                false,
-                false,
-                par,
-            );
-        }
+    let product = |c: &mut [T], (l, r): (&Strided<T>, &Strided<T>), par: Par| {
+        // SAFETY: `T` is `T::F` or a `#[repr(transparent)]` wrapper of it (`FaerElement`), so
+        // the pointer casts keep element size, alignment and validity. `l` and `r` point at
+        // element (0, 0) of an `[m, k]` and a `[k, n]` matrix whose every element `(i, j)`
+        // (at `ptr + i * rs + j * cs`) lies inside the slice of a read guard held until after
+        // the call (`matrices` checked it with checked arithmetic, so no offset overflows
+        // either); the guards exclude writers, so nothing changes the operands meanwhile, and
+        // reads from several threads are fine. `c` is an `m * n` slice of a new storage under
+        // its write guard (each call gets its own chunk), row-major (row stride `n`, column
+        // stride 1), disjoint from both operands, and borrowed mutably for the view's life.
+        let (lm, rm, cm) = unsafe {
+            (
+                MatRef::<T::F>::from_raw_parts(l.ptr.cast(), m, k, l.rs, l.cs),
+                MatRef::<T::F>::from_raw_parts(r.ptr.cast(), k, n, r.rs, r.cs),
+                MatMut::<T::F>::from_raw_parts_mut(c.as_mut_ptr().cast(), m, n, dst_rs, 1),
+            )
+        };
+        // `Replace` overwrites `c` with `1 * l @ r` without reading it.
+        faer::linalg::matmul::matmul(cm, Accum::Replace, lm, rm, T::one(), par);
     };
     let pairs = lhs.iter().zip(rhs.iter());
     let small = work < PARALLEL_MIN_WORK;
-    let product = |c: &mut [T], (l, r): (&Strided<T>, &Strided<T>), par: gemm::Parallelism| {
+    let product = |c: &mut [T], (l, r): (&Strided<T>, &Strided<T>), par: Par| {
         if work <= SMALL_WORK {
             small_product(c, l, r, [m, k, n]);
         } else {
@@ -284,15 +294,12 @@ fn strided_gemm<T: Arith>(a: &Tensor, b: &Tensor, s: &MatmulShape) -> Result<Ten
     };
     if lhs.len() > 1
         && small
-        && matches!(
-            parallelism(work.saturating_mul(lhs.len())),
-            gemm::Parallelism::Rayon(_)
-        )
+        && matches!(parallelism(work.saturating_mul(lhs.len())), Par::Rayon(_))
     {
         // Many small products: one per task, each on its thread.
         dst.par_chunks_mut(m * n)
             .zip(pairs.collect::<Vec<_>>())
-            .for_each(|(c, p)| product(c, p, gemm::Parallelism::None));
+            .for_each(|(c, p)| product(c, p, Par::Seq));
     } else {
         for (c, p) in dst.chunks_mut(m * n).zip(pairs) {
             product(c, p, parallelism(work));
@@ -302,7 +309,7 @@ fn strided_gemm<T: Arith>(a: &Tensor, b: &Tensor, s: &MatmulShape) -> Result<Ten
     Ok(out)
 }
 
-/// Products of at most this many multiply-adds skip `gemm` (whose packing and dispatch cost
+/// Products of at most this many multiply-adds skip faer (whose packing and dispatch cost
 /// more than the arithmetic of an 8 x 8 product) for [`small_product`].
 const SMALL_WORK: usize = 16 * 16 * 16;
 
@@ -361,19 +368,19 @@ fn matrices<'a, T: Copy>(
     Ok(out)
 }
 
-/// `gemm`'s threading for a product of `work` multiply-adds: rayon's current pool (all its
+/// faer's threading for a product of `work` multiply-adds: rayon's current pool (all its
 /// threads) when kernels may use it and the product is large enough, else the calling thread.
-fn parallelism(work: usize) -> gemm::Parallelism {
+fn parallelism(work: usize) -> Par {
     // Size first, as the other kernels: a small product never touches rayon's pool (nor
     // starts it), and `Parallelism::None` does not use it.
     if work >= PARALLEL_MIN_WORK && crate::kernels::parallel::enabled() {
-        gemm::Parallelism::Rayon(rayon::current_num_threads())
+        Par::rayon(rayon::current_num_threads())
     } else {
-        gemm::Parallelism::None
+        Par::Seq
     }
 }
 
-/// A 2-D operand as `gemm` reads it: a pointer to element (0, 0) and signed row and column
+/// A 2-D operand as faer reads it: a pointer to element (0, 0) and signed row and column
 /// strides in elements, valid while the borrowed slice (a storage guard's) lives; also the
 /// slice and offset, for the small-product loop's checked reads.
 struct Strided<'a, T> {
@@ -418,7 +425,7 @@ unsafe impl<T: Sync> Send for Strided<'_, T> {}
 /// Errors unless every element `offset + i * strides[0] + j * strides[1]`
 /// (`i < dims[0]`, `j < dims[1]`, both dims non-zero) lies in `0..len`, computed with checked
 /// arithmetic (an overflow is an error too). A layout that passed its own bounds check always
-/// passes; this is the local proof the `gemm` call relies on.
+/// passes; this is the local proof the faer call relies on.
 fn check_reach(len: usize, offset: usize, dims: [usize; 2], strides: [isize; 2]) -> Result<()> {
     let out_of_range = || {
         TesseraError::OutOfBounds(format!(
