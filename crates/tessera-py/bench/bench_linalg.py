@@ -1,18 +1,19 @@
-"""Matrix products and factorizations: Tessera against NumPy (OpenBLAS's GEMM and LAPACK) in
-one process, at 1 and then 2 threads on both sides: each thread count runs in its own child
-process with ``RAYON_NUM_THREADS`` (Tessera's pool, which faer and gemm use) and
-``OPENBLAS_NUM_THREADS`` / ``OMP_NUM_THREADS`` (NumPy's) set to it before either library is
-imported. Each case rotates among three random inputs (the same for both sides; each result is
-checked against NumPy's first), alternates the libraries call by call, and compares best times.
-Prints a table, then ``ratio NAME VALUE`` lines (Tessera time / NumPy time; below 1 is faster).
+"""Matrix products and factorizations: Tessera against NumPy (OpenBLAS's GEMM and LAPACK), at
+1 and then 2 threads on both sides. Each library runs in its own child process per thread
+count, with ``RAYON_NUM_THREADS`` (Tessera's pool, which faer uses) or ``OPENBLAS_NUM_THREADS``
+/ ``OMP_NUM_THREADS`` (NumPy's) set before import: OpenBLAS's threads spin-wait after each call
+and took a core from Tessera's pool when the two alternated in one process (2-thread matmul
+1.3 there, 0.95 apart). Inputs come from the same seed in both children; the Tessera child
+checks each result against NumPy's (its NumPy limited to one thread) before timing. Each case
+rotates among three inputs and keeps the best time. Prints a table, then ``ratio NAME VALUE``
+lines (Tessera time / NumPy time; below 1 is faster).
 
 Goals (issue 18): matmul_f32_2048 and matmul_f64_2048 <= 1.0 at 1 and 2 threads,
 batched_matmul_f32_1024x64x64 <= 1.0, solve_f64_1024 <= 1.2, svd_f64_512 <= 1.5,
 eigh_f64_512 <= 1.5. The fraction of the peak FMA rate is printed by the Rust bench
 (``cargo bench -p tessera --bench matmul``), which can measure the peak.
 
-Run: ``python crates/tessera-py/bench/bench_linalg.py [--threads N]`` after
-``pip install ./crates/tessera-py``.
+Run: ``python crates/tessera-py/bench/bench_linalg.py`` after ``pip install ./crates/tessera-py``.
 """
 
 import os
@@ -54,49 +55,69 @@ def cases(np, ts, rng):
     ]
 
 
-def table(threads):
+def child(threads, lib):
+    """Times every case with one library; prints ``time NAME SECONDS`` lines."""
     import numpy as np
 
-    import tessera as ts
-
+    ts = None
+    if lib == "tessera":
+        import tessera as ts
     rng = np.random.default_rng(0)
-    print(f"threads: {threads} (RAYON_NUM_THREADS={os.environ.get('RAYON_NUM_THREADS')}, "
-          f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')})")
-    print(f"{'case':32} {'numpy':>10} {'tessera':>10} {'ratio':>7}")
-    lines = []
-    for name, make, f_np, f_ts, rtol in cases(np, ts, rng):
+    names = []
+    for name, make, f_np, f_ts, rtol in cases(np, ts or _NoTessera(), rng):
         inputs = [make() for _ in range(3)]
-        tensors = [tuple(ts.asarray(x) for x in args) for args in inputs]
-        for args, targs in zip(inputs, tensors):
-            got, want = np.asarray(f_ts(*targs)), f_np(*args)
-            if rtol is not None:
-                scale = np.max(np.abs(want))
-                assert np.max(np.abs(got - want)) <= rtol * scale * 10, name
-        best_np = best_ts = float("inf")
-        start, i = time.perf_counter(), 0
-        while i < 6 or (time.perf_counter() - start < 3.0 and i < 200):
+        if lib == "tessera":
+            args = [tuple(ts.asarray(x) for x in a) for a in inputs]
+            for a, t in zip(inputs, args):
+                got, want = np.asarray(f_ts(*t)), f_np(*a)
+                if rtol is not None:
+                    assert np.max(np.abs(got - want)) <= rtol * np.max(np.abs(want)) * 10, name
+            f = f_ts
+        else:
+            args, f = inputs, f_np
+        best, start, i = float("inf"), time.perf_counter(), 0
+        while i < 6 or (time.perf_counter() - start < 2.0 and i < 200):
             t = time.perf_counter()
-            f_np(*inputs[i % 3])
-            best_np = min(best_np, time.perf_counter() - t)
-            t = time.perf_counter()
-            f_ts(*tensors[i % 3])
-            best_ts = min(best_ts, time.perf_counter() - t)
+            f(*args[i % 3])
+            best = min(best, time.perf_counter() - t)
             i += 1
-        r = best_ts / best_np
-        print(f"{name:32} {best_np * 1e3:8.2f}ms {best_ts * 1e3:8.2f}ms {r:7.3f}")
-        lines.append(f"ratio {name}_t{threads}_time_vs_numpy {r:.3f}")
-    print("\n".join(lines))
+        print(f"time {name} {best!r}", flush=True)
+        names.append(name)
+
+
+class _NoTessera:
+    """Stands in for the module in the NumPy child (the Tessera functions are never called)."""
+
+    def __getattr__(self, name):
+        return self
+
+
+def run(threads, lib):
+    env = dict(os.environ, RAYON_NUM_THREADS=str(threads),
+               OPENBLAS_NUM_THREADS=str(threads if lib == "numpy" else 1),
+               OMP_NUM_THREADS=str(threads if lib == "numpy" else 1))
+    out = subprocess.run([sys.executable, __file__, "--child", str(threads), lib], env=env,
+                         check=True, capture_output=True, text=True).stdout
+    return {line.split()[1]: float(line.split()[2]) for line in out.splitlines()
+            if line.startswith("time ")}
 
 
 def main():
-    if "--threads" in sys.argv:
-        table(int(sys.argv[sys.argv.index("--threads") + 1]))
+    if "--child" in sys.argv:
+        i = sys.argv.index("--child")
+        child(int(sys.argv[i + 1]), sys.argv[i + 2])
         return
+    lines = []
     for threads in (1, 2):
-        env = dict(os.environ, RAYON_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
-                   OMP_NUM_THREADS=str(threads))
-        subprocess.run([sys.executable, __file__, "--threads", str(threads)], env=env, check=True)
+        t_np, t_ts = run(threads, "numpy"), run(threads, "tessera")
+        print(f"threads: {threads} (each library in its own process)")
+        print(f"{'case':32} {'numpy':>10} {'tessera':>10} {'ratio':>7}")
+        for name in t_np:
+            r = t_ts[name] / t_np[name]
+            print(f"{name:32} {t_np[name] * 1e3:8.2f}ms {t_ts[name] * 1e3:8.2f}ms {r:7.3f}")
+            lines.append(f"ratio {name}_t{threads}_time_vs_numpy {r:.3f}")
         print()
+    print("\n".join(lines))
 
 
 if __name__ == "__main__":

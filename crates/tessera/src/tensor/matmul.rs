@@ -281,10 +281,13 @@ fn strided_product<T: FaerElement>(a: &Tensor, b: &Tensor, s: &MatmulShape) -> R
             )
         };
         // `Replace` overwrites `c` with `1 * l @ r` without reading it.
-        faer::linalg::matmul::matmul(cm, Accum::Replace, lm, rm, T::one(), par);
+        let parts = match par {
+            Par::Seq => 1,
+            Par::Rayon(t) => t.get(),
+        };
+        split_product(cm, lm, rm, T::one(), parts);
     };
     let pairs = lhs.iter().zip(rhs.iter());
-    let small = work < PARALLEL_MIN_WORK;
     let product = |c: &mut [T], (l, r): (&Strided<T>, &Strided<T>), par: Par| {
         if work <= SMALL_WORK {
             small_product(c, l, r, [m, k, n]);
@@ -292,11 +295,15 @@ fn strided_product<T: FaerElement>(a: &Tensor, b: &Tensor, s: &MatmulShape) -> R
             product(c, (l, r), par);
         }
     };
+    // A batch of products each under BATCH_TASK_MAX_WORK, at least one per thread: one
+    // product per task (splitting each small product across threads costs more than it
+    // gains); otherwise one after another, each split across the pool.
+    let per_task = work < PARALLEL_MIN_WORK
+        || (lhs.len() >= rayon::current_num_threads() && work < BATCH_TASK_MAX_WORK);
     if lhs.len() > 1
-        && small
+        && per_task
         && matches!(parallelism(work.saturating_mul(lhs.len())), Par::Rayon(_))
     {
-        // Many small products: one per task, each on its thread.
         dst.par_chunks_mut(m * n)
             .zip(pairs.collect::<Vec<_>>())
             .for_each(|(c, p)| product(c, p, Par::Seq));
@@ -307,6 +314,47 @@ fn strided_product<T: FaerElement>(a: &Tensor, b: &Tensor, s: &MatmulShape) -> R
     }
     drop(dst);
     Ok(out)
+}
+
+/// Products of a batch with fewer multiply-adds than this run one per rayon task when the
+/// batch has at least one per thread (docs/performance.md: 1024 products of 64³ took 2.1x
+/// longer on 2 threads split inside each product than on 1).
+const BATCH_TASK_MAX_WORK: usize = 256 * 256 * 256;
+
+/// `c = l @ r` on faer, split across `par`'s threads by blocks of `c`: the larger of its
+/// dims is cut in one part per thread and the parts run as rayon tasks, each a sequential
+/// product (faer's own split of one product scaled 1.5x on 2 threads here, the block split
+/// 1.9x; docs/performance.md).
+fn split_product<F: faer::traits::ComplexField + Copy>(
+    c: MatMut<'_, F>,
+    l: MatRef<'_, F>,
+    r: MatRef<'_, F>,
+    one: F,
+    parts: usize,
+) {
+    let (m, n) = (c.nrows(), c.ncols());
+    if parts <= 1 || m.max(n) < 2 * 64 {
+        faer::linalg::matmul::matmul(c, Accum::Replace, l, r, one, Par::Seq);
+        return;
+    }
+    let first = parts / 2;
+    if n >= m {
+        let j = n * first / parts;
+        let (c1, c2) = c.split_at_col_mut(j);
+        let (r1, r2) = r.split_at_col(j);
+        rayon::join(
+            || split_product(c1, l, r1, one, first),
+            || split_product(c2, l, r2, one, parts - first),
+        );
+    } else {
+        let i = m * first / parts;
+        let (c1, c2) = c.split_at_row_mut(i);
+        let (l1, l2) = l.split_at_row(i);
+        rayon::join(
+            || split_product(c1, l1, r, one, first),
+            || split_product(c2, l2, r, one, parts - first),
+        );
+    }
 }
 
 /// Products of at most this many multiply-adds skip faer (whose packing and dispatch cost
