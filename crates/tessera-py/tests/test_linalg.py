@@ -256,6 +256,22 @@ def test_vector_norm_diagonal_and_trace_match_numpy(at, ord, keepdims):
               10 * eps(a.dtype) * max(a.shape[-1], 1), scale=max(amax(a), 1))
 
 
+@given(st.integers(0, 2**32 - 1), st.integers(1, 5), st.sampled_from([np.float32, np.float64]))
+def test_det_of_small_integer_matrices_often_singular(seed, n, dtype):
+    """Entries in {-1, 0, 1}: many matrices are exactly singular (a zero pivot), where the
+    determinant is 0, not NaN."""
+    a = np.random.default_rng(seed).integers(-1, 2, (4, n, n)).astype(dtype)
+    got = np.asarray(ts.linalg.det(ts.asarray(a)))
+    want = np.round(np.linalg.det(a.astype(np.float64)))
+    assert np.array_equal(np.round(got), want), (got, want)
+    sign, logabs = (np.asarray(v) for v in ts.linalg.slogdet(ts.asarray(a)))
+    # Where the exact determinant is non-zero (an integer, so |det| >= 1); a singular one may
+    # leave a rounding-sized pivot in float32 (NumPy's LAPACK too).
+    ok = want != 0
+    assert np.array_equal(sign[ok], np.sign(want[ok]))
+    np.testing.assert_allclose(logabs[ok], np.log(np.abs(want[ok])), atol=1e-4)
+
+
 def test_outer_cross_and_the_shared_products():
     x, y = np.arange(3.0), np.array([2.0, -1.0, 0.5])
     assert np.array_equal(np.asarray(ts.linalg.outer(ts.asarray(x), ts.asarray(y))),
@@ -325,3 +341,31 @@ def test_larger_matrices_take_the_blocked_paths(dtype, m, n, seed):
     close(ts.linalg.solve(ts.asarray(sq), ts.asarray(sq[:, :3])), np.linalg.solve(sq, sq[:, :3]),
           tol * c)
     close(ts.linalg.cholesky(ts.asarray(h)), np.linalg.cholesky(h), tol * cond(h))
+
+
+def test_gradients_through_linalg_match_finite_differences():
+    """d/dA of a loss through inv, slogdet, solve, eigvalsh and svdvals (design.md G9),
+    against central differences computed with NumPy."""
+    rng = np.random.default_rng(3)
+    a0 = rng.standard_normal((3, 3)) + 4 * np.eye(3)
+    w, b = rng.standard_normal((3, 3)), rng.standard_normal(3)
+
+    def loss_np(a):
+        sym = np.tril(a) + np.tril(a, -1).T
+        return (np.sum(np.linalg.inv(a) * w) + np.linalg.slogdet(a)[1]
+                + np.sum(np.linalg.solve(a, b) ** 2) + np.sum(np.linalg.eigvalsh(sym) ** 2)
+                + np.sum(np.linalg.svd(a, compute_uv=False)))
+
+    x = ts.asarray(a0).requires_grad_()
+    loss = (ts.sum(ts.linalg.inv(x) * ts.asarray(w)) + ts.linalg.slogdet(x).logabsdet
+            + ts.sum(ts.linalg.solve(x, ts.asarray(b)) ** 2)
+            + ts.sum(ts.linalg.eigvalsh(x) ** 2) + ts.sum(ts.linalg.svdvals(x)))
+    loss.backward()
+    h = 1e-6
+    numeric = np.zeros((3, 3))
+    for i in range(3):
+        for j in range(3):
+            e = np.zeros((3, 3))
+            e[i, j] = h
+            numeric[i, j] = (loss_np(a0 + e) - loss_np(a0 - e)) / (2 * h)
+    np.testing.assert_allclose(np.asarray(x.grad), numeric, rtol=1e-5, atol=1e-6)
