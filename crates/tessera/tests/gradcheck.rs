@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 
 #[path = "gradcheck_arrayfns.rs"]
 mod arrayfns_cases;
+#[path = "gradcheck_linalg.rs"]
+mod linalg_cases;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -51,6 +53,10 @@ enum Values {
     AboveOne,
     /// A bool mask (takes no gradient): true, false, true, ... (`check` writes the pattern).
     Mask,
+    /// Stacks of `n x n` matrices, strongly diagonally dominant (3 on the diagonal, at most
+    /// 0.5 off it, `check` writes the pattern): well conditioned, positive definite as a
+    /// symmetric completion of either triangle.
+    Dominant(usize),
 }
 
 struct Case {
@@ -76,7 +82,7 @@ fn draw(rng: &mut StdRng, kind: Values) -> f64 {
         Values::Ids(n) => rng.random_range(0..n) as f64,
         Values::Unit => rng.random_range(-0.9..0.9),
         Values::AboveOne => rng.random_range(1.2..3.0),
-        Values::Mask => 1.0,
+        Values::Mask | Values::Dominant(_) => 1.0,
         Values::AwayFromZero => {
             let v: f64 = rng.random_range(0.3..2.0);
             if rng.random_bool(0.5) {
@@ -155,12 +161,21 @@ fn loss(
     }
     let kv: Vec<(&str, &str)> = case.params.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let y = ops::invoke(name, &seen, &kv).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let y = y[0].astype(DType::F64).unwrap();
+    let y = y[checked_output(name)].astype(DType::F64).unwrap();
     let l = y.mul(weights).unwrap().sum(None, false).unwrap();
     if let Some(out) = leaves_out {
         *out = leaves;
     }
     l
+}
+
+/// The output whose gradient the gate checks: the first, except `slogdet`'s `logabsdet` and
+/// `svd`'s `S` (the differentiable ones).
+fn checked_output(name: &str) -> usize {
+    match name {
+        "slogdet" | "svd" => 1,
+        _ => 0,
+    }
 }
 
 fn output_shape(name: &str, case: &Case, values: &[Vec<f64>]) -> Vec<usize> {
@@ -177,7 +192,7 @@ fn output_shape(name: &str, case: &Case, values: &[Vec<f64>]) -> Vec<usize> {
         seen.push(x);
     }
     let kv: Vec<(&str, &str)> = case.params.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    ops::invoke(name, &seen, &kv).unwrap_or_else(|e| panic!("{name}: {e}"))[0]
+    ops::invoke(name, &seen, &kv).unwrap_or_else(|e| panic!("{name}: {e}"))[checked_output(name)]
         .shape()
         .to_vec()
 }
@@ -193,6 +208,10 @@ fn check(name: &str, case: &Case, rng: &mut StdRng) {
                 .map(|j| match i.kind {
                     // A fixed pattern: the op's `count` parameter must know the true entries.
                     Values::Mask => (j % 2 == 0) as u8 as f64,
+                    Values::Dominant(n) => {
+                        let diag = (j % (n * n)) % (n + 1) == 0;
+                        rng.random_range(-0.5..0.5) + if diag { 3.0 } else { 0.0 }
+                    }
                     _ => draw(rng, i.kind),
                 })
                 .collect()
@@ -651,6 +670,7 @@ fn cases() -> BTreeMap<&'static str, Builder> {
     );
     elementwise_cases::add(&mut c);
     arrayfns_cases::add_cases(&mut c);
+    linalg_cases::add_cases(&mut c);
     c
 }
 

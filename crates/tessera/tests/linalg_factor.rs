@@ -358,3 +358,76 @@ fn empty_matrices_follow_numpy() {
     assert_eq!(i.inv().unwrap().dtype(), DType::F64);
     assert_eq!(vals(&i.det().unwrap()), vec![6.0]);
 }
+
+/// `sum(w * V²)` through eigh's eigenvectors (squares: independent of each vector's sign)
+/// against central differences; the gate checks the eigenvalues.
+#[test]
+fn eigh_vector_gradients_match_finite_differences() {
+    use tessera::autograd;
+    let a0 = [2.0, 0.3, -0.4, 0.3, 1.0, 0.2, -0.4, 0.2, -1.5];
+    let w = t(&[0.3, -1.2, 0.7, 0.9, 0.1, -0.5, 1.1, -0.8, 0.4], &[3, 3]);
+    let loss = |v: &[f64]| -> Tensor {
+        let a = t(v, &[3, 3]);
+        let (vals, vecs) = a.eigh().unwrap();
+        vecs.square()
+            .unwrap()
+            .mul(&w)
+            .unwrap()
+            .sum(None, false)
+            .unwrap()
+            .add(&vals.sum(None, false).unwrap().mul_scalar(0.25).unwrap())
+            .unwrap()
+    };
+    let leaf = t(&a0, &[3, 3]).requires_grad_(true).unwrap();
+    let (vals, vecs) = leaf.eigh().unwrap();
+    let l = vecs
+        .square()
+        .unwrap()
+        .mul(&w)
+        .unwrap()
+        .sum(None, false)
+        .unwrap()
+        .add(&vals.sum(None, false).unwrap().mul_scalar(0.25).unwrap())
+        .unwrap();
+    autograd::backward(&l, None, false).unwrap();
+    let g = leaf.grad().unwrap().to_vec::<f64>().unwrap();
+    let h = 1e-6;
+    for j in 0..9 {
+        let (mut plus, mut minus) = (a0.to_vec(), a0.to_vec());
+        plus[j] += h;
+        minus[j] -= h;
+        let numeric =
+            (loss(&plus).item::<f64>().unwrap() - loss(&minus).item::<f64>().unwrap()) / (2.0 * h);
+        assert!(
+            (g[j] - numeric).abs() <= 1e-5 * (1.0 + numeric.abs()),
+            "element {j}: analytic {} vs numeric {numeric}",
+            g[j]
+        );
+    }
+}
+
+#[test]
+fn gradients_that_are_not_built_are_errors() {
+    use tessera::autograd;
+    let leaf = t(&[2.0, 1.0, 0.5, 3.0], &[2, 2])
+        .requires_grad_(true)
+        .unwrap();
+    let (u, s, _) = leaf.svd(false).unwrap();
+    // Through S: fine; through U: an Autograd error, not a wrong gradient.
+    autograd::backward(&s.sum(None, false).unwrap(), None, false).unwrap();
+    assert!(leaf.grad().is_some());
+    let l = u.sum(None, false).unwrap();
+    assert!(matches!(
+        autograd::backward(&l, None, false),
+        Err(TesseraError::Autograd(_))
+    ));
+    // det of a singular matrix: the backward needs the inverse.
+    let sing = t(&[1.0, 2.0, 2.0, 4.0], &[2, 2])
+        .requires_grad_(true)
+        .unwrap();
+    let d = sing.det().unwrap();
+    assert!(matches!(
+        autograd::backward(&d, None, false),
+        Err(TesseraError::LinAlg(_))
+    ));
+}

@@ -27,16 +27,31 @@ fn singular<T: Field>(lu: &faer::linalg::solvers::PartialPivLu<T::F>) -> bool {
     })
 }
 
-/// The determinant of each square matrix (`[.., n, n]` -> `[..]`; 1 for `n == 0`).
+/// The determinant of each square matrix (`[.., n, n]` -> `[..]`; 1 for `n == 0`): the
+/// product of `U`'s diagonal and the permutation's sign, accumulated in (complex) f64. A zero
+/// pivot gives exactly 0 (faer's own `determinant` multiplies in the NaNs that the elimination
+/// after a zero pivot leaves in `U`).
 pub(crate) fn det(x: &Tensor) -> Result<Tensor> {
     matrix_dims(x.shape(), "det", true)?;
     let a = prepared(x)?;
     let out = with_field!(a.dtype(), T => per_matrix::<T>(&a, &[vec![]], |_, src, n, _, o| {
-        o[0][0] = if n == 0 {
-            T::from_f64(1.0)
-        } else {
-            T::from_faer(to_mat::<T>(src, n, n).determinant())
-        };
+        let mut d = Complex::new(1.0f64, 0.0);
+        if n > 0 {
+            let lu = to_mat::<T>(src, n, n).partial_piv_lu();
+            let u = lu.U();
+            for i in 0..n {
+                let (re, im) = T::from_faer(u[(i, i)]).to_complex();
+                if re == 0.0 && im == 0.0 {
+                    d = Complex::new(0.0, 0.0);
+                    break;
+                }
+                d *= Complex::new(re, im);
+            }
+            if d.norm() != 0.0 && odd_permutation(lu.P().arrays().0) {
+                d = -d;
+            }
+        }
+        o[0][0] = T::from_complex(d.re, d.im);
         Ok(())
     }))?;
     out[0].astype(result_dtype(x.dtype()))

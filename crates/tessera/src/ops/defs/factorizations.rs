@@ -1,9 +1,11 @@
 //! The matrix factorizations of the standard's `linalg` extension (kernels: `linalg/`, on
 //! faer; docs/design.md L4-L7): `det`, `slogdet`, `inv`, `solve`, `cholesky`, `eigh`,
 //! `eigvalsh`, `svd`, `svdvals`, `qr`. Each reads the last two dims as a stack of matrices.
-//! Not differentiable yet (issue 18's gradient part).
+//! Gradient rules (real matrices): `factorization_grads.rs`; `qr` has none.
 
+use super::factorization_grads as grads;
 use super::shape_ops::NoParams;
+use crate::autograd::Saves;
 use crate::error::Result;
 use crate::layout::broadcast_shapes;
 use crate::linalg::{self, matrix_dims, real_dtype, result_dtype};
@@ -37,7 +39,23 @@ op_params! {
     }
 }
 
-const WHY: &str = "gradients of the factorizations are not built yet (issue 18)";
+const WHY: &str = "the gradient of qr is not built (issue 18 lists the differentiable functions)";
+
+/// The input and the first output.
+const X_Y: Saves = Saves {
+    inputs: &[0],
+    outputs: &[0],
+};
+/// Both outputs (eigh's values and vectors).
+const Y1_Y2: Saves = Saves {
+    inputs: &[],
+    outputs: &[0, 1],
+};
+/// svd's U and Vh.
+const U_VH: Saves = Saves {
+    inputs: &[],
+    outputs: &[0, 2],
+};
 
 fn dims(batch: &[usize], tail: &[usize]) -> Vec<usize> {
     let mut d = batch.to_vec();
@@ -117,7 +135,7 @@ pub(super) fn register(r: &mut OpTable) {
             |_, m| square(&m[0], "det", &[(&[], false)]),
             |_, x| one(linalg::det(&x[0])?),
         )
-        .not_differentiable(WHY),
+        .backward("gA = g det(A) A^-T", X_Y, grads::det_backward),
     );
     r.add(
         OpDef::<NoParams>::new(
@@ -132,7 +150,7 @@ pub(super) fn register(r: &mut OpTable) {
             },
         )
         .stype(|_, s| StypeDecision::dense_only(s, 2))
-        .not_differentiable(WHY),
+        .backward("gA = g_logabsdet A^-T (the sign has no gradient)", Saves::X, grads::slogdet_backward),
     );
     r.add(
         OpDef::<NoParams>::new(
@@ -146,7 +164,7 @@ pub(super) fn register(r: &mut OpTable) {
             },
             |_, x| one(linalg::inv(&x[0])?),
         )
-        .not_differentiable(WHY),
+        .backward("gA = -Y^T g Y^T", Saves::Y, grads::inv_backward),
     );
     r.add(
         OpDef::<NoParams>::new(
@@ -157,7 +175,7 @@ pub(super) fn register(r: &mut OpTable) {
             infer_solve,
             |_, x| one(linalg::solve(&x[0], &x[1])?),
         )
-        .not_differentiable(WHY),
+        .backward("gB = solve(A^T, g), gA = -gB X^T, each summed over its broadcast batch dims", X_Y, grads::solve_backward),
     );
     r.add(
         OpDef::<CholeskyParams>::new(
@@ -171,7 +189,7 @@ pub(super) fn register(r: &mut OpTable) {
             },
             |p, x| one(linalg::cholesky(&x[0], p.upper)?),
         )
-        .not_differentiable(WHY),
+        .backward("G = L^-T Phi(L^T gL) L^-1 (Phi: lower triangle, diagonal halved), symmetrised and folded onto the triangle read", Saves::Y, |p: &CholeskyParams, ctx| grads::cholesky_backward(p.upper, ctx)),
     );
     r.add(
         OpDef::<NoParams>::new(
@@ -189,7 +207,7 @@ pub(super) fn register(r: &mut OpTable) {
             },
         )
         .stype(|_, s| StypeDecision::dense_only(s, 2))
-        .not_differentiable(WHY),
+        .backward("G = V (diag(gw) + F o (V^T gV)) V^T, F_ij = 1 / (w_j - w_i), symmetrised and folded onto the lower triangle", Y1_Y2, grads::eigh_backward),
     );
     r.add(
         OpDef::<NoParams>::new(
@@ -203,7 +221,7 @@ pub(super) fn register(r: &mut OpTable) {
             },
             |_, x| one(linalg::eigh(&x[0], false)?.0),
         )
-        .not_differentiable(WHY),
+        .backward("G = V diag(gw) V^T (V recomputed), folded onto the lower triangle", X_Y, grads::eigvalsh_backward),
     );
     r.add(
         OpDef::<SvdParams>::new(
@@ -219,7 +237,7 @@ pub(super) fn register(r: &mut OpTable) {
             },
         )
         .stype(|_, s| StypeDecision::dense_only(s, 3))
-        .not_differentiable(WHY),
+        .backward("gA = U diag(gS) Vh; a gradient reaching U or Vh is an error (not built)", U_VH, |_: &SvdParams, ctx| grads::singular_values_backward(ctx, true)),
     );
     r.add(
         OpDef::<NoParams>::new(
@@ -230,7 +248,11 @@ pub(super) fn register(r: &mut OpTable) {
             infer_svdvals,
             |_, x| one(linalg::svd(&x[0], false, false)?.0),
         )
-        .not_differentiable(WHY),
+        .backward(
+            "gA = U diag(gS) Vh (U, Vh recomputed)",
+            Saves::X,
+            |_: &NoParams, ctx| grads::singular_values_backward(ctx, false),
+        ),
     );
     r.add(
         OpDef::<QrParams>::new(

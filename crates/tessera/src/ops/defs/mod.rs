@@ -5,6 +5,7 @@ mod arrayfns_join;
 mod complex_parts;
 mod elementwise_grads;
 mod embedding;
+mod factorization_grads;
 mod factorizations;
 mod fft;
 mod gather;
