@@ -1,0 +1,262 @@
+"""Every everyday operation against NumPy (issue 19): the Array API's elementwise functions,
+reductions and array functions that both libraries have, at three sizes (16 elements: per-call
+overhead; 64 Ki: in cache; 16 Mi: in memory), on contiguous, transposed and broadcast inputs,
+for float32, float64 and int64. Matmul and linalg are bench_linalg.py's.
+
+Each thread count runs in its own child process with ``RAYON_NUM_THREADS`` (Tessera) and
+``OPENBLAS_NUM_THREADS``/``OMP_NUM_THREADS`` (NumPy) set before import: 1, then the default
+(the machine's cores). Inputs alternate between two arrays per call; the time is the best
+median over repeats. Prints the rows worst first (Tessera time / NumPy time), then ``ratio``
+lines: ``worst_op_time_vs_numpy_<n>thread``, one per row (``op_<name>_<dtype>_<layout>_<size>``)
+and the named lines of issue 19.
+
+Run: ``python crates/tessera-py/bench/bench_ops.py [--quick]`` (``--quick``: 16 and 64 Ki only).
+"""
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+SIZES = {"16": 16, "64Ki": 1 << 16, "16Mi": 1 << 24}
+
+
+def unary(np, ts):
+    """(name, numpy fn, tessera fn, dtypes, domain) of one-operand functions."""
+    fl, all_ = ("float32", "float64"), ("float32", "float64", "int64")
+    return [
+        ("abs", np.abs, ts.abs, all_, "any"), ("negative", np.negative, ts.negative, all_, "any"),
+        ("square", np.square, ts.square, all_, "any"), ("sign", np.sign, ts.sign, all_, "any"),
+        ("exp", np.exp, ts.exp, fl, "any"), ("expm1", np.expm1, ts.expm1, fl, "any"),
+        ("log", np.log, ts.log, fl, "pos"), ("log1p", np.log1p, ts.log1p, fl, "pos"),
+        ("log2", np.log2, ts.log2, fl, "pos"), ("log10", np.log10, ts.log10, fl, "pos"),
+        ("sqrt", np.sqrt, ts.sqrt, fl, "pos"), ("sin", np.sin, ts.sin, fl, "any"),
+        ("cos", np.cos, ts.cos, fl, "any"), ("tan", np.tan, ts.tan, fl, "any"),
+        ("tanh", np.tanh, ts.tanh, fl, "any"), ("sinh", np.sinh, ts.sinh, fl, "any"),
+        ("cosh", np.cosh, ts.cosh, fl, "any"), ("asin", np.arcsin, ts.asin, fl, "unit"),
+        ("acos", np.arccos, ts.acos, fl, "unit"), ("atan", np.arctan, ts.atan, fl, "any"),
+        ("asinh", np.arcsinh, ts.asinh, fl, "any"), ("atanh", np.arctanh, ts.atanh, fl, "unit"),
+        ("floor", np.floor, ts.floor, fl, "any"), ("ceil", np.ceil, ts.ceil, fl, "any"),
+        ("trunc", np.trunc, ts.trunc, fl, "any"), ("round", np.round, ts.round, fl, "any"),
+        ("reciprocal", np.reciprocal, ts.reciprocal, fl, "pos"),
+        ("isnan", np.isnan, ts.isnan, fl, "any"), ("isfinite", np.isfinite, ts.isfinite, fl, "any"),
+        ("signbit", np.signbit, ts.signbit, fl, "any"),
+        ("bitwise_invert", np.invert, ts.bitwise_invert, ("int64",), "any"),
+        ("logical_not", np.logical_not, ts.logical_not, all_, "any"),
+        ("astype_f64", lambda a: a.astype(np.float64), lambda a: ts.astype(a, ts.float64),
+         ("float32", "int64"), "any"),
+    ]
+
+
+def binary(np, ts):
+    fl, all_ = ("float32", "float64"), ("float32", "float64", "int64")
+    return [
+        ("add", np.add, ts.add, all_), ("subtract", np.subtract, ts.subtract, all_),
+        ("multiply", np.multiply, ts.multiply, all_), ("divide", np.divide, ts.divide, fl),
+        ("floor_divide", np.floor_divide, ts.floor_divide, all_),
+        ("remainder", np.remainder, ts.remainder, all_), ("pow", np.power, ts.pow, fl),
+        ("maximum", np.maximum, ts.maximum, all_), ("minimum", np.minimum, ts.minimum, all_),
+        ("atan2", np.arctan2, ts.atan2, fl), ("hypot", np.hypot, ts.hypot, fl),
+        ("logaddexp", np.logaddexp, ts.logaddexp, fl), ("copysign", np.copysign, ts.copysign, fl),
+        ("equal", np.equal, ts.equal, all_), ("less", np.less, ts.less, all_),
+        ("greater_equal", np.greater_equal, ts.greater_equal, all_),
+        ("bitwise_and", np.bitwise_and, ts.bitwise_and, ("int64",)),
+        ("bitwise_xor", np.bitwise_xor, ts.bitwise_xor, ("int64",)),
+        ("logical_and", np.logical_and, ts.logical_and, all_),
+        ("add_scalar", lambda a, b: a + 2, lambda a, b: a + 2, all_),
+        ("mul_scalar", lambda a, b: a * 1.5, lambda a, b: a * 1.5, fl),
+    ]
+
+
+def reductions(np, ts):
+    all_ = ("float32", "float64", "int64")
+    out = []
+    for axis, tag in ((None, "all"), (0, "axis0"), (1, "axis1")):
+        out += [
+            (f"sum_{tag}", lambda a, ax=axis: np.sum(a, axis=ax),
+             lambda a, ax=axis: ts.sum(a, axis=ax), all_),
+            (f"mean_{tag}", lambda a, ax=axis: np.mean(a, axis=ax),
+             lambda a, ax=axis: ts.mean(a, axis=ax), ("float32", "float64")),
+            (f"max_{tag}", lambda a, ax=axis: np.max(a, axis=ax),
+             lambda a, ax=axis: ts.max(a, axis=ax), all_),
+            (f"min_{tag}", lambda a, ax=axis: np.min(a, axis=ax),
+             lambda a, ax=axis: ts.min(a, axis=ax), all_),
+            (f"prod_{tag}", lambda a, ax=axis: np.prod(a, axis=ax),
+             lambda a, ax=axis: ts.prod(a, axis=ax), ("float32", "float64")),
+            (f"any_{tag}", lambda a, ax=axis: np.any(a, axis=ax),
+             lambda a, ax=axis: ts.any(a, axis=ax), all_),
+            (f"all_{tag}", lambda a, ax=axis: np.all(a, axis=ax),
+             lambda a, ax=axis: ts.all(a, axis=ax), all_),
+        ]
+        if axis is not None:
+            out += [
+                (f"argmax_{tag}", lambda a, ax=axis: np.argmax(a, axis=ax),
+                 lambda a, ax=axis: ts.argmax(a, axis=ax), all_),
+                (f"cumulative_sum_{tag}", lambda a, ax=axis: np.cumulative_sum(a, axis=ax),
+                 lambda a, ax=axis: ts.cumulative_sum(a, axis=ax), all_),
+                (f"sort_{tag}", lambda a, ax=axis: np.sort(a, axis=ax),
+                 lambda a, ax=axis: ts.sort(a, axis=ax), all_),
+                (f"flip_copy_{tag}", lambda a, ax=axis: np.flip(a, axis=ax).copy(),
+                 lambda a, ax=axis: ts.flip(a, axis=ax) * 1, all_),
+            ]
+    out += [
+        ("where", lambda a: np.where(a > 0, a, 0), lambda a: ts.where(a > 0, a, 0), all_),
+        ("clip", lambda a: np.clip(a, -1, 1), lambda a: ts.clip(a, -1, 1), all_),
+        ("std_all", np.std, ts.std, ("float32", "float64")),
+    ]
+    return out
+
+
+def shape2d(n):
+    """A 2-D shape of n elements (16: 4 x 4)."""
+    r = 1 << ((n.bit_length() - 1) // 2)
+    return (r, n // r)
+
+
+def inputs(np, n, dtype, layout, domain, rng, count=2):
+    """`count` NumPy arrays of n elements (2-D), laid out as `layout`."""
+    rows, cols = shape2d(n)
+    out = []
+    for _ in range(count):
+        if layout == "broadcast":
+            base = rng.uniform(-3, 3, (1, cols))
+        elif layout == "transposed":
+            base = rng.uniform(-3, 3, (cols, rows))
+        else:
+            base = rng.uniform(-3, 3, (rows, cols))
+        if domain == "pos":
+            base = np.abs(base) + 0.1
+        elif domain == "unit":
+            base = base / 3.5
+        a = (base * 100).round() if dtype == "int64" else base
+        a = a.astype(dtype)
+        if layout == "broadcast":
+            a = np.broadcast_to(a, (rows, cols))
+        elif layout == "transposed":
+            a = a.T
+        out.append(a)
+    return out
+
+
+def time_pair(f_np, f_ts, np_args, ts_args):
+    """Best-of medians per call, in seconds, for both (interleaved blocks)."""
+    def calls(f, args):
+        k = [0]
+
+        def run():
+            k[0] ^= 1
+            f(*args[k[0]])
+        return run
+
+    r_np, r_ts = calls(f_np, np_args), calls(f_ts, ts_args)
+    # Calibrate the number of calls per sample to about 2 ms.
+    t = time.perf_counter()
+    r_np()
+    r_ts()
+    once = max(time.perf_counter() - t, 1e-7)
+    number = max(1, min(2000, int(0.004 / once)))
+    samples_np, samples_ts = [], []
+    for _ in range(5):
+        t = time.perf_counter()
+        for _ in range(number):
+            r_np()
+        samples_np.append((time.perf_counter() - t) / number)
+        t = time.perf_counter()
+        for _ in range(number):
+            r_ts()
+        samples_ts.append((time.perf_counter() - t) / number)
+    return statistics.median(samples_np), statistics.median(samples_ts)
+
+
+def child(threads, quick):
+    import numpy as np
+
+    import tessera as ts
+    rng = np.random.default_rng(0)
+    sizes = {k: v for k, v in SIZES.items() if not (quick and k == "16Mi")}
+    rows = []
+    groups = [(u[0], u[1], u[2], u[3], u[4], 1) for u in unary(np, ts)]
+    groups += [(b[0], b[1], b[2], b[3], "any", 2) for b in binary(np, ts)]
+    groups += [(r[0], r[1], r[2], r[3], "any", 1) for r in reductions(np, ts)]
+    for name, f_np, f_ts, dtypes, domain, arity in groups:
+        for dtype in dtypes:
+            for layout in ("contiguous", "transposed", "broadcast"):
+                for size, n in sizes.items():
+                    if size == "16Mi" and layout != "contiguous" and not name.startswith(
+                            ("sum", "max", "add", "exp")):
+                        continue  # keep the run short: 16 Mi non-contiguous for a few ops
+                    a = inputs(np, n, dtype, layout, domain, rng, 2 * arity)
+                    np_args = [tuple(a[i * arity:(i + 1) * arity]) for i in range(2)]
+                    ts_args = [tuple(ts.asarray(x) for x in args) for args in np_args]
+                    try:
+                        want = np.asarray(f_np(*np_args[0]))
+                        got = np.asarray(f_ts(*ts_args[0]))
+                        if got.shape != want.shape:
+                            raise ValueError(f"shape {got.shape} vs {want.shape}")
+                    except Exception as e:  # noqa: BLE001 - a row that cannot run is reported
+                        print(f"skip {name} {dtype} {layout} {size}: {type(e).__name__}: {e}",
+                              flush=True)
+                        continue
+                    tn, tt = time_pair(f_np, f_ts, np_args, ts_args)
+                    rows.append((tt / tn, name, dtype, layout, size, tn, tt))
+                    print(f"row {name} {dtype} {layout} {size} {tn!r} {tt!r}", flush=True)
+
+
+def run(threads, quick):
+    env = dict(os.environ)
+    if threads is not None:
+        env.update(RAYON_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
+                   OMP_NUM_THREADS=str(threads))
+    args = [sys.executable, __file__, "--child"] + (["--quick"] if quick else [])
+    out = subprocess.run(args, env=env, check=True, capture_output=True, text=True).stdout
+    rows = []
+    for line in out.splitlines():
+        if line.startswith("row "):
+            _, name, dtype, layout, size, tn, tt = line.split()
+            rows.append((float(tt) / float(tn), name, dtype, layout, size, float(tn), float(tt)))
+        elif line.startswith("skip "):
+            print(line)
+    return rows
+
+
+NAMED = {
+    "reduce_max_axis1_time_vs_numpy": ("max_axis1", "float32", "contiguous", "16Mi"),
+    "reduce_sum_all_time_vs_numpy": ("sum_all", "float32", "contiguous", "16Mi"),
+    "reduce_sum_axis0_time_vs_numpy": ("sum_axis0", "float32", "contiguous", "16Mi"),
+    "exp_f32_16M_time_vs_numpy": ("exp", "float32", "contiguous", "16Mi"),
+    "tanh_f64_16M_time_vs_numpy": ("tanh", "float64", "contiguous", "16Mi"),
+    "small_add_16_time_vs_numpy": ("add", "float32", "contiguous", "16"),
+    "small_sum_16_time_vs_numpy": ("sum_all", "float32", "contiguous", "16"),
+}
+
+
+def main():
+    quick = "--quick" in sys.argv
+    if "--child" in sys.argv:
+        child(None, quick)
+        return
+    lines = []
+    for threads, tag in ((1, "1thread"), (None, f"{os.cpu_count()}threads")):
+        rows = sorted(run(threads, quick), reverse=True)
+        print(f"== {tag}: {len(rows)} rows, worst first (ratio = Tessera / NumPy)")
+        print(f"{'op':<22} {'dtype':<8} {'layout':<11} {'size':>5} {'numpy':>10} {'tessera':>10}"
+              f" {'ratio':>7}")
+        for r, name, dtype, layout, size, tn, tt in rows:
+            print(f"{name:<22} {dtype:<8} {layout:<11} {size:>5} {tn * 1e6:8.2f}us "
+                  f"{tt * 1e6:8.2f}us {r:7.3f}")
+        if rows:
+            lines.append(f"ratio worst_op_time_vs_numpy_{tag} {rows[0][0]:.3f}")
+        by_key = {(n, d, l, s): r for r, n, d, l, s, _, _ in rows}
+        if threads == 1:
+            for line_name, key in NAMED.items():
+                if key in by_key:
+                    lines.append(f"ratio {line_name} {by_key[key]:.3f}")
+        for r, name, dtype, layout, size, _, _ in rows:
+            lines.append(f"ratio op_{name}_{dtype}_{layout}_{size}_{tag} {r:.3f}")
+        print()
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
