@@ -76,6 +76,19 @@ def main():
     print("2 - i =", 2 - i, "; i > 1 =", i > 1)
     print("sum over axis 1 of arange(6).reshape(2, 3):", ts.sum(ts.arange(6).reshape(2, 3), axis=1))
 
+    section("linear algebra and Fourier transforms (the Array API extensions)")
+    a = ts.asarray([[4.0, 2.0], [2.0, 3.0]])
+    print("solve([[4, 2], [2, 3]], [2, 1]) =", ts.linalg.solve(a, ts.asarray([2.0, 1.0])))
+    w, v = ts.linalg.eigh(a)
+    print("eigenvalues", w, "; det", float(ts.linalg.det(a)), "; cholesky", ts.linalg.cholesky(a))
+    try:
+        ts.linalg.inv(ts.asarray([[1.0, 2.0], [2.0, 4.0]]))
+    except np.linalg.LinAlgError as e:
+        print("inv of a singular matrix raises numpy.linalg.LinAlgError:", e)
+    spectrum = ts.fft.rfft(ts.cos(2 * ts.pi * 3 * ts.arange(16) / 16))
+    print("rfft of a 3-cycle cosine over 16 samples: |X| peaks at bin",
+          int(ts.argmax(ts.abs(spectrum))))
+
     section("ops by name (registry)")
     names = [op["name"] for op in ts.list_ops()]
     print(len(names), "ops:", ", ".join(names))
