@@ -7,7 +7,8 @@
 //! complex128), each matrix is copied into a faer matrix, factored, and its results written
 //! into new tensors of the same batch shape. Matrices of a batch run in parallel on rayon's
 //! pool when there are several and they are small; a large one uses faer's own parallelism
-//! (the global rayon pool, [`faer_parallelism`]). Results that are real by definition
+//! (faer's global setting: rayon's global pool, sequential in a forked child, set by the
+//! at-fork handler in `kernels::parallel`). Results that are real by definition
 //! (eigenvalues, singular values, `log|det|`) are computed in the compute dtype and returned
 //! in its real dtype.
 
