@@ -30,6 +30,21 @@ import numpy as np
 import tessera as ts
 
 
+def _wait_child(pid, seconds=5):
+    # Waits for a forked child; a hang past the deadline kills it and fails the case.
+    deadline = time.monotonic() + seconds
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise TimeoutError("the forked child hung")
+        time.sleep(0.02)
+    assert os.waitstatus_to_exitcode(status) == 0, os.waitstatus_to_exitcode(status)
+
+
 def _case():
 {body}
 
@@ -409,17 +424,7 @@ CASES = [
             except BaseException:
                 os._exit(2)
             os._exit(0 if ok else 1)
-        deadline = time.monotonic() + 5
-        while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                break
-            if time.monotonic() > deadline:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                raise TimeoutError("the forked child hung")
-            time.sleep(0.02)
-        assert os.waitstatus_to_exitcode(status) == 0, os.waitstatus_to_exitcode(status)
+        _wait_child(pid)
     """),
     # faer runs a large factorization on rayon's pool: in a forked child it must run
     # sequentially (the at-fork handler), else the child waits for threads it does not have.
@@ -436,17 +441,7 @@ CASES = [
             except BaseException:
                 os._exit(2)
             os._exit(0 if ok else 1)
-        deadline = time.monotonic() + 5
-        while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                break
-            if time.monotonic() > deadline:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                raise TimeoutError("the forked child hung")
-            time.sleep(0.02)
-        assert os.waitstatus_to_exitcode(status) == 0, os.waitstatus_to_exitcode(status)
+        _wait_child(pid)
     """),
     ("fork then sparse and reduction", NONE, """
         a = ts.ones((1 << 10, 1 << 10))
@@ -460,17 +455,7 @@ CASES = [
             except BaseException:
                 os._exit(2)
             os._exit(0 if ok else 1)
-        deadline = time.monotonic() + 5
-        while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                break
-            if time.monotonic() > deadline:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                raise TimeoutError("the forked child hung")
-            time.sleep(0.02)
-        assert os.waitstatus_to_exitcode(status) == 0, os.waitstatus_to_exitcode(status)
+        _wait_child(pid)
     """),
 ]
 

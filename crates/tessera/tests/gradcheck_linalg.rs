@@ -1,5 +1,6 @@
-//! Gradient-check cases of the factorizations (`det`, `slogdet`, `inv`, `solve`, `cholesky`,
-//! `eigh`, `eigvalsh`, `svd`, `svdvals`), added to the gate's table by `add_cases`. Matrices
+//! Gradient-check cases of the matrix products (`matmul`, `dot`) and the factorizations
+//! (`det`, `slogdet`, `inv`, `solve`, `cholesky`, `eigh`, `eigvalsh`, `svd`, `svdvals`), added
+//! to the gate's table by `add_cases`. Factorized matrices
 //! are diagonally dominant (well conditioned, so central differences are accurate, and
 //! positive definite where `cholesky` needs it); stacks of two where the layout allows.
 
@@ -35,8 +36,55 @@ fn one(name: &'static str, symmetric: bool, c: &mut BTreeMap<&'static str, Build
     );
 }
 
-/// Adds one case builder per differentiable factorization.
+/// Adds one case builder per differentiable product and factorization.
 pub(super) fn add_cases(c: &mut BTreeMap<&'static str, Builder>) {
+    c.insert(
+        "matmul",
+        Box::new(|rng, l| {
+            // 2-D; stacks with broadcast batch dims (stretched and added); 1-D operands.
+            let (a, b): (&[usize], &[usize]) = match rng.random_range(0..6) {
+                0 => (&[3, 4], &[4, 2]),
+                1 => (&[2, 3, 4], &[4, 2]),
+                2 => (&[2, 1, 3, 4], &[3, 4, 2]),
+                3 => (&[4], &[2, 4, 3]),
+                4 => (&[2, 3, 4], &[4]),
+                _ => (&[4], &[4]),
+            };
+            let lb = if b.len() == 2 {
+                Layout::Transposed
+            } else {
+                Layout::Contiguous
+            };
+            Case {
+                inputs: vec![input(a, l, Values::Any), input(b, lb, Values::Any)],
+                params: vec![],
+                csr_lhs: false,
+            }
+        }),
+    );
+    c.insert(
+        "dot",
+        Box::new(|rng, l| {
+            let (a, b, t): (Vec<usize>, Vec<usize>, bool) = match rng.random_range(0..6) {
+                0 => (vec![3, 4], vec![4, 2], false),
+                1 => (vec![4], vec![4], false),
+                2 => (vec![3, 4], vec![4], false),
+                3 => (vec![4], vec![4, 2], false),
+                4 => (vec![4, 3], vec![4, 2], true),
+                _ => (vec![4, 3], vec![4], true),
+            };
+            // A third of the 2-D cases take a csr lhs: the rhs gradient is then row_sparse.
+            let csr = a.len() == 2 && rng.random_range(0..3) == 0;
+            Case {
+                inputs: vec![
+                    input(&a, if csr { Layout::Contiguous } else { l }, Values::Any),
+                    input(&b, Layout::Contiguous, Values::Any),
+                ],
+                params: vec![p("transpose_a", t)],
+                csr_lhs: csr,
+            }
+        }),
+    );
     one("det", false, c);
     one("slogdet", false, c);
     one("inv", false, c);

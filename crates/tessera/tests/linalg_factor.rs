@@ -366,29 +366,22 @@ fn eigh_vector_gradients_match_finite_differences() {
     use tessera::autograd;
     let a0 = [2.0, 0.3, -0.4, 0.3, 1.0, 0.2, -0.4, 0.2, -1.5];
     let w = t(&[0.3, -1.2, 0.7, 0.9, 0.1, -0.5, 1.1, -0.8, 0.4], &[3, 3]);
-    let loss = |v: &[f64]| -> Tensor {
-        let a = t(v, &[3, 3]);
+    // The loss of a matrix (a leaf or not): it reads both eigh outputs.
+    let loss_of = |a: &Tensor| -> Tensor {
         let (vals, vecs) = a.eigh().unwrap();
-        vecs.square()
+        let through_vectors = vecs
+            .square()
             .unwrap()
             .mul(&w)
             .unwrap()
             .sum(None, false)
-            .unwrap()
-            .add(&vals.sum(None, false).unwrap().mul_scalar(0.25).unwrap())
-            .unwrap()
+            .unwrap();
+        let through_values = vals.sum(None, false).unwrap().mul_scalar(0.25).unwrap();
+        through_vectors.add(&through_values).unwrap()
     };
+    let loss = |v: &[f64]| loss_of(&t(v, &[3, 3]));
     let leaf = t(&a0, &[3, 3]).requires_grad_(true).unwrap();
-    let (vals, vecs) = leaf.eigh().unwrap();
-    let l = vecs
-        .square()
-        .unwrap()
-        .mul(&w)
-        .unwrap()
-        .sum(None, false)
-        .unwrap()
-        .add(&vals.sum(None, false).unwrap().mul_scalar(0.25).unwrap())
-        .unwrap();
+    let l = loss_of(&leaf);
     autograd::backward(&l, None, false).unwrap();
     let g = leaf.grad().unwrap().to_vec::<f64>().unwrap();
     let h = 1e-6;

@@ -10,21 +10,12 @@ everything else complex128 / float64; integer input is converted, as NumPy does.
 import builtins as _builtins
 
 from . import _native
-from ._native import Tensor as _Tensor
-from ._native import asarray as _asarray
+from ._namespace import _array
 
 __all__ = [
     "fft", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifftn", "ifftshift", "ihfft",
     "irfft", "irfftn", "rfft", "rfftfreq", "rfftn",
 ]
-
-
-def _array(name, x):
-    if isinstance(x, _Tensor):
-        return x
-    if isinstance(x, (_builtins.bool, int, float, complex)):
-        raise TypeError(f"{name}: expected an array, got a Python {type(x).__name__}")
-    return _asarray(x)
 
 
 def _n(n):

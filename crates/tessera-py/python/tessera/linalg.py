@@ -18,9 +18,8 @@ from typing import NamedTuple as _NamedTuple
 from numpy.linalg import LinAlgError
 
 from . import _native
-from ._namespace import matmul, matrix_transpose, tensordot, vecdot
+from ._namespace import _array, matmul, matrix_transpose, tensordot, vecdot
 from ._native import Tensor as _Tensor
-from ._native import asarray as _asarray
 
 __all__ = [
     "EighResult", "LinAlgError", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "cross",
@@ -57,14 +56,6 @@ class SVDResult(_NamedTuple):
     U: _Tensor
     S: _Tensor
     Vh: _Tensor
-
-
-def _array(name, x):
-    if isinstance(x, _Tensor):
-        return x
-    if isinstance(x, (_builtins.bool, int, float, complex)):
-        raise TypeError(f"{name}: expected an array, got a Python {type(x).__name__}")
-    return _asarray(x)
 
 
 def _bool(name, v):

@@ -31,12 +31,22 @@ fn outputs<const N: usize>(v: Vec<Tensor>) -> Result<[Tensor; N]> {
     })
 }
 
-/// The default relative cutoff of `pinv` and `matrix_rank` (the standard's): `max(m, n)` times
-/// the machine epsilon of the result's real dtype.
-fn default_rtol(x: &Tensor, s: &Tensor) -> Result<f64> {
-    let r = x.rank();
-    let (m, n) = (x.shape()[r - 2], x.shape()[r - 1]);
-    Ok(m.max(n) as f64 * finfo(s.dtype())?.eps)
+/// Which singular values `s` (`[.., k]`, `k > 0`) of `x` count as non-zero for `pinv` and
+/// `matrix_rank`: those above `rtol` times the largest, `rtol` defaulting to the standard's
+/// `max(m, n)` times the machine epsilon of the real dtype. A bool tensor of `s`'s shape.
+fn above_cutoff(x: &Tensor, s: &Tensor, rtol: Option<f64>) -> Result<Tensor> {
+    let rtol = match rtol {
+        Some(t) => t,
+        None => {
+            let r = x.rank();
+            let (m, n) = (x.shape()[r - 2], x.shape()[r - 1]);
+            m.max(n) as f64 * finfo(s.dtype())?.eps
+        }
+    };
+    let cutoff = s
+        .max(Some(&[-1]), true)?
+        .binary_scalar(rtol, BinaryOp::Mul)?;
+    s.compare(&cutoff, CompareOp::Gt)
 }
 
 impl Tensor {
@@ -134,14 +144,7 @@ impl Tensor {
             dims.swap(r - 2, r - 1);
             return Tensor::zeros(&dims, u.dtype());
         }
-        let rtol = match rtol {
-            Some(t) => t,
-            None => default_rtol(self, &s)?,
-        };
-        let cutoff = s
-            .max(Some(&[-1]), true)?
-            .binary_scalar(rtol, BinaryOp::Mul)?;
-        let keep = s.compare(&cutoff, CompareOp::Gt)?;
+        let keep = above_cutoff(self, &s, rtol)?;
         let zero = Tensor::zeros(&[], s.dtype())?;
         let safe = Tensor::where_(&keep, &s, &Tensor::full(&[], 1.0, s.dtype())?)?;
         let inv_s = Tensor::where_(&keep, &safe.rbinary_scalar(1.0, BinaryOp::Div)?, &zero)?;
@@ -158,14 +161,7 @@ impl Tensor {
         if s.shape()[s.rank() - 1] == 0 {
             return Tensor::zeros(&s.shape()[..s.rank() - 1], DType::I64);
         }
-        let rtol = match rtol {
-            Some(t) => t,
-            None => default_rtol(self, &s)?,
-        };
-        let cutoff = s
-            .max(Some(&[-1]), true)?
-            .binary_scalar(rtol, BinaryOp::Mul)?;
-        s.compare(&cutoff, CompareOp::Gt)?
+        above_cutoff(self, &s, rtol)?
             .astype(DType::I64)?
             .sum(Some(&[-1]), false)
     }
