@@ -3,14 +3,16 @@ reductions and array functions that both libraries have, at three sizes (16 elem
 overhead; 64 Ki: in cache; 16 Mi: in memory), on contiguous, transposed and broadcast inputs,
 for float32, float64 and int64. Matmul and linalg are bench_linalg.py's.
 
-Each thread count runs in its own child process with ``RAYON_NUM_THREADS`` (Tessera) and
+Each thread count runs in its own child process with ``TESSERA_NUM_THREADS`` (Tessera) and
 ``OPENBLAS_NUM_THREADS``/``OMP_NUM_THREADS`` (NumPy) set before import: 1, then the default
 (the machine's cores). Inputs alternate between two arrays per call; the time is the best
 median over repeats. Prints the rows worst first (Tessera time / NumPy time), then ``ratio``
 lines: ``worst_op_time_vs_numpy_<n>thread``, one per row (``op_<name>_<dtype>_<layout>_<size>``)
 and the named lines of issue 19.
 
-Run: ``python crates/tessera-py/bench/bench_ops.py [--quick]`` (``--quick``: 16 and 64 Ki only).
+Run: ``python crates/tessera-py/bench/bench_ops.py [--quick] [--only NAME,NAME]``
+(``--quick``: 16 and 64 Ki only; ``--only``: the ops whose names start with one of the given
+prefixes, e.g. ``--only exp,sum_``).
 """
 
 import os
@@ -114,8 +116,9 @@ def shape2d(n):
     return (r, n // r)
 
 
-def inputs(np, n, dtype, layout, domain, rng, count=2):
-    """`count` NumPy arrays of n elements (2-D), laid out as `layout`."""
+def inputs(np, ts, n, dtype, layout, domain, rng, count=2):
+    """`count` pairs (NumPy array, Tessera tensor) of n elements (2-D), both laid out as
+    `layout`: a transposed view of a contiguous array, or a stride-0 broadcast of one row."""
     rows, cols = shape2d(n)
     out = []
     for _ in range(count):
@@ -131,11 +134,12 @@ def inputs(np, n, dtype, layout, domain, rng, count=2):
             base = base / 3.5
         a = (base * 100).round() if dtype == "int64" else base
         a = a.astype(dtype)
+        t = ts.asarray(a)
         if layout == "broadcast":
-            a = np.broadcast_to(a, (rows, cols))
+            a, t = np.broadcast_to(a, (rows, cols)), ts.broadcast_to(t, (rows, cols))
         elif layout == "transposed":
-            a = a.T
-        out.append(a)
+            a, t = a.T, ts.permute_dims(t, (1, 0))
+        out.append((a, t))
     return out
 
 
@@ -169,6 +173,13 @@ def time_pair(f_np, f_ts, np_args, ts_args):
     return statistics.median(samples_np), statistics.median(samples_ts)
 
 
+def only_prefixes():
+    """The ``--only`` prefixes, or None for every op."""
+    if "--only" not in sys.argv:
+        return None
+    return tuple(sys.argv[sys.argv.index("--only") + 1].split(","))
+
+
 def child(threads, quick):
     import numpy as np
 
@@ -179,16 +190,19 @@ def child(threads, quick):
     groups = [(u[0], u[1], u[2], u[3], u[4], 1) for u in unary(np, ts)]
     groups += [(b[0], b[1], b[2], b[3], "any", 2) for b in binary(np, ts)]
     groups += [(r[0], r[1], r[2], r[3], "any", 1) for r in reductions(np, ts)]
+    only = only_prefixes()
     for name, f_np, f_ts, dtypes, domain, arity in groups:
+        if only and not name.startswith(only):
+            continue
         for dtype in dtypes:
             for layout in ("contiguous", "transposed", "broadcast"):
                 for size, n in sizes.items():
                     if size == "16Mi" and layout != "contiguous" and not name.startswith(
                             ("sum", "max", "add", "exp")):
                         continue  # keep the run short: 16 Mi non-contiguous for a few ops
-                    a = inputs(np, n, dtype, layout, domain, rng, 2 * arity)
-                    np_args = [tuple(a[i * arity:(i + 1) * arity]) for i in range(2)]
-                    ts_args = [tuple(ts.asarray(x) for x in args) for args in np_args]
+                    a = inputs(np, ts, n, dtype, layout, domain, rng, 2 * arity)
+                    np_args = [tuple(x for x, _ in a[i * arity:(i + 1) * arity]) for i in range(2)]
+                    ts_args = [tuple(t for _, t in a[i * arity:(i + 1) * arity]) for i in range(2)]
                     try:
                         want = np.asarray(f_np(*np_args[0]))
                         got = np.asarray(f_ts(*ts_args[0]))
@@ -206,9 +220,11 @@ def child(threads, quick):
 def run(threads, quick):
     env = dict(os.environ)
     if threads is not None:
-        env.update(RAYON_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
+        env.update(TESSERA_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
                    OMP_NUM_THREADS=str(threads))
     args = [sys.executable, __file__, "--child"] + (["--quick"] if quick else [])
+    if only_prefixes():
+        args += ["--only", ",".join(only_prefixes())]
     out = subprocess.run(args, env=env, check=True, capture_output=True, text=True).stdout
     rows = []
     for line in out.splitlines():

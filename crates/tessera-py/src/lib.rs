@@ -180,6 +180,21 @@ fn arange(
     Tensor::arange(a, b, c, d).py().map(Into::into)
 }
 
+/// `set_num_threads(n)`: the number of threads kernels use (as `torch.set_num_threads`;
+/// docs/design.md P3). Before the first parallel operation it sizes the pool; afterwards it
+/// caps the threads kernels split work across. `n < 1` is a `ValueError`.
+#[pyfunction]
+fn set_num_threads(n: i64) -> PyResult<()> {
+    let n = usize::try_from(n).unwrap_or(0);
+    tessera::kernels::parallel::set_num_threads(n).py()
+}
+
+/// `get_num_threads()`: the number of threads kernels split work across.
+#[pyfunction]
+fn get_num_threads() -> usize {
+    tessera::kernels::parallel::num_threads()
+}
+
 /// The native module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -195,6 +210,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(empty, m)?)?;
     m.add_function(wrap_pyfunction!(full, m)?)?;
     m.add_function(wrap_pyfunction!(arange, m)?)?;
+    m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(ops::invoke, m)?)?;
     m.add_function(wrap_pyfunction!(elementwise::elementwise_binary, m)?)?;
     m.add_function(wrap_pyfunction!(elementwise::clip, m)?)?;

@@ -45,5 +45,6 @@ mod sparse_grads;
 mod sparse_ops;
 mod sparse_shared_parts;
 mod sparse_tampered;
+mod vector_math;
 mod view_edges;
 mod views;

@@ -68,8 +68,8 @@ impl Drop for MpiUniverse {
 }
 
 /// Sizes the kernels' thread pool (rayon's global pool) to this process's share of the
-/// host's cores, `cores / ranks on this host` (at least 1), unless `RAYON_NUM_THREADS` is set
-/// or the pool already runs. With a pool of every core in every rank, p ranks on one host run
+/// host's cores, `cores / ranks on this host` (at least 1), unless `RAYON_NUM_THREADS` or
+/// `TESSERA_NUM_THREADS` is set or the pool already runs. With a pool of every core in every rank, p ranks on one host run
 /// p × cores threads that compete with the ranks' own threads, which wait in MPI calls by
 /// spinning (PyTorch's launcher sets one OpenMP thread per process for the same reason).
 /// Collective over `world` (every rank calls it from [`MpiUniverse::init`]).
@@ -77,7 +77,9 @@ fn share_cores(world: &SimpleCommunicator) {
     let here = usize::try_from(world.split_shared(0).size())
         .unwrap_or(1)
         .max(1);
-    if std::env::var_os("RAYON_NUM_THREADS").is_some() {
+    if std::env::var_os("RAYON_NUM_THREADS").is_some()
+        || std::env::var_os("TESSERA_NUM_THREADS").is_some()
+    {
         tessera::kernels::parallel::enabled();
         return;
     }

@@ -32,6 +32,7 @@ from ._native import (
     float64,
     from_dlpack,
     full,
+    get_num_threads,
     int8,
     int32,
     int64,
@@ -42,6 +43,7 @@ from ._native import (
     ones,
     save,
     save_npy,
+    set_num_threads,
     uint8,
     zeros,
 )
@@ -62,7 +64,7 @@ __all__ = [
     "reshape", "save", "save_npy", "squeeze", "sparse", "sum", "tile", "transpose", "uint8",
     "zeros",
 ] + _arrayfns_all
-__all__ += ["from_dlpack", "take", "take_along_axis"]
+__all__ += ["from_dlpack", "get_num_threads", "set_num_threads", "take", "take_along_axis"]
 __all__ += _dtypes.__all__  # noqa: F405
 
 

@@ -105,7 +105,7 @@ pub(crate) fn for_lanes<A: Sync, B: Send>(
     let lanes = dst.len() / m;
     let big = parallel(src.len().max(dst.len()));
     let src_lane = |k: usize| &src[k * n..(k + 1) * n];
-    if big && lanes >= rayon::current_num_threads() {
+    if big && lanes >= crate::kernels::parallel::num_threads() {
         dst.par_chunks_mut(m)
             .enumerate()
             .try_for_each(|(k, d)| f(src_lane(k), d, false))
@@ -127,7 +127,7 @@ impl Tensor {
                 fill::<T>(&l.dims_with(n), |dst| {
                     dst.copy_from_slice(src);
                     let big = parallel(dst.len());
-                    if big && l.count >= rayon::current_num_threads() {
+                    if big && l.count >= crate::kernels::parallel::num_threads() {
                         dst.par_chunks_mut(n.max(1)).try_for_each(|v| sort_lane(v, descending, stable, false))
                     } else {
                         dst.chunks_mut(n.max(1)).try_for_each(|v| sort_lane(v, descending, stable, big))

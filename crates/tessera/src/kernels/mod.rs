@@ -9,5 +9,7 @@ pub mod plan;
 pub mod real_math;
 pub mod reduce;
 pub mod scalar_math;
+pub mod simd;
 pub(crate) mod stream;
 pub(crate) mod transpose;
+pub mod vmath;

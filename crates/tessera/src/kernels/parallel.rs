@@ -8,9 +8,80 @@
 //! (and in its own children), and every kernel runs on the calling thread. The parent keeps its
 //! pool. Code that builds or uses rayon's global pool before any kernel ran (and may then
 //! fork) calls [`enabled`] once first so the handler is in place.
+//!
+//! Thread count (docs/design.md P3): `TESSERA_NUM_THREADS=n` (a positive integer; anything
+//! else is ignored) sizes rayon's global pool when Tessera is first used, unless the program
+//! built the pool earlier; otherwise rayon's default applies (`RAYON_NUM_THREADS`, else one
+//! thread per core). [`set_num_threads`] does the same at run time: before the pool exists
+//! it sizes it; afterwards it caps how many threads kernels split work across (1 makes every
+//! kernel run on the calling thread). [`num_threads`] is the count kernels use.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Once;
+
+use crate::error::{Result, TesseraError};
+
+/// Cap set by [`set_num_threads`] after the pool was built (0: none).
+static CAP: AtomicUsize = AtomicUsize::new(0);
+static SIZE_POOL: Once = Once::new();
+
+/// Builds rayon's global pool with `TESSERA_NUM_THREADS` threads when the variable holds a
+/// positive integer and the pool does not run yet (once per process).
+fn size_pool_from_env() {
+    SIZE_POOL.call_once(|| {
+        let n = std::env::var("TESSERA_NUM_THREADS").ok();
+        if let Some(n) = n
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .filter(|&n| n > 0)
+        {
+            // An error means the pool already runs (built by the program): keep it.
+            let _ = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build_global();
+        }
+    });
+}
+
+/// The number of threads kernels split work across: rayon's pool size (sized by
+/// `TESSERA_NUM_THREADS` on first use), capped by [`set_num_threads`]; 1 in a forked child.
+///
+/// ```
+/// assert!(tessera::kernels::parallel::num_threads() >= 1);
+/// ```
+pub fn num_threads() -> usize {
+    size_pool_from_env();
+    if FORKED_CHILD.load(Ordering::Relaxed) {
+        return 1;
+    }
+    let pool = rayon::current_num_threads();
+    match CAP.load(Ordering::Relaxed) {
+        0 => pool,
+        cap => cap.min(pool),
+    }
+}
+
+/// Sets the number of threads kernels use (PyTorch's `torch.set_num_threads`): sizes rayon's
+/// global pool when it does not run yet, and otherwise caps the threads kernels split work
+/// across at `n` (no more than the pool has). `n = 0` is an error.
+pub fn set_num_threads(n: usize) -> Result<()> {
+    if n == 0 {
+        return Err(TesseraError::InvalidArgument(
+            "set_num_threads: the thread count must be at least 1".into(),
+        ));
+    }
+    size_pool_from_env();
+    let built = rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build_global()
+        .is_ok();
+    CAP.store(if built { 0 } else { n }, Ordering::Relaxed);
+    // The factorizations (`linalg/`) take their threads from faer's global setting.
+    faer::set_global_parallelism(match num_threads() {
+        1 => faer::Par::Seq,
+        t => faer::Par::rayon(t),
+    });
+    Ok(())
+}
 
 /// Set in the child of a `fork()` (by the at-fork handler): the pool has no threads there.
 static FORKED_CHILD: AtomicBool = AtomicBool::new(false);
@@ -39,7 +110,7 @@ pub fn enabled() -> bool {
             libc::pthread_atfork(None, None, Some(mark_forked_child));
         }
     });
-    !FORKED_CHILD.load(Ordering::Relaxed) && rayon::current_num_threads() > 1
+    num_threads() > 1
 }
 
 /// Whether this process is a forked child in which kernels run sequentially.

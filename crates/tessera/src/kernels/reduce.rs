@@ -18,6 +18,7 @@ use rayon::prelude::*;
 use super::elementwise::PAR_MIN;
 use super::plan::Plan;
 use super::scalar_math::{convert, Arith};
+use super::simd::with_simd;
 use crate::dtype::Element;
 use crate::error::{Result, TesseraError};
 use crate::storage::{checked_numel, try_vec};
@@ -33,6 +34,7 @@ pub trait Reducer<T: Element>: Sync {
     /// Lifts one element to an accumulator.
     fn lift(&self, x: T) -> Self::Acc;
     /// Folds `n` elements `data[off + i * stride]` into one accumulator.
+    #[inline(always)]
     fn fold_run(&self, data: &[T], off: isize, n: usize, stride: isize) -> Self::Acc {
         (0..n as isize).fold(self.identity(), |acc, i| {
             self.combine(acc, self.lift(data[(off + i * stride) as usize]))
@@ -67,42 +69,84 @@ impl<T: SumAcc> Reducer<T> for Sum {
     fn lift(&self, x: T) -> T::Acc {
         convert(x)
     }
+    #[inline(always)]
     fn fold_run(&self, data: &[T], off: isize, n: usize, stride: isize) -> T::Acc {
         if stride == 1 {
             let run = &data[off as usize..off as usize + n];
-            pairwise(n, &|i| convert(run[i]))
+            pairwise(n, |s, l| {
+                lanes(
+                    &run[s..s + l],
+                    T::Acc::default(),
+                    |a, x| a.add(convert(x)),
+                    Arith::add,
+                )
+            })
         } else {
-            pairwise(n, &|i| convert(data[(off + i as isize * stride) as usize]))
+            pairwise(n, |s, l| {
+                let mut acc = T::Acc::default();
+                for i in s..s + l {
+                    acc = acc.add(convert(data[(off + i as isize * stride) as usize]));
+                }
+                acc
+            })
         }
     }
 }
 
-/// Pairwise sum of `get(0..n)`, 8 lanes in blocks of up to 128 (NumPy's scheme): the error
-/// grows like O(log n) rather than O(n).
-fn pairwise<A: Arith>(n: usize, get: &impl Fn(usize) -> A) -> A {
-    pairwise_from(0, n, get)
+/// Elements per block of a pairwise sum; each block is summed in [`LANES`] interleaved
+/// partial sums (16 sequential additions each, as NumPy's 8 lanes over blocks of 128).
+const BLOCK: usize = 256;
+/// Independent accumulators of the inner loops (two AVX2 registers of `f32`).
+const LANES: usize = 16;
+
+/// The sum of `leaf(start, len)` over blocks of [`BLOCK`] elements covering `0..n`, the
+/// block sums added as a balanced binary tree (a binary counter over a stack of partial
+/// sums): the rounding error grows like O(log n) rather than O(n).
+#[inline(always)]
+fn pairwise<A: Arith>(n: usize, leaf: impl Fn(usize, usize) -> A) -> A {
+    let mut stack = [A::default(); usize::BITS as usize];
+    let mut top = 0;
+    for (b, start) in (0..n).step_by(BLOCK).enumerate() {
+        let mut s = leaf(start, BLOCK.min(n - start));
+        let mut k = b;
+        while k & 1 == 1 {
+            top -= 1;
+            s = stack[top].add(s);
+            k >>= 1;
+        }
+        stack[top] = s;
+        top += 1;
+    }
+    (0..top)
+        .rev()
+        .fold(A::default(), |acc, i| stack[i].add(acc))
 }
 
-fn pairwise_from<A: Arith>(start: usize, n: usize, get: &impl Fn(usize) -> A) -> A {
-    if n <= 128 {
-        let mut r = [A::default(); 8];
-        let full = n - n % 8;
-        let mut i = 0;
-        while i < full {
-            for (j, rj) in r.iter_mut().enumerate() {
-                *rj = rj.add(get(start + i + j));
-            }
-            i += 8;
+/// `xs` folded into [`LANES`] interleaved accumulators by `step`, which are then combined
+/// pairwise by `merge` (the loop the compiler vectorises: no bounds checks, no dependence
+/// between lanes).
+#[inline(always)]
+fn lanes<T: Copy, A: Copy>(
+    xs: &[T],
+    id: A,
+    step: impl Fn(A, T) -> A,
+    merge: impl Fn(A, A) -> A,
+) -> A {
+    let mut r = [id; LANES];
+    let mut chunks = xs.chunks_exact(LANES);
+    for c in &mut chunks {
+        for j in 0..LANES {
+            r[j] = step(r[j], c[j]);
         }
-        let mut s = (r[0].add(r[1]).add(r[2].add(r[3]))).add(r[4].add(r[5]).add(r[6].add(r[7])));
-        for k in full..n {
-            s = s.add(get(start + k));
-        }
-        s
-    } else {
-        let half = (n / 2) - (n / 2) % 8;
-        pairwise_from(start, half, get).add(pairwise_from(start + half, n - half, get))
     }
+    let mut w = LANES;
+    while w > 1 {
+        w /= 2;
+        for j in 0..w {
+            r[j] = merge(r[j], r[j + w]);
+        }
+    }
+    chunks.remainder().iter().fold(r[0], |a, &x| step(a, x))
 }
 
 /// The extreme values of a type: the identities of `max` (`LOWEST`) and `min` (`HIGHEST`).
@@ -142,6 +186,10 @@ impl<T: Arith + Bounded> Reducer<T> for Max {
     fn lift(&self, x: T) -> T {
         x
     }
+    #[inline(always)]
+    fn fold_run(&self, data: &[T], off: isize, n: usize, stride: isize) -> T {
+        fold_extreme(data, off, n, stride, T::LOWEST, Arith::maximum)
+    }
 }
 
 impl<T: Arith + Bounded> Reducer<T> for Min {
@@ -154,6 +202,31 @@ impl<T: Arith + Bounded> Reducer<T> for Min {
     }
     fn lift(&self, x: T) -> T {
         x
+    }
+    #[inline(always)]
+    fn fold_run(&self, data: &[T], off: isize, n: usize, stride: isize) -> T {
+        fold_extreme(data, off, n, stride, T::HIGHEST, Arith::minimum)
+    }
+}
+
+/// A run folded by a NaN-propagating `maximum` or `minimum` (associative and commutative, so
+/// lanes may reorder it).
+#[inline(always)]
+fn fold_extreme<T: Arith>(
+    data: &[T],
+    off: isize,
+    n: usize,
+    stride: isize,
+    id: T,
+    f: impl Fn(T, T) -> T + Copy,
+) -> T {
+    if stride == 1 {
+        lanes(&data[off as usize..off as usize + n], id, f, f)
+    } else if stride == 0 && n > 0 {
+        // A broadcast run repeats one value; max and min are idempotent.
+        f(id, data[off as usize])
+    } else {
+        (0..n as isize).fold(id, |acc, i| f(acc, data[(off + i * stride) as usize]))
     }
 }
 
@@ -184,7 +257,7 @@ pub fn reduce<T: Element, R: Reducer<T>>(
     if plan.numel == 0 {
         return Ok(acc);
     }
-    let threads = rayon::current_num_threads();
+    let threads = crate::kernels::parallel::num_threads();
     if plan.numel >= PAR_MIN
         && super::parallel::enabled()
         && out_n * 8 <= plan.numel
@@ -223,21 +296,34 @@ fn run_plan<T: Element, R: Reducer<T>>(data: &[T], plan: &Plan<2>, acc: &mut [R:
     let n = plan.inner_len();
     let (si, so) = (plan.inner_stride(0), plan.inner_stride(1));
     plan.for_each_run(0..plan.runs(), |o| {
-        let (oi, oo) = (o[0], o[1] as usize);
-        if so == 0 {
-            acc[oo] = r.combine(acc[oo], r.fold_run(data, oi, n, si));
-        } else if so == 1 && si == 1 {
-            let src = &data[oi as usize..oi as usize + n];
-            for (a, &x) in acc[oo..oo + n].iter_mut().zip(src) {
-                *a = r.combine(*a, r.lift(x));
-            }
-        } else {
-            for i in 0..n as isize {
-                let a = &mut acc[(oo as isize + i * so) as usize];
-                *a = r.combine(*a, r.lift(data[(oi + i * si) as usize]));
-            }
-        }
+        with_simd(|| run_one(data, n, (si, so), o, acc, r));
     });
+}
+
+/// One run of [`run_plan`], from input offset `o[0]` and accumulator offset `o[1]`.
+#[inline(always)]
+fn run_one<T: Element, R: Reducer<T>>(
+    data: &[T],
+    n: usize,
+    (si, so): (isize, isize),
+    o: [isize; 2],
+    acc: &mut [R::Acc],
+    r: &R,
+) {
+    let (oi, oo) = (o[0], o[1] as usize);
+    if so == 0 {
+        acc[oo] = r.combine(acc[oo], r.fold_run(data, oi, n, si));
+    } else if so == 1 && si == 1 {
+        let src = &data[oi as usize..oi as usize + n];
+        for (a, &x) in acc[oo..oo + n].iter_mut().zip(src) {
+            *a = r.combine(*a, r.lift(x));
+        }
+    } else {
+        for i in 0..n as isize {
+            let a = &mut acc[(oo as isize + i * so) as usize];
+            *a = r.combine(*a, r.lift(data[(oi + i * si) as usize]));
+        }
+    }
 }
 
 #[cfg(test)]

@@ -16,13 +16,15 @@
 
 use std::sync::Arc;
 
+use super::map::{map_into, operand};
+use super::vector_math::{vector_math_into, VecFn};
 use super::Tensor;
 use crate::dtype::{DType, Element, Scalar};
 use crate::error::{DTypeFacts, Result, TesseraError};
-use crate::kernels::elementwise::{zip2, zip3, Operand};
+use crate::kernels::elementwise::{zip2, zip3};
 use crate::kernels::plan::Plan;
 use crate::kernels::scalar_math::{convert, Arith};
-use crate::layout::{broadcast_shapes, Layout};
+use crate::layout::broadcast_shapes;
 use crate::promote::{float_result, result_type, result_type_scalar};
 use crate::storage::Storage;
 use crate::with_dtype;
@@ -156,6 +158,18 @@ impl Tensor {
         }
         let src = self.astype_if(dt)?;
         let out = Tensor::for_overwrite(self.shape(), dt)?;
+        let vector = match op {
+            UnaryOp::Exp => Some(VecFn::Exp),
+            UnaryOp::Log => Some(VecFn::Log),
+            UnaryOp::Sin => Some(VecFn::Sin),
+            UnaryOp::Tanh => Some(VecFn::Tanh),
+            _ => None,
+        };
+        if let Some(f) = vector {
+            if vector_math_into(f, &src, &out)? {
+                return Ok(out);
+            }
+        }
         with_dtype!(dt, T => {
             // One monomorphised kernel per op: a closure the compiler inlines and vectorises,
             // not a function pointer called per element.
@@ -380,32 +394,6 @@ macro_rules! with_binary_fn {
     };
 }
 use with_binary_fn;
-
-fn operand(l: &Layout) -> Operand<'_> {
-    Operand {
-        strides: l.strides(),
-        offset: l.offset(),
-    }
-}
-
-/// `out = f(out, src)` where `out` is a fresh tensor (its storage is locked by nobody else)
-/// of `src`'s shape.
-pub(crate) fn map_into<O: Element, A: Element>(
-    out: &Tensor,
-    src: &Tensor,
-    f: impl Fn(O, A) -> O + Sync,
-) -> Result<()> {
-    let mut o = out.dense_storage()?.write_as::<O>();
-    let a = src.dense_storage()?.read_as::<A>();
-    zip2(
-        out.shape(),
-        &mut o,
-        operand(out.layout()),
-        &a,
-        operand(src.layout()),
-        f,
-    )
-}
 
 /// `out = f(a, b)` where `out` is fresh and `a`, `b` have its shape. One read lock serves
 /// both inputs when they share storage (parking_lot read locks must not be taken twice by

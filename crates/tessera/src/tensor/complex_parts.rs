@@ -2,7 +2,7 @@
 //! `real`/`imag`/`conj`, the array API standard's). On a real dtype `real` and `conj` copy the
 //! input and `imag` gives zeros of the input's dtype (NumPy).
 
-use super::arith::map_into;
+use super::map::map_into;
 use super::Tensor;
 use crate::complex::{C128, C64};
 use crate::dtype::DType;

@@ -299,7 +299,7 @@ fn strided_product<T: FaerElement>(a: &Tensor, b: &Tensor, s: &MatmulShape) -> R
     // product per task (splitting each small product across threads costs more than it
     // gains); otherwise one after another, each split across the pool.
     let per_task = work < PARALLEL_MIN_WORK
-        || (lhs.len() >= rayon::current_num_threads() && work < BATCH_TASK_MAX_WORK);
+        || (lhs.len() >= crate::kernels::parallel::num_threads() && work < BATCH_TASK_MAX_WORK);
     if lhs.len() > 1
         && per_task
         && matches!(parallelism(work.saturating_mul(lhs.len())), Par::Rayon(_))
@@ -422,7 +422,7 @@ fn parallelism(work: usize) -> Par {
     // Size first, as the other kernels: a small product never touches rayon's pool (nor
     // starts it), and `Parallelism::None` does not use it.
     if work >= PARALLEL_MIN_WORK && crate::kernels::parallel::enabled() {
-        Par::rayon(rayon::current_num_threads())
+        Par::rayon(crate::kernels::parallel::num_threads())
     } else {
         Par::Seq
     }

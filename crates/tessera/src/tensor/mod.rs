@@ -26,11 +26,13 @@ mod element_format;
 mod format;
 pub(crate) mod grad_meta;
 mod interop;
+mod map;
 mod materialize;
 pub(crate) mod matmul;
 mod payload;
 pub(crate) mod reduce;
 pub mod ufunc;
+mod vector_math;
 mod views;
 
 use std::any::Any;

@@ -18,7 +18,9 @@
 //!   `isinf` and `isfinite`; `ceil`/`floor`/`trunc`/`signbit` are real-only.
 //! - Any other dtype is a [`TesseraError::DType`] error.
 
-use super::arith::{map_into, op_enum, zip_into};
+use super::arith::{op_enum, zip_into};
+use super::map::map_into;
+use super::vector_math::{vector_math_into, VecFn};
 use super::Tensor;
 use crate::complex::{C128, C64};
 use crate::dtype::{DType, Element};
@@ -287,12 +289,30 @@ impl Tensor {
             Ceil | Floor | Trunc | Round | Positive if !dt.is_float() => {
                 map_into_copy(&out, self)?;
             }
+            // Rounding is exact in any precision: f32 rounds in f32 (one vector instruction
+            // under AVX, docs/design.md P1) rather than through f64 as the other functions.
+            Ceil | Floor | Trunc | Round if dt == DType::F32 && src_dt == DType::F32 => match op {
+                Ceil => map_into::<f32, f32>(&out, self, |_, x| x.ceil())?,
+                Floor => map_into::<f32, f32>(&out, self, |_, x| x.floor())?,
+                Trunc => map_into::<f32, f32>(&out, self, |_, x| x.trunc())?,
+                _ => map_into::<f32, f32>(&out, self, |_, x| x.round_ties_even())?,
+            },
             Sign if !dt.is_float() => {
                 with_int_dtype!(dt, T => map_into::<T, T>(&out, self, |_, x| IntMath::sign(x))?,
                     else => return Err(bad()));
             }
             _ => {
                 let src = self.astype_if(dt)?;
+                let vector = match op {
+                    Cos => Some(VecFn::Cos),
+                    Expm1 => Some(VecFn::Expm1),
+                    _ => None,
+                };
+                if let Some(f) = vector {
+                    if vector_math_into(f, &src, &out)? {
+                        return Ok(out);
+                    }
+                }
                 with_float_dtype!(dt, T => {
                     // One monomorphised kernel per function (see `Tensor::unary_dense`).
                     macro_rules! run {

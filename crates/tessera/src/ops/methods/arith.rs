@@ -9,12 +9,22 @@ use crate::dtype::Scalar;
 use crate::error::Result;
 use crate::ops::defs::{DotParams, NoParams, ReduceParams};
 use crate::ops::registry::registry;
+use crate::stype::StorageType;
 use crate::tensor::arith::{BinaryOp, CompareOp, UnaryOp};
 use crate::tensor::Tensor;
 
 /// `dot(a, b)` with typed parameters (the backward of `dot` calls it too).
 pub(crate) fn dot_with(a: &Tensor, b: &Tensor, p: &DotParams) -> Result<Tensor> {
     call1("dot", p, &[a.clone(), b.clone()])
+}
+
+/// Whether a call on `inputs` would take the registry's dense kernel with nothing to record
+/// (every input dense, no autograd): then the methods call that kernel directly, skipping the
+/// registry lookup and dispatch (per-call overhead, docs/design.md P4).
+pub(crate) fn plain_dense<T: std::borrow::Borrow<Tensor>>(inputs: &[T]) -> bool {
+    inputs
+        .iter()
+        .all(|t| t.borrow().stype() == StorageType::Default && !t.borrow().requires_grad())
 }
 
 fn reduce_params(axes: Option<&[isize]>, keepdims: bool) -> ReduceParams {
@@ -34,6 +44,9 @@ impl Tensor {
     /// assert_eq!(t.unary(UnaryOp::Abs).unwrap().to_vec::<f64>().unwrap(), vec![1.0, 4.0]);
     /// ```
     pub fn unary(&self, op: UnaryOp) -> Result<Tensor> {
+        if plain_dense(slice::from_ref(self)) {
+            return self.unary_dense(op);
+        }
         call1(op.name(), &NoParams {}, slice::from_ref(self))
     }
 
@@ -53,12 +66,18 @@ impl Tensor {
     /// assert_eq!(c.to_vec::<f64>().unwrap(), vec![1.5, 2.5, 2.5, 3.5, 3.5, 4.5]);
     /// ```
     pub fn binary(&self, other: &Tensor, op: BinaryOp) -> Result<Tensor> {
+        if plain_dense(&[self, other]) {
+            return self.binary_dense(other, op);
+        }
         call1(op.name(), &NoParams {}, &[self.clone(), other.clone()])
     }
 
     /// `op(self, other)` elementwise with broadcasting, compared in the promoted dtype; the
     /// result is a `bool` tensor.
     pub fn compare(&self, other: &Tensor, op: CompareOp) -> Result<Tensor> {
+        if plain_dense(&[self, other]) {
+            return self.compare_dense(other, op);
+        }
         call1(op.name(), &NoParams {}, &[self.clone(), other.clone()])
     }
 

@@ -1,0 +1,68 @@
+//! Run-time choice of the instruction set for the innermost loops (docs/design.md P1).
+//!
+//! The crate is built for the baseline of its target (x86-64: SSE2 only), so a loop compiled
+//! the usual way uses 128-bit vectors, and `floor`, `round` and friends are library calls.
+//! [`with_simd`] runs a closure through a copy of itself compiled with AVX2 and FMA enabled
+//! when the CPU has them (checked once, cached by `std`): the closure is inlined into that
+//! copy, so every loop in it is vectorised 256 bits wide and rounding is one instruction. On
+//! other CPUs and architectures the closure runs as built.
+//!
+//! The elementwise drivers and the reduction loops call it once per run of elements, so
+//! each kernel closure is compiled twice (baseline and AVX2) and nothing else is.
+
+/// Whether this CPU has AVX2 and FMA (cached by `std` after the first query).
+#[inline]
+pub fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Runs `f`, compiled for AVX2 and FMA when the CPU has them (see the module doc).
+///
+/// ```
+/// use tessera::kernels::simd::with_simd;
+/// let mut v = vec![1.5f32; 100];
+/// with_simd(|| v.iter_mut().for_each(|x| *x = x.floor()));
+/// assert!(v.iter().all(|&x| x == 1.0));
+/// ```
+#[inline(always)]
+pub fn with_simd<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    {
+        /// `f` compiled with AVX2 and FMA: `f` has no target features of its own, so it is
+        /// inlined here and its loops are vectorised for this instruction set.
+        #[target_feature(enable = "avx2,fma")]
+        fn avx2<R>(f: impl FnOnce() -> R) -> R {
+            f()
+        }
+        if has_avx2() {
+            // SAFETY: `avx2` may only run on a CPU with AVX2 and FMA, which `has_avx2` has
+            // just confirmed; it does nothing else than call `f`.
+            return unsafe { avx2(f) };
+        }
+    }
+    f()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_paths_give_the_loop_result() {
+        let a: Vec<f64> = (0..1000).map(|i| i as f64 * 0.37 - 150.0).collect();
+        let plain: Vec<f64> = a.iter().map(|x| x.floor() + x.round_ties_even()).collect();
+        let wide = with_simd(|| {
+            a.iter()
+                .map(|x| x.floor() + x.round_ties_even())
+                .collect::<Vec<_>>()
+        });
+        assert_eq!(plain, wide);
+    }
+}

@@ -1,0 +1,302 @@
+//! Vectorisable `exp`, `expm1`, `log`, `sin`, `cos` and `tanh` for `f32` and `f64`
+//! (docs/design.md P2).
+//!
+//! Each function is branch-free scalar code: range reduction by integer and float bit
+//! operations, a polynomial, and special values chosen by `select`s at the end. A loop that
+//! applies one of them to a slice is vectorised by the compiler (and, through
+//! [`with_simd`](super::simd::with_simd), 8 `f32` or 4 `f64` lanes wide on AVX2), where a
+//! call to the C library's `expf` runs one element at a time.
+//!
+//! The methods are the textbook ones, with Taylor coefficients written as what they are
+//! (`1/k!`, `2/(2k+1)`) and enough terms that the truncation is far below half an ulp:
+//! - `exp`: `x = n ln2 + r` with `ln2` split in two (Cody–Waite, `n ln2_hi` exact),
+//!   `|r| <= ln2/2`, `exp(r) = 1 + expm1(r)`, scaled by `2^n` in two halves so that results in
+//!   the subnormal range round once.
+//! - `expm1`: the same `r`; `2^n expm1(r) + (2^n - 1)` while `2^n - 1` is exact, `exp` past
+//!   that, `-1` below `ln(ulp(1)/2)`.
+//! - `log`: `x = 2^k m` with `m` in `[sqrt(1/2), sqrt(2))`, `f = m - 1`, `s = f / (2 + f)`,
+//!   `log(1 + f) = f - (f²/2 - s (f²/2 + R(s²)))` (`R` the `atanh` series), subnormals scaled
+//!   first.
+//! - `sin`, `cos`: `x = n π/2 + r` (`f64`: π/2 in three parts; `f32`: reduced in `f64`),
+//!   `|r| <= π/4`, the sine or cosine series by quadrant. Valid for `|x| <=`
+//!   [`TRIG_LIMIT`]; callers send larger arguments (and infinities) to the C library.
+//! - `tanh`: `-u / (u + 2)` with `u = expm1(-2|x|)`, sign copied from `x`.
+//!
+//! NaN, infinities and signed zeros follow C99 Annex F (as NumPy): `exp(-inf) = 0`,
+//! `log(0) = -inf`, `log(-1) = NaN`, `expm1(-0) = -0`, `tanh(-0) = -0`, `sin(-0) = -0`. The
+//! measured maximum errors are in docs/design.md P2 and checked by `tests/vector_math.rs`
+//! against `f64` (for `f32`) and the C library (for `f64`).
+
+use std::f64::consts::{FRAC_PI_2, LN_2};
+
+/// Largest `|x|` for which `sin` and `cos` here reduce their argument correctly.
+pub const TRIG_LIMIT: f64 = 524_288.0;
+
+/// `ln 2 - LN_2`: the part of `ln 2` below `f64` precision.
+const LN2_TAIL: f64 = 2.319_046_813_846_299_6e-17;
+/// `π/2 - FRAC_PI_2`.
+const PIO2_TAIL: f64 = 6.123_233_995_736_766e-17;
+
+/// `x` with the low `bits` bits of its significand cleared (so that products by integers
+/// below `2^bits` are exact).
+const fn chop(x: f64, bits: u32) -> f64 {
+    f64::from_bits(x.to_bits() & !((1u64 << bits) - 1))
+}
+
+/// `[1/2!, 1/3!, ..., 1/(N+1)!]`: `expm1(r) = r + r² (c0 + c1 r + ...)`.
+const fn expm1_coeffs<const N: usize>() -> [f64; N] {
+    let (mut c, mut f, mut k) = ([0.0; N], 1.0, 0);
+    while k < N {
+        f *= (k + 2) as f64;
+        c[k] = 1.0 / f;
+        k += 1;
+    }
+    c
+}
+
+/// `[2/3, 2/5, ..., 2/(2N+1)]`: `2 atanh(s) = 2s + s (c0 z + c1 z² + ...)`, `z = s²`.
+const fn log_coeffs<const N: usize>() -> [f64; N] {
+    let (mut c, mut k) = ([0.0; N], 0);
+    while k < N {
+        c[k] = 2.0 / (2 * k + 3) as f64;
+        k += 1;
+    }
+    c
+}
+
+/// `[-1/3!, 1/5!, ...]` (`first = 3`) or `[1/4!, -1/6!, ...]` (`first = 4`): the sine and
+/// cosine series after their leading terms, in powers of `z = r²`.
+const fn trig_coeffs<const N: usize>(first: usize) -> [f64; N] {
+    let (mut c, mut k) = ([0.0; N], 0);
+    while k < N {
+        let n = first + 2 * k;
+        let (mut f, mut j) = (1.0, 2);
+        while j <= n {
+            f *= j as f64;
+            j += 1;
+        }
+        let sign = if (first == 3) == (k % 2 == 0) {
+            -1.0
+        } else {
+            1.0
+        };
+        c[k] = sign / f;
+        k += 1;
+    }
+    c
+}
+
+/// One width's functions: `$t` the float, `$u`/`$i` its bit-sized integers.
+macro_rules! vmath {
+    ($t:ident, $u:ident, $i:ident, mant: $mant:expr, expm1: $ne:expr, log: $nl:expr,
+     exp_range: ($lo:expr, $hi:expr), expm1_lo: $elo:expr, ln2_hi_bits: $lb:expr,
+     trig: ($ns:expr, $nc:expr), reduce_pio2: $red:path) => {
+        /// The functions for this width.
+        pub mod $t {
+            use super::*;
+
+            const MANT: u32 = $mant;
+            const BIAS: $i = <$t>::MAX_EXP as $i - 1;
+            /// `1.5 * 2^MANT`: adding and subtracting it rounds to an integer (`|x| < 2^(MANT-1)`).
+            const MAGIC: $t = 1.5 * (1u64 << MANT) as $t;
+            const LN2_HI: $t = chop(LN_2, $lb) as $t;
+            const LN2_LO: $t = ((LN_2 - chop(LN_2, $lb)) + LN2_TAIL) as $t;
+            const EXPM1_C: [$t; $ne] = cast(expm1_coeffs::<$ne>());
+            const LOG_C: [$t; $nl] = cast(log_coeffs::<$nl>());
+            const SIN_C: [$t; $ns] = cast(trig_coeffs::<$ns>(3));
+            const COS_C: [$t; $nc] = cast(trig_coeffs::<$nc>(4));
+
+            const fn cast<const N: usize>(c: [f64; N]) -> [$t; N] {
+                let (mut o, mut k) = ([0.0; N], 0);
+                while k < N {
+                    o[k] = c[k] as $t;
+                    k += 1;
+                }
+                o
+            }
+
+            /// `c[0] + c[1] x + c[2] x² + ...`.
+            #[inline(always)]
+            pub(super) fn horner<const N: usize>(x: $t, c: &[$t; N]) -> $t {
+                let mut p = c[N - 1];
+                let mut k = N - 1;
+                while k > 0 {
+                    k -= 1;
+                    p = p * x + c[k];
+                }
+                p
+            }
+
+            /// `x` rounded to the nearest integer, as a float and as an integer
+            /// (`|x| < 2^(MANT-1)`; other inputs give unspecified values, never UB).
+            #[inline(always)]
+            pub(super) fn round_int(x: $t) -> ($t, $i) {
+                let y = x + MAGIC;
+                (y - MAGIC, y.to_bits().wrapping_sub(MAGIC.to_bits()) as $i)
+            }
+
+            /// `2^n` for `n` in the normal exponent range.
+            #[inline(always)]
+            fn pow2(n: $i) -> $t {
+                <$t>::from_bits((n.wrapping_add(BIAS) as $u) << MANT)
+            }
+
+            /// `x` clamped to `[lo, hi]`; NaN passes through.
+            #[inline(always)]
+            fn clamp(x: $t, lo: $t, hi: $t) -> $t {
+                let x = if x < lo { lo } else { x };
+                if x > hi {
+                    hi
+                } else {
+                    x
+                }
+            }
+
+            /// `(n, r, expm1(r))` with `x = n ln2 + r`.
+            #[inline(always)]
+            fn reduce_exp(x: $t) -> ($i, $t) {
+                let (nf, n) = round_int(x * std::f64::consts::LOG2_E as $t);
+                let r = (x - nf * LN2_HI) - nf * LN2_LO;
+                (n, r + r * r * horner(r, &EXPM1_C))
+            }
+
+            /// `(1 + q) 2^n`, the scaling in two halves (one rounding for subnormals).
+            #[inline(always)]
+            fn scale(q: $t, n: $i) -> $t {
+                let n1 = n >> 1;
+                (1.0 + q) * pow2(n1) * pow2(n - n1)
+            }
+
+            /// `e^x`.
+            #[inline(always)]
+            pub fn exp(x: $t) -> $t {
+                let (n, q) = reduce_exp(clamp(x, $lo, $hi));
+                let y = scale(q, n);
+                if x.is_nan() {
+                    x
+                } else {
+                    y
+                }
+            }
+
+            /// `e^x - 1`, accurate near 0.
+            #[inline(always)]
+            pub fn expm1(x: $t) -> $t {
+                let (n, q) = reduce_exp(clamp(x, $elo, $hi));
+                let s = pow2(n);
+                let small = s * q + (s - 1.0);
+                let y = if n > MANT as $i + 1 {
+                    scale(q, n)
+                } else {
+                    small
+                };
+                if x.is_nan() || x == 0.0 {
+                    x
+                } else {
+                    y
+                }
+            }
+
+            /// Natural logarithm.
+            #[inline(always)]
+            pub fn log(x: $t) -> $t {
+                let sub = x < <$t>::MIN_POSITIVE;
+                let xs = if sub {
+                    x * (1u64 << (MANT + 2)) as $t
+                } else {
+                    x
+                };
+                let bits = xs.to_bits();
+                let mut e = ((bits >> MANT) as $i) - BIAS - if sub { MANT as $i + 2 } else { 0 };
+                let one = (1.0 as $t).to_bits();
+                let mut m = <$t>::from_bits((bits & ((1 << MANT) - 1)) | one);
+                let big = m > std::f64::consts::SQRT_2 as $t;
+                m = if big { m * 0.5 } else { m };
+                e = if big { e + 1 } else { e };
+                let f = m - 1.0;
+                let s = f / (2.0 + f);
+                let z = s * s;
+                let r = z * horner(z, &LOG_C);
+                let hfsq = 0.5 * f * f;
+                let k = e as $t;
+                let y = k * LN2_HI - ((hfsq - (s * (hfsq + r) + k * LN2_LO)) - f);
+                let y = if x == <$t>::INFINITY { x } else { y };
+                let y = if x == 0.0 { <$t>::NEG_INFINITY } else { y };
+                if x < 0.0 {
+                    <$t>::NAN
+                } else if x.is_nan() {
+                    x
+                } else {
+                    y
+                }
+            }
+
+            /// Hyperbolic tangent.
+            #[inline(always)]
+            pub fn tanh(x: $t) -> $t {
+                let u = expm1(-2.0 * x.abs());
+                (-u / (u + 2.0)).copysign(x)
+            }
+
+            /// `sin(n π/2 + r)` for `|r| <= π/4`.
+            #[inline(always)]
+            fn quadrant(n: i64, r: $t) -> $t {
+                let z = r * r;
+                let s = r + r * (z * horner(z, &SIN_C));
+                let c = (1.0 - 0.5 * z) + z * z * horner(z, &COS_C);
+                let y = if n & 1 == 0 { s } else { c };
+                if n & 2 == 0 {
+                    y
+                } else {
+                    -y
+                }
+            }
+
+            /// Sine, for `|x| <= TRIG_LIMIT` (other arguments give unspecified values).
+            #[inline(always)]
+            pub fn sin(x: $t) -> $t {
+                let (n, r) = $red(x);
+                let y = quadrant(n, r);
+                if x == 0.0 {
+                    x
+                } else {
+                    y
+                }
+            }
+
+            /// Cosine, for `|x| <= TRIG_LIMIT` (other arguments give unspecified values).
+            #[inline(always)]
+            pub fn cos(x: $t) -> $t {
+                let (n, r) = $red(x);
+                quadrant(n + 1, r)
+            }
+        }
+    };
+}
+
+vmath!(f32, u32, i32, mant: 23, expm1: 7, log: 4, exp_range: (-104.0, 89.0),
+    expm1_lo: -18.0, ln2_hi_bits: 43, trig: (4, 4), reduce_pio2: reduce_pio2_f32);
+vmath!(f64, u64, i64, mant: 52, expm1: 12, log: 10, exp_range: (-746.0, 710.0),
+    expm1_lo: -38.0, ln2_hi_bits: 32, trig: (8, 7), reduce_pio2: reduce_pio2_f64);
+
+/// π/2 in three parts: the first two with 33 significant bits (their products by
+/// `|n| < 2^20` are exact), the third the rest (with π/2's tail below `f64`).
+const PIO2_1: f64 = chop(FRAC_PI_2, 20);
+const PIO2_REST: f64 = (FRAC_PI_2 - PIO2_1) + PIO2_TAIL;
+const PIO2_2: f64 = chop(PIO2_REST, 20);
+const PIO2_3: f64 = PIO2_REST - PIO2_2;
+
+/// `(n, r)` with `x = n π/2 + r`, `|r| <= π/4` (for `|x| <= TRIG_LIMIT`).
+#[inline(always)]
+fn reduce_pio2_f64(x: f64) -> (i64, f64) {
+    let (nf, n) = f64::round_int(x * std::f64::consts::FRAC_2_PI);
+    (n, ((x - nf * PIO2_1) - nf * PIO2_2) - nf * PIO2_3)
+}
+
+/// As [`reduce_pio2_f64`], computed in `f64` (exact for every `f32`) and rounded once.
+#[inline(always)]
+fn reduce_pio2_f32(x: f32) -> (i64, f32) {
+    let x = x as f64;
+    let (nf, n) = f64::round_int(x * std::f64::consts::FRAC_2_PI);
+    (n, ((x - nf * PIO2_1) - nf * PIO2_REST) as f32)
+}
