@@ -42,7 +42,7 @@ type F32Case = (&'static str, fn(f32) -> f32, fn(f64) -> f64, u64);
 fn f32_cases() -> Vec<F32Case> {
     vec![
         ("exp", vmath::f32::exp, f64::exp, 1),
-        ("expm1", vmath::f32::expm1, f64::exp_m1, 2),
+        ("expm1", vmath::f32::expm1, f64::exp_m1, 1),
         ("log", vmath::f32::log, f64::ln, 1),
         ("tanh", vmath::f32::tanh, f64::tanh, 2),
         ("sin", vmath::f32::sin, f64::sin, 2),
@@ -56,6 +56,16 @@ fn f32_inputs() -> Vec<f32> {
     let mut v: Vec<f32> = (0..=u32::MAX / 1021)
         .map(|k| f32::from_bits(k * 1021))
         .collect();
+    v.extend((0..20_000).map(|k| -15.0 - k as f32 * 0.00015));
+    for k in (1..333_000u32).step_by(7) {
+        let x = (k as f64 * std::f64::consts::FRAC_PI_2) as f32;
+        v.extend([
+            x,
+            -x,
+            f32::from_bits(x.to_bits() + 1),
+            f32::from_bits(x.to_bits() - 1),
+        ]);
+    }
     for t in [
         0.0f32,
         88.7,
@@ -124,6 +134,17 @@ fn f64_functions_within_their_ulp_bounds() {
         let n = 200_000;
         xs.extend((0..=n).map(|k| lo + (hi - lo) * k as f64 / n as f64));
     }
+    // The doubles nearest to multiples of π/2 (the reduced argument is then about one ulp of
+    // x, where an imprecise π/2 shows) and their neighbours, up to the trig limit; and the
+    // region where expm1 approaches -1.
+    for k in (1..333_000u64).step_by(7).chain(1..64) {
+        let x = k as f64 * std::f64::consts::FRAC_PI_2;
+        for d in -2i64..=2 {
+            let y = f64::from_bits((x.to_bits() as i64 + d) as u64);
+            xs.extend([y, -y]);
+        }
+    }
+    xs.extend((0..20_000).map(|k| -30.0 - k as f64 * 0.0005));
     for (name, f, reference, bound) in cases {
         let trig = name == "sin" || name == "cos";
         let mut worst = (0u64, 0f64);

@@ -17,6 +17,7 @@
 
 use rayon::prelude::*;
 
+use super::contiguous::small_contiguous;
 use super::plan::{Dims, Plan};
 use super::simd::with_simd;
 use crate::dtype::Element;
@@ -128,6 +129,18 @@ pub fn zip2<O: Element, A: Element>(
     src: Operand<'_>,
     f: impl Fn(O, A) -> O + Sync,
 ) -> Result<()> {
+    let ops = [
+        (dst.strides, dst.offset, out.len()),
+        (src.strides, src.offset, a.len()),
+    ];
+    if let Some(n) = small_contiguous(dims, &ops, PAR_MIN) {
+        if n == 0 {
+            return Ok(());
+        }
+        let o = [dst.offset as isize, src.offset as isize];
+        with_simd(|| run2(DstPtr::new(out), 1, 1, a, o, n, &f));
+        return Ok(());
+    }
     check_operand("destination", dims, &dst, out.len())?;
     check_operand("source", dims, &src, a.len())?;
     check_writable_parts(dims, dst.strides)?;
@@ -198,6 +211,19 @@ pub fn zip3<O: Element, A: Element, B: Element>(
     (b, sb): (&[B], Operand<'_>),
     f: impl Fn(A, B) -> O + Sync,
 ) -> Result<()> {
+    let ops = [
+        (dst.strides, dst.offset, out.len()),
+        (sa.strides, sa.offset, a.len()),
+        (sb.strides, sb.offset, b.len()),
+    ];
+    if let Some(n) = small_contiguous(dims, &ops, PAR_MIN) {
+        if n == 0 {
+            return Ok(());
+        }
+        let o = [dst.offset, sa.offset, sb.offset].map(|x| x as isize);
+        with_simd(|| run3(DstPtr::new(out), [1, 1, 1], (a, b), o, n, &f));
+        return Ok(());
+    }
     check_operand("destination", dims, &dst, out.len())?;
     check_operand("first input", dims, &sa, a.len())?;
     check_operand("second input", dims, &sb, b.len())?;

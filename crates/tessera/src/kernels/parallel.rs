@@ -13,8 +13,10 @@
 //! else is ignored) sizes rayon's global pool when Tessera is first used, unless the program
 //! built the pool earlier; otherwise rayon's default applies (`RAYON_NUM_THREADS`, else one
 //! thread per core). [`set_num_threads`] does the same at run time: before the pool exists
-//! it sizes it; afterwards it caps how many threads kernels split work across (1 makes every
-//! kernel run on the calling thread). [`num_threads`] is the count kernels use.
+//! it sizes it exactly; afterwards `1` makes every kernel run on the calling thread, and
+//! another count only changes how many pieces the elementwise and reduction kernels cut
+//! their work into (the pool's threads still run them; a resizable pool is future work).
+//! [`num_threads`] is the count kernels use.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Once;
@@ -28,6 +30,8 @@ static SIZE_POOL: Once = Once::new();
 /// Builds rayon's global pool with `TESSERA_NUM_THREADS` threads when the variable holds a
 /// positive integer and the pool does not run yet (once per process).
 fn size_pool_from_env() {
+    // The pool may start here: the fork handler must be in place first (module doc).
+    register_fork_handler();
     SIZE_POOL.call_once(|| {
         let n = std::env::var("TESSERA_NUM_THREADS").ok();
         if let Some(n) = n
@@ -61,8 +65,9 @@ pub fn num_threads() -> usize {
 }
 
 /// Sets the number of threads kernels use (PyTorch's `torch.set_num_threads`): sizes rayon's
-/// global pool when it does not run yet, and otherwise caps the threads kernels split work
-/// across at `n` (no more than the pool has). `n = 0` is an error.
+/// global pool when it does not run yet; afterwards `n = 1` runs every kernel on the calling
+/// thread and a larger `n` only caps how many pieces kernels cut work into (see the module
+/// doc). `n = 0` is an error.
 pub fn set_num_threads(n: usize) -> Result<()> {
     if n == 0 {
         return Err(TesseraError::InvalidArgument(
@@ -99,6 +104,11 @@ extern "C" fn mark_forked_child() {
 /// and this process is not the child of a `fork()` taken after the handler was registered
 /// (see the module doc). Registers that handler on its first call.
 pub fn enabled() -> bool {
+    num_threads() > 1
+}
+
+/// Registers the at-fork child handler (once per process).
+fn register_fork_handler() {
     REGISTER.call_once(|| {
         #[cfg(unix)]
         // SAFETY: registers a handler with the C runtime; `mark_forked_child` is an
@@ -110,7 +120,6 @@ pub fn enabled() -> bool {
             libc::pthread_atfork(None, None, Some(mark_forked_child));
         }
     });
-    num_threads() > 1
 }
 
 /// Whether this process is a forked child in which kernels run sequentially.

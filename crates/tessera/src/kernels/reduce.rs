@@ -155,17 +155,77 @@ pub trait Bounded: Element {
     const LOWEST: Self;
     /// The highest value (`+inf` for floats).
     const HIGHEST: Self;
+    /// The maximum (`MAX`) or minimum of a contiguous run by a faster route than the generic
+    /// lane fold, or `None` where there is none (every type but `f32` and `f64`).
+    #[inline(always)]
+    fn run_extreme<const MAX: bool>(_xs: &[Self]) -> Option<Self> {
+        None
+    }
 }
 macro_rules! bounded {
     ($($t:ty => $lo:expr, $hi:expr);*) => {$(
         impl Bounded for $t { const LOWEST: Self = $lo; const HIGHEST: Self = $hi; }
     )*};
 }
+macro_rules! bounded_float {
+    ($($t:ident),*) => {$(
+        impl Bounded for $t {
+            const LOWEST: Self = $t::NEG_INFINITY;
+            const HIGHEST: Self = $t::INFINITY;
+            #[inline(always)]
+            fn run_extreme<const MAX: bool>(xs: &[Self]) -> Option<Self> {
+                Some(flagged_extreme::<$t, MAX>(xs, if MAX { $t::NEG_INFINITY } else { $t::INFINITY }, $t::NAN))
+            }
+        }
+    )*};
+}
+bounded_float!(f32, f64);
+
+/// The maximum (`MAX`) or minimum of `xs` in [`LANES`] lanes of plain comparisons (one
+/// `vmaxps`/`vminps` each) and a separate any-NaN flag, NaN if `xs` holds one: the same
+/// value as the NaN-propagating fold, in the form the compiler vectorises 256 bits wide.
+#[inline(always)]
+fn flagged_extreme<T: Copy + PartialOrd, const MAX: bool>(xs: &[T], id: T, nan: T) -> T {
+    // `a` stays unless `x` is beyond it; a NaN `x` may replace `a` but sets the flag.
+    let pick = |a: T, x: T| {
+        if (MAX && a > x) || (!MAX && a < x) {
+            a
+        } else {
+            x
+        }
+    };
+    let mut r = [id; LANES];
+    let mut seen = [false; LANES];
+    let mut chunks = xs.chunks_exact(LANES);
+    for c in &mut chunks {
+        for j in 0..LANES {
+            r[j] = pick(r[j], c[j]);
+            #[allow(clippy::eq_op)]
+            let is_nan = c[j] != c[j];
+            seen[j] |= is_nan;
+        }
+    }
+    let (mut m, mut any) = (id, false);
+    for j in 0..LANES {
+        m = pick(m, r[j]);
+        any |= seen[j];
+    }
+    for &x in chunks.remainder() {
+        m = pick(m, x);
+        #[allow(clippy::eq_op)]
+        let is_nan = x != x;
+        any |= is_nan;
+    }
+    if any {
+        nan
+    } else {
+        m
+    }
+}
 bounded!(bool => false, true; u8 => u8::MIN, u8::MAX; i8 => i8::MIN, i8::MAX;
     u16 => u16::MIN, u16::MAX; i16 => i16::MIN, i16::MAX; u32 => u32::MIN, u32::MAX;
     i32 => i32::MIN, i32::MAX; u64 => u64::MIN, u64::MAX; i64 => i64::MIN, i64::MAX;
     f16 => f16::NEG_INFINITY, f16::INFINITY; bf16 => bf16::NEG_INFINITY, bf16::INFINITY;
-    f32 => f32::NEG_INFINITY, f32::INFINITY; f64 => f64::NEG_INFINITY, f64::INFINITY;
     C64 => C64::new(f32::NEG_INFINITY, f32::NEG_INFINITY), C64::new(f32::INFINITY, f32::INFINITY);
     C128 => C128::new(f64::NEG_INFINITY, f64::NEG_INFINITY),
         C128::new(f64::INFINITY, f64::INFINITY));
@@ -188,7 +248,7 @@ impl<T: Arith + Bounded> Reducer<T> for Max {
     }
     #[inline(always)]
     fn fold_run(&self, data: &[T], off: isize, n: usize, stride: isize) -> T {
-        fold_extreme(data, off, n, stride, T::LOWEST, Arith::maximum)
+        fold_extreme::<T, true>(data, off, n, stride, T::LOWEST, Arith::maximum)
     }
 }
 
@@ -205,14 +265,16 @@ impl<T: Arith + Bounded> Reducer<T> for Min {
     }
     #[inline(always)]
     fn fold_run(&self, data: &[T], off: isize, n: usize, stride: isize) -> T {
-        fold_extreme(data, off, n, stride, T::HIGHEST, Arith::minimum)
+        fold_extreme::<T, false>(data, off, n, stride, T::HIGHEST, Arith::minimum)
     }
 }
 
-/// A run folded by a NaN-propagating `maximum` or `minimum` (associative and commutative, so
-/// lanes may reorder it).
+/// A run folded by a NaN-propagating `maximum` or `minimum`. Both are associative and
+/// commutative except for which zero a tie of `+0.0` and `-0.0` returns, so lanes may reorder
+/// them; the sign of a zero maximum or minimum depends on the layout (as in NumPy, whose
+/// SIMD loops reorder too: docs/design.md P5).
 #[inline(always)]
-fn fold_extreme<T: Arith>(
+fn fold_extreme<T: Arith + Bounded, const MAX: bool>(
     data: &[T],
     off: isize,
     n: usize,
@@ -221,7 +283,8 @@ fn fold_extreme<T: Arith>(
     f: impl Fn(T, T) -> T + Copy,
 ) -> T {
     if stride == 1 {
-        lanes(&data[off as usize..off as usize + n], id, f, f)
+        let run = &data[off as usize..off as usize + n];
+        T::run_extreme::<MAX>(run).unwrap_or_else(|| lanes(run, id, f, f))
     } else if stride == 0 && n > 0 {
         // A broadcast run repeats one value; max and min are idempotent.
         f(id, data[off as usize])
@@ -336,6 +399,59 @@ mod tests {
         let v = vec![0.1f32; 1_000_000];
         let s = reduce(&v, &[v.len()], &[1], 0, &[true], &Sum).unwrap()[0];
         assert!((s - 100_000.0).abs() < 1.0, "{s}");
+    }
+
+    #[test]
+    fn flagged_extremes_equal_the_nan_propagating_fold() {
+        // Lengths around the lane count, values with NaNs, infinities and signed zeros at
+        // pseudo-random places; the reference is the plain sequential fold.
+        let pool = [
+            1.5,
+            -2.0,
+            0.0,
+            -0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            7.25,
+            -7.25,
+        ];
+        let mut seed = 12345u64;
+        for n in (0usize..70).chain([255, 256, 257, 1000]) {
+            for nan_at in [None, Some(0), Some(n / 2), Some(n.saturating_sub(1))] {
+                let xs: Vec<f64> = (0..n)
+                    .map(|i| {
+                        seed = seed
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        if Some(i) == nan_at {
+                            f64::NAN
+                        } else {
+                            pool[(seed >> 33) as usize % 8]
+                        }
+                    })
+                    .collect();
+                let want_max = xs
+                    .iter()
+                    .fold(f64::NEG_INFINITY, |a, &x| Arith::maximum(a, x));
+                let want_min = xs.iter().fold(f64::INFINITY, |a, &x| Arith::minimum(a, x));
+                let got_max = f64::run_extreme::<true>(&xs).unwrap();
+                let got_min = f64::run_extreme::<false>(&xs).unwrap();
+                let same = |a: f64, b: f64| a == b || (a.is_nan() && b.is_nan());
+                assert!(
+                    same(got_max, want_max),
+                    "max of {xs:?}: {got_max} vs {want_max}"
+                );
+                assert!(
+                    same(got_min, want_min),
+                    "min of {xs:?}: {got_min} vs {want_min}"
+                );
+                let xs32: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
+                assert!(same(
+                    f32::run_extreme::<true>(&xs32).unwrap() as f64,
+                    want_max
+                ));
+            }
+        }
     }
 
     #[test]

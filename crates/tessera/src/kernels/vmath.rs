@@ -12,12 +12,13 @@
 //! - `exp`: `x = n ln2 + r` with `ln2` split in two (Cody–Waite, `n ln2_hi` exact),
 //!   `|r| <= ln2/2`, `exp(r) = 1 + expm1(r)`, scaled by `2^n` in two halves so that results in
 //!   the subnormal range round once.
-//! - `expm1`: the same `r`; `2^n expm1(r) + (2^n - 1)` while `2^n - 1` is exact, `exp` past
-//!   that, `-1` below `ln(ulp(1)/2)`.
+//! - `expm1`: the same `r`; `2^n expm1(r) + (2^n - 1)` while `2^n - 1` is exact, `e^x` or
+//!   `e^x - 1` past that on either side, `-1` below `ln(ulp(1)/2)`.
 //! - `log`: `x = 2^k m` with `m` in `[sqrt(1/2), sqrt(2))`, `f = m - 1`, `s = f / (2 + f)`,
 //!   `log(1 + f) = f - (f²/2 - s (f²/2 + R(s²)))` (`R` the `atanh` series), subnormals scaled
 //!   first.
-//! - `sin`, `cos`: `x = n π/2 + r` (`f64`: π/2 in three parts; `f32`: reduced in `f64`),
+//! - `sin`, `cos`: `x = n π/2 + r` (`f64`: π/2 in four parts, ~150 bits; `f32`: reduced in
+//!   `f64`),
 //!   `|r| <= π/4`, the sine or cosine series by quadrant. Valid for `|x| <=`
 //!   [`TRIG_LIMIT`]; callers send larger arguments (and infinities) to the C library.
 //! - `tanh`: `-u / (u + 2)` with `u = expm1(-2|x|)`, sign copied from `x`.
@@ -27,15 +28,13 @@
 //! measured maximum errors are in docs/design.md P2 and checked by `tests/vector_math.rs`
 //! against `f64` (for `f32`) and the C library (for `f64`).
 
-use std::f64::consts::{FRAC_PI_2, LN_2};
+use std::f64::consts::LN_2;
 
 /// Largest `|x|` for which `sin` and `cos` here reduce their argument correctly.
 pub const TRIG_LIMIT: f64 = 524_288.0;
 
 /// `ln 2 - LN_2`: the part of `ln 2` below `f64` precision.
 const LN2_TAIL: f64 = 2.319_046_813_846_299_6e-17;
-/// `π/2 - FRAC_PI_2`.
-const PIO2_TAIL: f64 = 6.123_233_995_736_766e-17;
 
 /// `x` with the low `bits` bits of its significand cleared (so that products by integers
 /// below `2^bits` are exact).
@@ -185,10 +184,16 @@ macro_rules! vmath {
                 let (n, q) = reduce_exp(clamp(x, $elo, $hi));
                 let s = pow2(n);
                 let small = s * q + (s - 1.0);
+                // Past these bounds `2^n - 1` is not exact: `e^x`, or `e^x - 1` rounded once.
                 let y = if n > MANT as $i + 1 {
                     scale(q, n)
                 } else {
                     small
+                };
+                let y = if n < -(MANT as $i + 1) {
+                    scale(q, n) - 1.0
+                } else {
+                    y
                 };
                 if x.is_nan() || x == 0.0 {
                     x
@@ -279,18 +284,25 @@ vmath!(f32, u32, i32, mant: 23, expm1: 7, log: 4, exp_range: (-104.0, 89.0),
 vmath!(f64, u64, i64, mant: 52, expm1: 12, log: 10, exp_range: (-746.0, 710.0),
     expm1_lo: -38.0, ln2_hi_bits: 32, trig: (8, 7), reduce_pio2: reduce_pio2_f64);
 
-/// π/2 in three parts: the first two with 33 significant bits (their products by
-/// `|n| < 2^20` are exact), the third the rest (with π/2's tail below `f64`).
-const PIO2_1: f64 = chop(FRAC_PI_2, 20);
-const PIO2_REST: f64 = (FRAC_PI_2 - PIO2_1) + PIO2_TAIL;
-const PIO2_2: f64 = chop(PIO2_REST, 20);
-const PIO2_3: f64 = PIO2_REST - PIO2_2;
+/// π/2 = `PIO2_1 + PIO2_2 + PIO2_3 + PIO2_4` to about 150 bits: consecutive pieces of its
+/// binary expansion, the first three of 33 significant bits each (so their products by
+/// `|n| < 2^20` are exact, and each subtraction below is exact or rounds relative to the
+/// result), written as bit patterns so that no decimal rounding intervenes.
+const PIO2_1: f64 = f64::from_bits(0x3ff9_21fb_5440_0000);
+const PIO2_2: f64 = f64::from_bits(0x3dd0_b461_1a60_0000);
+const PIO2_3: f64 = f64::from_bits(0x3ba3_198a_2e00_0000);
+const PIO2_4: f64 = f64::from_bits(0x397b_839a_2520_49c1);
+/// `π/2 - PIO2_1` rounded to `f64` (enough for `f32` arguments).
+const PIO2_REST: f64 = PIO2_2 + (PIO2_3 + PIO2_4);
 
 /// `(n, r)` with `x = n π/2 + r`, `|r| <= π/4` (for `|x| <= TRIG_LIMIT`).
 #[inline(always)]
 fn reduce_pio2_f64(x: f64) -> (i64, f64) {
     let (nf, n) = f64::round_int(x * std::f64::consts::FRAC_2_PI);
-    (n, ((x - nf * PIO2_1) - nf * PIO2_2) - nf * PIO2_3)
+    (
+        n,
+        (((x - nf * PIO2_1) - nf * PIO2_2) - nf * PIO2_3) - nf * PIO2_4,
+    )
 }
 
 /// As [`reduce_pio2_f64`], computed in `f64` (exact for every `f32`) and rounded once.
