@@ -181,8 +181,9 @@ fn arange(
 }
 
 /// `set_num_threads(n)`: the number of threads kernels use (as `torch.set_num_threads`;
-/// docs/design.md P3). Before the first parallel operation it sizes the pool; afterwards it
-/// caps the threads kernels split work across. `n < 1` is a `ValueError`.
+/// docs/design.md P3). Before the first parallel operation it sizes the pool; afterwards `1`
+/// makes every kernel serial and a larger count only changes how work is cut. `n < 1` is a
+/// `ValueError`.
 #[pyfunction]
 fn set_num_threads(n: i64) -> PyResult<()> {
     let n = usize::try_from(n).unwrap_or(0);

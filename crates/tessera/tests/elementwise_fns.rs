@@ -9,6 +9,8 @@ use proptest::prelude::*;
 use tessera::half::{bf16, f16};
 use tessera::{DType, MathBinaryOp, MathOp, Tensor, TesseraError};
 
+use crate::vector_math::{ulps32, ulps64};
+
 /// The `f64` reference of each float function.
 fn reference(op: MathOp) -> Option<fn(f64) -> f64> {
     use MathOp::*;
@@ -46,17 +48,6 @@ fn reference(op: MathOp) -> Option<fn(f64) -> f64> {
     })
 }
 
-/// Distance in units in the last place between two f32 values (0 for two NaNs).
-fn ulps32(a: f32, b: f32) -> u64 {
-    if a.is_nan() && b.is_nan() || a == b {
-        return 0;
-    }
-    if a.is_nan() || b.is_nan() || a.is_sign_negative() != b.is_sign_negative() {
-        return u64::MAX;
-    }
-    (a.to_bits() as i64 - b.to_bits() as i64).unsigned_abs()
-}
-
 fn same_f64(a: f64, b: f64) -> bool {
     a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
 }
@@ -83,16 +74,6 @@ fn allowed_ulps(op: MathOp) -> u64 {
         MathOp::Cos | MathOp::Expm1 => 2,
         _ => 0,
     }
-}
-
-fn ulps64(a: f64, b: f64) -> u64 {
-    if a.is_nan() && b.is_nan() || a == b {
-        return 0;
-    }
-    if a.is_nan() || b.is_nan() || a.is_sign_negative() != b.is_sign_negative() {
-        return u64::MAX;
-    }
-    (a.to_bits() as i128 - b.to_bits() as i128).unsigned_abs() as u64
 }
 
 fn check_float_fn(op: MathOp, xs: &[f64]) {

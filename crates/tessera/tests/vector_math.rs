@@ -5,36 +5,36 @@
 
 use tessera::kernels::vmath::{self, TRIG_LIMIT};
 
-/// Distance in units in the last place between `a` and the reference `b` (0 when both are
-/// NaN or equal, `u64::MAX` when only one is NaN or they differ in infinity).
-fn ulps32(a: f32, b: f32) -> u64 {
-    if a.is_nan() || b.is_nan() {
-        return if a.is_nan() && b.is_nan() {
-            0
-        } else {
-            u64::MAX
-        };
+/// `bits` (a float's bits read as a signed integer whose minimum is `min`) as a count that
+/// orders the representable values (`-0` and `+0` meet at 0).
+fn ordered(bits: i128, min: i128) -> i128 {
+    if bits < 0 {
+        min - bits
+    } else {
+        bits
     }
-    let key = |x: f32| {
-        let i = x.to_bits() as i32;
-        (if i < 0 { i32::MIN - i } else { i }) as i64
-    };
-    (key(a) - key(b)).unsigned_abs()
 }
 
-fn ulps64(a: f64, b: f64) -> u64 {
-    if a.is_nan() || b.is_nan() {
-        return if a.is_nan() && b.is_nan() {
-            0
-        } else {
-            u64::MAX
-        };
+/// Distance in ulps between two ordered keys: 0 when both values are NaN, `u64::MAX` when
+/// only one is.
+fn distance((a_nan, b_nan): (bool, bool), ka: i128, kb: i128) -> u64 {
+    match (a_nan, b_nan) {
+        (true, true) => 0,
+        (false, false) => (ka - kb).unsigned_abs().min(u64::MAX as u128) as u64,
+        _ => u64::MAX,
     }
-    let key = |x: f64| {
-        let i = x.to_bits() as i64;
-        (if i < 0 { i64::MIN - i } else { i }) as i128
-    };
-    (key(a) - key(b)).unsigned_abs().min(u64::MAX as u128) as u64
+}
+
+/// Distance in units in the last place between two `f32` values (0 for `±0` or two NaNs).
+pub(crate) fn ulps32(a: f32, b: f32) -> u64 {
+    let key = |x: f32| ordered(x.to_bits() as i32 as i128, i32::MIN as i128);
+    distance((a.is_nan(), b.is_nan()), key(a), key(b))
+}
+
+/// Distance in units in the last place between two `f64` values (0 for `±0` or two NaNs).
+pub(crate) fn ulps64(a: f64, b: f64) -> u64 {
+    let key = |x: f64| ordered(x.to_bits() as i64 as i128, i64::MIN as i128);
+    distance((a.is_nan(), b.is_nan()), key(a), key(b))
 }
 
 type F32Case = (&'static str, fn(f32) -> f32, fn(f64) -> f64, u64);

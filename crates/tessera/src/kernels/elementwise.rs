@@ -17,7 +17,6 @@
 
 use rayon::prelude::*;
 
-use super::contiguous::small_contiguous;
 use super::plan::{Dims, Plan};
 use super::simd::with_simd;
 use crate::dtype::Element;
@@ -129,18 +128,6 @@ pub fn zip2<O: Element, A: Element>(
     src: Operand<'_>,
     f: impl Fn(O, A) -> O + Sync,
 ) -> Result<()> {
-    let ops = [
-        (dst.strides, dst.offset, out.len()),
-        (src.strides, src.offset, a.len()),
-    ];
-    if let Some(n) = small_contiguous(dims, &ops, PAR_MIN) {
-        if n == 0 {
-            return Ok(());
-        }
-        let o = [dst.offset as isize, src.offset as isize];
-        with_simd(|| run2(DstPtr::new(out), 1, 1, a, o, n, &f));
-        return Ok(());
-    }
     check_operand("destination", dims, &dst, out.len())?;
     check_operand("source", dims, &src, a.len())?;
     check_writable_parts(dims, dst.strides)?;
@@ -211,19 +198,6 @@ pub fn zip3<O: Element, A: Element, B: Element>(
     (b, sb): (&[B], Operand<'_>),
     f: impl Fn(A, B) -> O + Sync,
 ) -> Result<()> {
-    let ops = [
-        (dst.strides, dst.offset, out.len()),
-        (sa.strides, sa.offset, a.len()),
-        (sb.strides, sb.offset, b.len()),
-    ];
-    if let Some(n) = small_contiguous(dims, &ops, PAR_MIN) {
-        if n == 0 {
-            return Ok(());
-        }
-        let o = [dst.offset, sa.offset, sb.offset].map(|x| x as isize);
-        with_simd(|| run3(DstPtr::new(out), [1, 1, 1], (a, b), o, n, &f));
-        return Ok(());
-    }
     check_operand("destination", dims, &dst, out.len())?;
     check_operand("first input", dims, &sa, a.len())?;
     check_operand("second input", dims, &sb, b.len())?;
@@ -321,7 +295,7 @@ fn drive<const K: usize>(plan: &Plan<K>, run: &(dyn Fn([isize; K], usize) + Sync
         return;
     }
     let par = plan.numel >= PAR_MIN && super::parallel::enabled();
-    let threads = crate::kernels::parallel::num_threads();
+    let threads = super::parallel::num_threads();
     if let Some(p) = blocking_dim(plan) {
         return drive_strips(plan, p, run, par);
     }

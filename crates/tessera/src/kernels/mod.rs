@@ -2,7 +2,6 @@
 //! [`Element`](crate::Element) and reached through [`with_dtype!`](crate::with_dtype).
 
 pub mod complex_math;
-pub(crate) mod contiguous;
 pub(crate) mod copy;
 pub mod elementwise;
 pub mod parallel;

@@ -43,7 +43,9 @@ impl<P: OpParams> OpDef<P> {
         // Kernels validate their inputs themselves, so the eager path does not run shape
         // inference first (that was most of `invoke`'s overhead); debug builds check below
         // that inference agrees with what the kernel produced.
-        let stypes: Vec<StorageType> = inputs.iter().map(Tensor::stype).collect();
+        // On the stack: every call pays for this, most with one to three inputs.
+        let stypes: smallvec::SmallVec<[StorageType; 4]> =
+            inputs.iter().map(Tensor::stype).collect();
         let d = self.decide(p, &stypes);
         let recorded = autograd::wants_record(inputs);
         for &i in self.mutates {
@@ -87,7 +89,7 @@ impl<P: OpParams> OpDef<P> {
                 let out = (self.dense)(p, &dense)?;
                 fallback::record(FallbackEvent {
                     op: self.name.to_string(),
-                    inputs: stypes,
+                    inputs: stypes.to_vec(),
                     outputs: d.outputs.clone(),
                     params: p.to_kv(),
                 });

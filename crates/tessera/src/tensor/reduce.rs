@@ -71,7 +71,11 @@ pub(crate) fn reduction_dtype(kind: &str, d: DType) -> DType {
 
 impl Tensor {
     /// Runs reducer `r` over `ax`, returning the accumulators.
-    fn reduce_with<T: Element, R: Reducer<T>>(&self, ax: &Axes, r: &R) -> Result<Vec<R::Acc>> {
+    pub(super) fn reduce_with<T: Element, R: Reducer<T>>(
+        &self,
+        ax: &Axes,
+        r: &R,
+    ) -> Result<Vec<R::Acc>> {
         let data = self.dense_storage()?.read_as::<T>();
         let l = self.layout();
         reduce(&data, l.dims(), l.strides(), l.offset(), &ax.reduced, r)

@@ -8,10 +8,11 @@
 //! read-only pass first.
 
 use super::map::map_into;
+use super::reduce::resolve_axes;
 use super::Tensor;
 use crate::dtype::{DType, Element};
 use crate::error::Result;
-use crate::kernels::reduce::{reduce, Reducer};
+use crate::kernels::reduce::Reducer;
 use crate::kernels::vmath::{self, TRIG_LIMIT};
 
 /// A function with a vectorised implementation.
@@ -51,18 +52,8 @@ fn any_above<T: Element>(t: &Tensor, limit: f64) -> Result<bool>
 where
     AnyAbove: Reducer<T, Acc = bool>,
 {
-    let data = t.dense_storage()?.read_as::<T>();
-    let l = t.layout();
-    let all = vec![true; t.shape().len()];
-    let r = reduce(
-        &data,
-        t.shape(),
-        l.strides(),
-        l.offset(),
-        &all,
-        &AnyAbove(limit),
-    )?;
-    Ok(r[0])
+    let all = resolve_axes(t.shape(), None, false)?;
+    Ok(t.reduce_with::<T, _>(&all, &AnyAbove(limit))?[0])
 }
 
 /// `out = f(src)` elementwise when both are `f32` or both `f64` (same shape, `out` fresh);

@@ -9,42 +9,12 @@ use crate::dtype::Scalar;
 use crate::error::Result;
 use crate::ops::defs::{DotParams, NoParams, ReduceParams};
 use crate::ops::registry::registry;
-use crate::stype::StorageType;
 use crate::tensor::arith::{BinaryOp, CompareOp, UnaryOp};
 use crate::tensor::Tensor;
 
 /// `dot(a, b)` with typed parameters (the backward of `dot` calls it too).
 pub(crate) fn dot_with(a: &Tensor, b: &Tensor, p: &DotParams) -> Result<Tensor> {
     call1("dot", p, &[a.clone(), b.clone()])
-}
-
-/// The result of a one-output elementwise op: its dense kernel called directly when every
-/// input is dense and none requires a gradient (the registry would pick that kernel and record
-/// nothing: per-call overhead, docs/design.md P4), else the registry call. Debug builds also
-/// run the registry call after a direct one and check that both agree in shape and dtype, so
-/// the registry's check of its kernels against shape inference still covers these ops.
-pub(crate) fn direct_or_registry(
-    inputs: &[&Tensor],
-    direct: impl FnOnce() -> Result<Tensor>,
-    registry: impl FnOnce() -> Result<Tensor>,
-) -> Result<Tensor> {
-    let plain = inputs
-        .iter()
-        .all(|t| t.stype() == StorageType::Default && !t.requires_grad());
-    if !plain {
-        return registry();
-    }
-    let out = direct();
-    #[cfg(debug_assertions)]
-    if let Ok(t) = &out {
-        let r = registry().expect("the registry refuses a call its dense kernel ran");
-        assert_eq!(
-            (t.shape(), t.dtype()),
-            (r.shape(), r.dtype()),
-            "direct vs registry"
-        );
-    }
-    out
 }
 
 fn reduce_params(axes: Option<&[isize]>, keepdims: bool) -> ReduceParams {
@@ -64,11 +34,7 @@ impl Tensor {
     /// assert_eq!(t.unary(UnaryOp::Abs).unwrap().to_vec::<f64>().unwrap(), vec![1.0, 4.0]);
     /// ```
     pub fn unary(&self, op: UnaryOp) -> Result<Tensor> {
-        direct_or_registry(
-            &[self],
-            || self.unary_dense(op),
-            || call1(op.name(), &NoParams {}, slice::from_ref(self)),
-        )
+        call1(op.name(), &NoParams {}, slice::from_ref(self))
     }
 
     /// `op(self, other)` with broadcasting and type promotion, into a new contiguous tensor.
@@ -87,21 +53,13 @@ impl Tensor {
     /// assert_eq!(c.to_vec::<f64>().unwrap(), vec![1.5, 2.5, 2.5, 3.5, 3.5, 4.5]);
     /// ```
     pub fn binary(&self, other: &Tensor, op: BinaryOp) -> Result<Tensor> {
-        direct_or_registry(
-            &[self, other],
-            || self.binary_dense(other, op),
-            || call1(op.name(), &NoParams {}, &[self.clone(), other.clone()]),
-        )
+        call1(op.name(), &NoParams {}, &[self.clone(), other.clone()])
     }
 
     /// `op(self, other)` elementwise with broadcasting, compared in the promoted dtype; the
     /// result is a `bool` tensor.
     pub fn compare(&self, other: &Tensor, op: CompareOp) -> Result<Tensor> {
-        direct_or_registry(
-            &[self, other],
-            || self.compare_dense(other, op),
-            || call1(op.name(), &NoParams {}, &[self.clone(), other.clone()]),
-        )
+        call1(op.name(), &NoParams {}, &[self.clone(), other.clone()])
     }
 
     /// `op(self, s)` with a weak scalar ([`crate::promote::result_type_scalar`]): `f32 + 2.5`

@@ -24,11 +24,7 @@ impl Tensor {
     /// assert!(Tensor::from_slice(&[1.0f64], &[1]).unwrap().math(MathOp::BitwiseInvert).is_err());
     /// ```
     pub fn math(&self, op: MathOp) -> Result<Tensor> {
-        super::arith::direct_or_registry(
-            &[self],
-            || self.math_dense(op),
-            || call1(op.name(), &NoParams {}, slice::from_ref(self)),
-        )
+        call1(op.name(), &NoParams {}, slice::from_ref(self))
     }
 
     /// `op(self, other)` with broadcasting and type promotion, into a new contiguous tensor
