@@ -1,7 +1,8 @@
 """Every everyday operation against NumPy (issue 19): the Array API's elementwise functions,
 reductions and array functions that both libraries have, at three sizes (16 elements: per-call
 overhead; 64 Ki: in cache; 16 Mi: in memory), on contiguous, transposed and broadcast inputs,
-for float32, float64 and int64. Matmul and linalg are bench_linalg.py's.
+for float32, float64 and int64, and basic indexing of a 64^4 tensor with a key that changes
+on every call. Matmul and linalg are bench_linalg.py's.
 
 Each thread count runs in its own child process with ``TESSERA_NUM_THREADS`` (Tessera) and
 ``OPENBLAS_NUM_THREADS``/``OMP_NUM_THREADS`` (NumPy) set before import: 1, then the default
@@ -15,6 +16,7 @@ Run: ``python crates/tessera-py/bench/bench_ops.py [--quick] [--only NAME,NAME]`
 prefixes, e.g. ``--only exp,sum_``).
 """
 
+import itertools
 import os
 import statistics
 import subprocess
@@ -143,6 +145,33 @@ def inputs(np, ts, n, dtype, layout, domain, rng, count=2):
     return out
 
 
+def indexing():
+    """(name, keys) of basic indexing with a key that changes on every call, on a 64^4 float32
+    tensor: an int, two ints, a slice with moving bounds, and bench.py's 8 view keys in turn."""
+    keys8 = [
+        (slice(1, 60, 2), Ellipsis, None, slice(None, None, -3)),
+        (slice(2, 61, 2), Ellipsis, None, slice(None, None, -3)),
+        (3, slice(None, None, 5), None),
+        (Ellipsis, slice(4, 50)),
+        (slice(None, None, -1), 7, slice(1, None)),
+        (None, slice(0, 32), Ellipsis, 1),
+        (slice(5, 9), slice(None, None, 2), slice(1, 63, 3)),
+        (1, 2, Ellipsis),
+    ]
+    return [
+        ("getitem_int", list(range(64))),
+        ("getitem_int2", [(i, 63 - i) for i in range(64)]),
+        ("getitem_slice", [slice(i, i + 5) for i in range(59)]),
+        ("view_8keys", keys8),
+    ]
+
+
+def cycling(x, keys):
+    """A call that indexes ``x`` with the next key of ``keys`` (round robin)."""
+    nxt = itertools.cycle(keys).__next__
+    return lambda: x[nxt()]
+
+
 def time_pair(f_np, f_ts, np_args, ts_args):
     """Best-of medians per call, in seconds, for both (interleaved blocks)."""
     def calls(f, args):
@@ -153,7 +182,11 @@ def time_pair(f_np, f_ts, np_args, ts_args):
             f(*args[k[0]])
         return run
 
-    r_np, r_ts = calls(f_np, np_args), calls(f_ts, ts_args)
+    return time_runs(calls(f_np, np_args), calls(f_ts, ts_args))
+
+
+def time_runs(r_np, r_ts):
+    """Best-of medians per call of two argument-less calls, in seconds (interleaved blocks)."""
     # Calibrate the number of calls per sample to about 2 ms.
     t = time.perf_counter()
     r_np()
@@ -186,7 +219,6 @@ def child(threads, quick):
     import tessera as ts
     rng = np.random.default_rng(0)
     sizes = {k: v for k, v in SIZES.items() if not (quick and k == "16Mi")}
-    rows = []
     groups = [(u[0], u[1], u[2], u[3], u[4], 1) for u in unary(np, ts)]
     groups += [(b[0], b[1], b[2], b[3], "any", 2) for b in binary(np, ts)]
     groups += [(r[0], r[1], r[2], r[3], "any", 1) for r in reductions(np, ts)]
@@ -213,8 +245,17 @@ def child(threads, quick):
                               flush=True)
                         continue
                     tn, tt = time_pair(f_np, f_ts, np_args, ts_args)
-                    rows.append((tt / tn, name, dtype, layout, size, tn, tt))
                     print(f"row {name} {dtype} {layout} {size} {tn!r} {tt!r}", flush=True)
+    a = np.zeros((64,) * 4, dtype=np.float32)
+    t = ts.zeros((64,) * 4, dtype=ts.float32)
+    for name, keys in indexing():
+        if only and not name.startswith(only):
+            continue
+        for k in keys:
+            if not np.array_equal(np.asarray(t[k]), a[k]):
+                raise AssertionError(f"{name}: t[{k!r}] differs from NumPy")
+        tn, tt = time_runs(cycling(a, keys), cycling(t, keys))
+        print(f"row {name} float32 contiguous 64^4 {tn!r} {tt!r}", flush=True)
 
 
 def run(threads, quick):
@@ -244,6 +285,8 @@ NAMED = {
     "tanh_f64_16M_time_vs_numpy": ("tanh", "float64", "contiguous", "16Mi"),
     "small_add_16_time_vs_numpy": ("add", "float32", "contiguous", "16"),
     "small_sum_16_time_vs_numpy": ("sum_all", "float32", "contiguous", "16"),
+    "getitem_int_varying_time_vs_numpy": ("getitem_int", "float32", "contiguous", "64^4"),
+    "py_view_varying_keys_time_vs_numpy": ("view_8keys", "float32", "contiguous", "64^4"),
 }
 
 

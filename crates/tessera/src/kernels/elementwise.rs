@@ -114,6 +114,42 @@ fn check_operand(what: &str, dims: &[usize], op: &Operand<'_>, len: usize) -> Re
     }
 }
 
+/// The call as one run, when it is small (below [`PAR_MIN`] elements, so serial) and every
+/// operand walks the dims as one run: the destination row-major contiguous (so it cannot
+/// overlap itself), each input contiguous in the same order or constant (stride 0 on every
+/// dim). Returns the element count and each operand's run stride (1 or 0). Such calls, the
+/// common small ones, skip the plan (sorting, merging, the overlap analysis); docs/design.md
+/// P4 gives the measured saving.
+fn small_single_run<const K: usize>(
+    dims: &[usize],
+    strides: [&[isize]; K],
+) -> Option<(usize, [isize; K])> {
+    let n = dims.iter().try_fold(1usize, |n, &d| n.checked_mul(d))?;
+    if n == 0 || n >= PAR_MIN {
+        return None;
+    }
+    let mut run = [1isize; K];
+    for (k, s) in strides.iter().enumerate() {
+        let mut expected = 1isize;
+        let (mut contiguous, mut constant) = (true, k > 0);
+        for (&d, &st) in dims.iter().zip(s.iter()).rev() {
+            if d == 1 {
+                continue;
+            }
+            contiguous &= st == expected;
+            constant &= st == 0;
+            // n < PAR_MIN, so the product of the dims cannot overflow.
+            expected *= d as isize;
+        }
+        run[k] = match (contiguous, constant) {
+            (true, _) => 1,
+            (false, true) => 0,
+            (false, false) => return None,
+        };
+    }
+    Some((n, run))
+}
+
 /// `out[i] = f(out[i], a[i])` over `dims`.
 ///
 /// Checked: every operand must stay inside its buffer ([`TesseraError::OutOfBounds`]) and
@@ -130,9 +166,14 @@ pub fn zip2<O: Element, A: Element>(
 ) -> Result<()> {
     check_operand("destination", dims, &dst, out.len())?;
     check_operand("source", dims, &src, a.len())?;
+    let ptr = DstPtr::new(out);
+    if let Some((n, s)) = small_single_run(dims, [dst.strides, src.strides]) {
+        let o = [dst.offset, src.offset].map(|x| x as isize);
+        with_simd(|| run2(ptr, s[0], s[1], a, o, n, &f));
+        return Ok(());
+    }
     check_writable_parts(dims, dst.strides)?;
     let plan = Plan::new(dims, [dst.strides, src.strides], [dst.offset, src.offset]);
-    let ptr = DstPtr::new(out);
     let (so, sa) = (plan.inner_stride(0), plan.inner_stride(1));
     drive(&plan, &|o: [isize; 2], n: usize| {
         with_simd(|| run2(ptr, so, sa, a, o, n, &f))
@@ -201,13 +242,18 @@ pub fn zip3<O: Element, A: Element, B: Element>(
     check_operand("destination", dims, &dst, out.len())?;
     check_operand("first input", dims, &sa, a.len())?;
     check_operand("second input", dims, &sb, b.len())?;
+    let ptr = DstPtr::new(out);
+    if let Some((n, s)) = small_single_run(dims, [dst.strides, sa.strides, sb.strides]) {
+        let o = [dst.offset, sa.offset, sb.offset].map(|x| x as isize);
+        with_simd(|| run3(ptr, s, (a, b), o, n, &f));
+        return Ok(());
+    }
     check_writable_parts(dims, dst.strides)?;
     let plan = Plan::new(
         dims,
         [dst.strides, sa.strides, sb.strides],
         [dst.offset, sa.offset, sb.offset],
     );
-    let ptr = DstPtr::new(out);
     let (so, sa, sb) = (
         plan.inner_stride(0),
         plan.inner_stride(1),
@@ -448,6 +494,15 @@ mod tests {
                 [vec![-5, 1], vec![1, 4], vec![5, 1]],
                 [15, 0, 0],
             ),
+            // Small single runs: size-1 dims with any stride, offsets, a constant input.
+            (
+                vec![3, 1, 4],
+                [vec![4, 99, 1], vec![4, 7, 1], vec![0, 0, 0]],
+                [0, 2, 5],
+            ),
+            (vec![2, 3], [vec![3, 1], vec![0, 0], vec![3, 1]], [0, 4, 1]),
+            // Looks small and contiguous, but `b` is a broadcast row: the plan's path.
+            (vec![2, 3], [vec![3, 1], vec![3, 1], vec![0, 1]], [0, 0, 0]),
         ];
         for (dims, s, off) in cases {
             let n: usize = dims.iter().product();
@@ -465,6 +520,25 @@ mod tests {
             naive(&dims, [&s[0], &s[1], &s[2]], off, &a, &b, &mut want);
             assert_eq!(got, want, "{dims:?} {s:?}");
         }
+    }
+
+    #[test]
+    fn small_single_run_takes_only_contiguous_or_constant_operands() {
+        let d: &[usize] = &[3, 1, 4];
+        let (c, odd, k) = (&[4, 1, 1][..], &[4, 99, 1][..], &[0, 0, 0][..]);
+        assert_eq!(small_single_run(d, [c, odd, k]), Some((12, [1, 1, 0])));
+        // A constant destination, a row broadcast, a transposed or flipped input: no.
+        assert_eq!(small_single_run(d, [k, c]), None);
+        assert_eq!(small_single_run(d, [c, &[0, 0, 1]]), None);
+        assert_eq!(small_single_run(&[3, 4], [&[4, 1], &[1, 3]]), None);
+        assert_eq!(small_single_run(&[3], [&[1], &[-1]]), None);
+        // Empty, and from PAR_MIN elements on (the parallel plan), no.
+        assert_eq!(small_single_run(&[0, 4], [&[4, 1], &[4, 1]]), None);
+        assert_eq!(small_single_run(&[PAR_MIN], [&[1], &[1]]), None);
+        assert_eq!(
+            small_single_run(&[PAR_MIN - 1], [&[1], &[1]]),
+            Some((PAR_MIN - 1, [1, 1]))
+        );
     }
 
     #[test]

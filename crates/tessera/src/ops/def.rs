@@ -3,8 +3,6 @@
 //! `defs` modules collect for the registry. How an op runs (the storage-type dispatch) is in
 //! `dispatch.rs`; looking ops up by name in `registry.rs`.
 
-use std::collections::BTreeMap;
-
 use super::params::{OpParams, ParamSpec};
 use super::stype::{dense_stype, DispatchMode, StorageType, StypeDecision, TensorMeta};
 use crate::autograd::{BackwardFn, GradRule, Saves};
@@ -216,7 +214,9 @@ pub trait Op: Send + Sync {
 /// The ops collected for the registry, by name (each `defs` module adds its own).
 #[derive(Default)]
 pub(crate) struct OpTable {
-    pub(crate) ops: BTreeMap<&'static str, Box<dyn Op>>,
+    /// Every call of a typed method looks its op up here, so a fast hash (not SipHash, not
+    /// a tree of string comparisons) matters; listings sort by name themselves.
+    pub(crate) ops: rustc_hash::FxHashMap<&'static str, Box<dyn Op>>,
 }
 
 impl OpTable {

@@ -90,7 +90,7 @@ impl<P: OpParams> OpDef<P> {
                 fallback::record(FallbackEvent {
                     op: self.name.to_string(),
                     inputs: stypes.to_vec(),
-                    outputs: d.outputs.clone(),
+                    outputs: d.outputs.to_vec(),
                     params: p.to_kv(),
                 });
                 out.iter()

@@ -34,7 +34,9 @@ impl Registry {
     /// ```
     pub fn get(&self, name: &str) -> Result<&dyn Op> {
         self.table.ops.get(name).map(|b| b.as_ref()).ok_or_else(|| {
-            let close = close_names(name, self.table.ops.keys().copied());
+            let mut names: Vec<&str> = self.table.ops.keys().copied().collect();
+            names.sort_unstable();
+            let close = close_names(name, names);
             TesseraError::UnknownOp {
                 name: name.to_string(),
                 close: close.iter().map(|c| c.to_string()).collect(),
@@ -59,7 +61,9 @@ impl Registry {
 
     /// Every op's static facts, sorted by name.
     pub fn list(&self) -> Vec<OpInfo> {
-        self.table.ops.values().map(|o| o.info()).collect()
+        let mut infos: Vec<OpInfo> = self.table.ops.values().map(|o| o.info()).collect();
+        infos.sort_unstable_by_key(|i| i.name);
+        infos
     }
 
     /// The operator reference as Markdown (the committed `docs/ops.md`; a test keeps it in

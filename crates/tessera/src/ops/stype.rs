@@ -1,5 +1,7 @@
 //! Storage types and dispatch decisions (docs/design.md O2).
 
+use smallvec::{smallvec, SmallVec};
+
 use crate::dtype::DType;
 pub use crate::stype::StorageType;
 use crate::tensor::Tensor;
@@ -19,8 +21,9 @@ pub enum DispatchMode {
 /// The outcome of storage-type inference: output storage types and the dispatch mode.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StypeDecision {
-    /// Storage type of each output.
-    pub outputs: Vec<StorageType>,
+    /// Storage type of each output (inline up to four outputs: every call decides, so this
+    /// must not allocate).
+    pub outputs: SmallVec<[StorageType; 4]>,
     /// How to run.
     pub mode: DispatchMode,
 }
@@ -35,7 +38,7 @@ impl StypeDecision {
             DispatchMode::Fallback
         };
         StypeDecision {
-            outputs: vec![StorageType::Default; n_outputs],
+            outputs: smallvec![StorageType::Default; n_outputs],
             mode,
         }
     }
@@ -50,7 +53,7 @@ pub fn dense_stype<P>(_params: &P, inputs: &[StorageType]) -> StypeDecision {
 /// with an error saying to convert it (a view of a densified copy would not be a view).
 pub fn view_stype<P>(_params: &P, _inputs: &[StorageType]) -> StypeDecision {
     StypeDecision {
-        outputs: vec![StorageType::Default],
+        outputs: smallvec![StorageType::Default],
         mode: DispatchMode::Dense,
     }
 }

@@ -26,6 +26,7 @@ use crate::kernels::plan::Plan;
 use crate::kernels::scalar_math::{convert, Arith};
 use crate::layout::broadcast_shapes;
 use crate::promote::{float_result, result_type, result_type_scalar};
+use crate::shape::DimVec;
 use crate::storage::Storage;
 use crate::with_dtype;
 
@@ -149,7 +150,7 @@ impl BinaryOp {
 }
 
 impl Tensor {
-    /// The dense kernel of [`Tensor::unary`]: a new contiguous tensor of
+    /// The dense kernel of [`Tensor::unary`]: a new tensor (order: design.md P6) of
     /// [`UnaryOp::result_dtype`].
     pub(crate) fn unary_dense(&self, op: UnaryOp) -> Result<Tensor> {
         let dt = op.result_dtype(self.dtype())?;
@@ -157,7 +158,7 @@ impl Tensor {
             return self.complex_abs(dt);
         }
         let src = self.astype_if(dt)?;
-        let out = Tensor::for_overwrite(self.shape(), dt)?;
+        let out = Tensor::for_overwrite_in_order(self.layout(), dt)?;
         let vector = match op {
             UnaryOp::Exp => Some(VecFn::Exp),
             UnaryOp::Log => Some(VecFn::Log),
@@ -197,7 +198,7 @@ impl Tensor {
     /// for large parts).
     fn complex_abs(&self, dt: DType) -> Result<Tensor> {
         use crate::complex::{C128, C64};
-        let out = Tensor::for_overwrite(self.shape(), dt)?;
+        let out = Tensor::for_overwrite_in_order(self.layout(), dt)?;
         match self.dtype() {
             DType::C64 => map_into::<f32, C64>(&out, self, |_, z| z.0.norm())?,
             _ => map_into::<f64, C128>(&out, self, |_, z| z.0.norm())?,
@@ -206,7 +207,7 @@ impl Tensor {
     }
 
     /// The dense kernel of [`Tensor::binary`]: `op(self, other)` with broadcasting and type
-    /// promotion, into a new contiguous tensor.
+    /// promotion, into a new tensor (order: design.md P6).
     pub(crate) fn binary_dense(&self, other: &Tensor, op: BinaryOp) -> Result<Tensor> {
         let dt = op.result_dtype(self.dtype(), other.dtype())?;
         let (out, a, b) = self.zip_new(other, dt, dt)?;
@@ -295,12 +296,12 @@ impl Tensor {
         self.binary_(&self.weak_scalar(s.into())?, op)
     }
 
-    /// The dense kernel of [`Tensor::astype`]: a new contiguous tensor with the elements
+    /// The dense kernel of [`Tensor::astype`]: a new tensor (order: design.md P6) with the elements
     /// converted to `dtype` (always a copy; float to integer truncates toward zero and
     /// saturates, NaN becomes 0, non-zero becomes `true`). The source is read under one read
     /// lock released on return. Errors for a sparse tensor (the dense gate).
     pub(crate) fn astype_dense(&self, dtype: DType) -> Result<Tensor> {
-        let out = Tensor::for_overwrite(self.shape(), dtype)?;
+        let out = Tensor::for_overwrite_in_order(self.layout(), dtype)?;
         with_dtype!(dtype, O => with_dtype!(self.dtype(), A => {
             map_into::<O, A>(&out, self, |_, x| convert::<A, O>(x))?
         }));
@@ -315,7 +316,7 @@ impl Tensor {
     /// already matches): one compiled kernel per `f`, not one per pair of dtypes.
     pub(crate) fn map_f64(&self, out: DType, f: impl Fn(f64) -> f64 + Sync) -> Result<Tensor> {
         let src = self.astype_if(DType::F64)?;
-        let dst = Tensor::for_overwrite(self.shape(), DType::F64)?;
+        let dst = Tensor::for_overwrite_in_order(self.layout(), DType::F64)?;
         map_into::<f64, f64>(&dst, &src, |_, x| f(x))?;
         dst.astype_if(out)
     }
@@ -342,17 +343,34 @@ impl Tensor {
         compute: DType,
         out_dtype: DType,
     ) -> Result<(Tensor, Tensor, Tensor)> {
-        let shape = broadcast_shapes(self.shape(), other.shape())?;
+        // Same-shape operands (the common case) need no broadcast and no allocation.
+        let shape: DimVec<usize> = if self.shape() == other.shape() {
+            self.shape().into()
+        } else {
+            broadcast_shapes(self.shape(), other.shape())?.into()
+        };
         let prep = |t: &Tensor| -> Result<Tensor> {
             let t = t.astype_if(compute)?;
             let l = t.layout().broadcast_to(&shape)?;
             t.with_layout(l)
         };
-        Ok((
-            Tensor::for_overwrite(&shape, out_dtype)?,
-            prep(self)?,
-            prep(other)?,
-        ))
+        let (a, b) = (prep(self)?, prep(other)?);
+        // Both now have `shape`. The output follows an input's memory order when the other
+        // input has the same strides or is one value (docs/design.md P6); otherwise it is
+        // row-major, sharing a canonical input's descriptor when there is one.
+        let follows = |x: &Tensor, y: &Tensor| {
+            x.strides() == y.strides() || y.strides().iter().all(|&s| s == 0)
+        };
+        let out = if follows(&a, &b) && a.layout().dense_order().is_some() {
+            Tensor::for_overwrite_in_order(a.layout(), out_dtype)?
+        } else if follows(&b, &a) && b.layout().dense_order().is_some() {
+            Tensor::for_overwrite_in_order(b.layout(), out_dtype)?
+        } else if a.layout().is_canonical() {
+            Tensor::for_overwrite_like(a.layout(), out_dtype)?
+        } else {
+            Tensor::for_overwrite_like(b.layout(), out_dtype)?
+        };
+        Ok((out, a, b))
     }
 }
 

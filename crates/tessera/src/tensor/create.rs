@@ -65,6 +65,37 @@ impl Tensor {
         ))
     }
 
+    /// [`Tensor::for_overwrite`] with `like`'s dims: when `like` is already the canonical
+    /// contiguous layout of those dims, the output shares its descriptor (no shape-cache
+    /// lookup, a measurable part of a small call: docs/design.md P4).
+    pub(crate) fn for_overwrite_like(like: &Layout, dtype: DType) -> Result<Tensor> {
+        if !like.is_canonical() {
+            return Tensor::for_overwrite(like.dims(), dtype);
+        }
+        checked_byte_size(like.dims(), dtype.itemsize())?;
+        Ok(Tensor::from_parts(
+            Arc::new(Storage::for_overwrite(dtype, like.numel())?),
+            like.clone(),
+        ))
+    }
+
+    /// The fresh output of an elementwise op over an input laid out as `like`: in `like`'s
+    /// memory order when it is a dense block ([`Layout::dense_order`], NumPy's `order='K'`),
+    /// row-major otherwise. Input and output then walk memory the same way, so a transposed
+    /// input costs what a contiguous one does (docs/design.md P6).
+    pub(crate) fn for_overwrite_in_order(like: &Layout, dtype: DType) -> Result<Tensor> {
+        match like.dense_order() {
+            Some(layout) => {
+                checked_byte_size(like.dims(), dtype.itemsize())?;
+                Ok(Tensor::from_parts(
+                    Arc::new(Storage::for_overwrite(dtype, like.numel())?),
+                    layout,
+                ))
+            }
+            None => Tensor::for_overwrite_like(like, dtype),
+        }
+    }
+
     /// A contiguous tensor whose contents are unspecified (NumPy `empty`), for callers that
     /// write every element before reading any.
     ///

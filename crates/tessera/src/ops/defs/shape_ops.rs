@@ -202,7 +202,7 @@ pub(super) fn register(r: &mut OpTable) {
             |p, x| Ok(vec![x[0].cast_storage(p.stype)?]),
         )
         .stype(|p, s| StypeDecision {
-            outputs: vec![p.stype],
+            outputs: smallvec::smallvec![p.stype],
             mode: if s.iter().all(|&t| t == StorageType::Default) {
                 crate::ops::DispatchMode::Dense
             } else {

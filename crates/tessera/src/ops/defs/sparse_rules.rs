@@ -26,7 +26,7 @@ use StorageType::{Csr, Default as Dense, RowSparse};
 
 fn sparse_out(s: StorageType) -> StypeDecision {
     StypeDecision {
-        outputs: vec![s],
+        outputs: smallvec::smallvec![s],
         mode: DispatchMode::Sparse,
     }
 }
