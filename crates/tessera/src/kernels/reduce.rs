@@ -21,7 +21,7 @@ use super::scalar_math::{convert, Arith};
 use super::simd::with_simd;
 use crate::dtype::Element;
 use crate::error::{Result, TesseraError};
-use crate::storage::{checked_numel, try_vec};
+use crate::storage::{checked_numel, try_vec, try_with_capacity};
 
 /// How to reduce elements of type `T` into accumulators of type `Self::Acc`.
 pub trait Reducer<T: Element>: Sync {
@@ -332,6 +332,38 @@ pub fn reduce<T: Element, R: Reducer<T>>(
     reduced: &[bool],
     r: &R,
 ) -> Result<Vec<R::Acc>> {
+    // A kept dim the input broadcasts (stride 0) holds the same result at every index:
+    // reduce with it as size 1, then repeat the results along it (`t.max(axis=1)` of a
+    // broadcast row reduces the row once, not once per copy).
+    if let Some(d) = (0..dims.len()).find(|&d| !reduced[d] && strides[d] == 0 && dims[d] > 1) {
+        let mut once = dims.to_vec();
+        once[d] = 1;
+        let part = reduce(data, &once, strides, offset, reduced, r)?;
+        return repeat_along(part, dims, reduced, d);
+    }
+    // A reduced dim the input broadcasts adds the same partial results `dims[d]` times:
+    // reduce with it as size 1, then combine those results `dims[d]` times by doubling
+    // (O(log n) passes and roundings, like a pairwise sum; exact for max/min/any/all and for
+    // integers, which wrap as repeated additions do).
+    if let Some(d) = (0..dims.len()).find(|&d| reduced[d] && strides[d] == 0 && dims[d] > 1) {
+        let mut once = dims.to_vec();
+        once[d] = 1;
+        let mut base = reduce(data, &once, strides, offset, reduced, r)?;
+        let mut acc = try_vec(r.identity(), base.len())?;
+        let mut k = dims[d];
+        while k > 0 {
+            if k & 1 == 1 {
+                acc.iter_mut()
+                    .zip(&base)
+                    .for_each(|(a, &b)| *a = r.combine(*a, b));
+            }
+            k >>= 1;
+            if k > 0 {
+                base.iter_mut().for_each(|b| *b = r.combine(*b, *b));
+            }
+        }
+        return Ok(acc);
+    }
     let mut acc_strides = vec![0isize; dims.len()];
     let mut out_n = 1usize;
     for d in (0..dims.len()).rev() {
@@ -382,6 +414,29 @@ pub fn reduce<T: Element, R: Reducer<T>>(
     Ok(acc)
 }
 
+/// The accumulators of a reduction whose kept dim `d` was reduced at size 1 (`part`),
+/// repeated `dims[d]` times along it, in the row-major order of the kept dims.
+fn repeat_along<A: Copy>(
+    part: Vec<A>,
+    dims: &[usize],
+    reduced: &[bool],
+    d: usize,
+) -> Result<Vec<A>> {
+    let kept = |range: std::ops::Range<usize>| -> usize {
+        range.filter(|&k| !reduced[k]).map(|k| dims[k]).product()
+    };
+    // `part` is [outer][inner] with the kept dims before and after `d`.
+    let (outer, inner, times) = (kept(0..d), kept(d + 1..dims.len()), dims[d]);
+    let mut out = try_with_capacity(checked_numel(&[part.len(), times])?)?;
+    for o in 0..outer {
+        let row = &part[o * inner..(o + 1) * inner];
+        for _ in 0..times {
+            out.extend_from_slice(row);
+        }
+    }
+    Ok(out)
+}
+
 /// The serial traversal of one (sub-)plan into `acc`.
 fn run_plan<T: Element, R: Reducer<T>>(data: &[T], plan: &Plan<2>, acc: &mut [R::Acc], r: &R) {
     let n = plan.inner_len();
@@ -427,6 +482,57 @@ mod tests {
         let v = vec![0.1f32; 1_000_000];
         let s = reduce(&v, &[v.len()], &[1], 0, &[true], &Sum).unwrap()[0];
         assert!((s - 100_000.0).abs() < 1.0, "{s}");
+    }
+
+    /// Naive reference: every output element folds its inputs in index order.
+    fn naive_sum(data: &[f64], dims: &[usize], strides: &[isize], reduced: &[bool]) -> Vec<f64> {
+        let kept: Vec<usize> = (0..dims.len()).filter(|&d| !reduced[d]).collect();
+        let out_n: usize = kept.iter().map(|&d| dims[d]).product();
+        let mut out = vec![0.0; out_n];
+        let n: usize = dims.iter().product();
+        for lin in 0..n {
+            let (mut rem, mut off, mut o) = (lin, 0isize, 0usize);
+            let mut idx = vec![0; dims.len()];
+            for d in (0..dims.len()).rev() {
+                idx[d] = rem % dims[d];
+                rem /= dims[d];
+                off += idx[d] as isize * strides[d];
+            }
+            for &d in &kept {
+                o = o * dims[d] + idx[d];
+            }
+            out[o] += data[off as usize];
+        }
+        out
+    }
+
+    #[test]
+    fn kept_broadcast_dims_reduce_once_and_repeat() {
+        let data: Vec<f64> = (0..60).map(|x| (x * 7 % 13) as f64).collect();
+        // (dims, strides, reduced): stride-0 kept dims first, last, in the middle, twice.
+        let cases: [(&[usize], &[isize], &[bool]); 10] = [
+            (&[4, 5], &[0, 1], &[false, true]),
+            (&[5, 4], &[1, 0], &[true, false]),
+            (&[3, 4, 5], &[0, 5, 1], &[false, true, false]),
+            (&[3, 4, 5], &[0, 0, 1], &[false, false, true]),
+            (&[2, 3, 4, 5], &[0, 20, 0, 1], &[false, true, false, true]),
+            // Reduced stride-0 dims (combined by doubling): 1, 2, 5, 7 and 64 copies.
+            (&[7, 5], &[0, 1], &[true, true]),
+            (&[2, 5], &[0, 1], &[true, false]),
+            (&[5, 3, 4], &[0, 0, 1], &[true, true, false]),
+            (&[64, 1, 3], &[0, 0, 1], &[true, false, false]),
+            (&[3, 5, 4], &[0, 1, 0], &[false, true, true]),
+        ];
+        for (dims, strides, reduced) in cases {
+            let got = reduce(&data, dims, strides, 0, reduced, &Sum).unwrap();
+            assert_eq!(
+                got,
+                naive_sum(&data, dims, strides, reduced),
+                "{dims:?} {strides:?}"
+            );
+        }
+        let got = reduce(&data, &[4, 5], &[0, 1], 0, &[false, true], &Max).unwrap();
+        assert_eq!(got, vec![8.0; 4]); // max of 0, 7, 1, 8, 2
     }
 
     #[test]
