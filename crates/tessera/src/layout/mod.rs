@@ -14,7 +14,7 @@ pub use reshape::infer_shape;
 pub use transform::{normalize_axes, normalize_axis};
 
 use crate::error::{Result, ShapeFacts, TesseraError};
-use crate::shape::{DimVec, Shape};
+use crate::shape::Shape;
 
 /// Shape (dims and signed strides, in elements, from the shape cache) plus the element offset
 /// of the first element in the storage.
@@ -106,37 +106,6 @@ impl Layout {
     /// C-contiguous (V6).
     pub fn is_contiguous(&self) -> bool {
         self.shape.is_c_contiguous()
-    }
-
-    /// The layout a fresh output of an elementwise op takes to follow this input's memory
-    /// order (NumPy's `order='K'`, PyTorch's preserved strides; docs/design.md P6): when this
-    /// layout covers a dense block with positive strides in some order (a contiguous tensor,
-    /// its transpose or any permutation of its dims, possibly at an offset), the same strides
-    /// at offset 0; `None` otherwise (strided, broadcast, flipped or empty).
-    pub(crate) fn dense_order(&self) -> Option<Layout> {
-        if self.numel() == 0 {
-            return None;
-        }
-        let mut axes: DimVec<(isize, usize)> = self
-            .dims()
-            .iter()
-            .zip(self.strides())
-            .filter(|&(&d, _)| d > 1)
-            .map(|(&d, &s)| (s, d))
-            .collect();
-        axes.sort_unstable();
-        let mut expected: isize = 1;
-        for &(s, d) in &axes {
-            if s != expected {
-                return None;
-            }
-            // A dense block of `numel` elements: these products stay below `numel`.
-            expected = expected.wrapping_mul(d as isize);
-        }
-        Some(Layout {
-            shape: self.shape.clone(),
-            offset: 0,
-        })
     }
 
     /// True when this is exactly the layout [`Layout::contiguous`] gives for these dims:
@@ -239,34 +208,5 @@ mod tests {
         // Row-major, but a size-1 dim with another stride, or an offset: not canonical.
         assert!(!strided(&[2, 1, 3], &[3, 7, 1], 0).is_canonical());
         assert!(!strided(&[2, 3], &[3, 1], 6).is_canonical());
-    }
-
-    #[test]
-    fn dense_order_keeps_a_permuted_dense_block_and_refuses_the_rest() {
-        // A transpose and a 3-D permutation at an offset: same strides at offset 0.
-        for (dims, strides, offset) in [
-            (vec![4, 3], vec![1, 4], 0),
-            (vec![2, 3, 4], vec![1, 8, 2], 24),
-            (vec![2, 1, 3], vec![3, 5, 1], 0),
-        ] {
-            let l = strided(&dims, &strides, offset).dense_order().unwrap();
-            assert_eq!(
-                (l.dims(), l.strides(), l.offset()),
-                (&dims[..], &strides[..], 0)
-            );
-        }
-        // Gaps, broadcast, flipped, overlapping, empty: no.
-        for (dims, strides) in [
-            (vec![4, 3], vec![1, 8]),
-            (vec![4, 3], vec![0, 1]),
-            (vec![4, 3], vec![-3, 1]),
-            (vec![4, 3], vec![1, 2]),
-            (vec![0, 3], vec![3, 1]),
-        ] {
-            assert!(
-                strided(&dims, &strides, 40).dense_order().is_none(),
-                "{dims:?} {strides:?}"
-            );
-        }
     }
 }

@@ -150,7 +150,7 @@ impl BinaryOp {
 }
 
 impl Tensor {
-    /// The dense kernel of [`Tensor::unary`]: a new tensor (order: design.md P6) of
+    /// The dense kernel of [`Tensor::unary`]: a new contiguous tensor of
     /// [`UnaryOp::result_dtype`].
     pub(crate) fn unary_dense(&self, op: UnaryOp) -> Result<Tensor> {
         let dt = op.result_dtype(self.dtype())?;
@@ -158,7 +158,7 @@ impl Tensor {
             return self.complex_abs(dt);
         }
         let src = self.astype_if(dt)?;
-        let out = Tensor::for_overwrite_in_order(self.layout(), dt)?;
+        let out = Tensor::for_overwrite_like(self.layout(), dt)?;
         let vector = match op {
             UnaryOp::Exp => Some(VecFn::Exp),
             UnaryOp::Log => Some(VecFn::Log),
@@ -198,7 +198,7 @@ impl Tensor {
     /// for large parts).
     fn complex_abs(&self, dt: DType) -> Result<Tensor> {
         use crate::complex::{C128, C64};
-        let out = Tensor::for_overwrite_in_order(self.layout(), dt)?;
+        let out = Tensor::for_overwrite_like(self.layout(), dt)?;
         match self.dtype() {
             DType::C64 => map_into::<f32, C64>(&out, self, |_, z| z.0.norm())?,
             _ => map_into::<f64, C128>(&out, self, |_, z| z.0.norm())?,
@@ -207,7 +207,7 @@ impl Tensor {
     }
 
     /// The dense kernel of [`Tensor::binary`]: `op(self, other)` with broadcasting and type
-    /// promotion, into a new tensor (order: design.md P6).
+    /// promotion, into a new contiguous tensor.
     pub(crate) fn binary_dense(&self, other: &Tensor, op: BinaryOp) -> Result<Tensor> {
         let dt = op.result_dtype(self.dtype(), other.dtype())?;
         let (out, a, b) = self.zip_new(other, dt, dt)?;
@@ -296,12 +296,12 @@ impl Tensor {
         self.binary_(&self.weak_scalar(s.into())?, op)
     }
 
-    /// The dense kernel of [`Tensor::astype`]: a new tensor (order: design.md P6) with the elements
+    /// The dense kernel of [`Tensor::astype`]: a new contiguous tensor with the elements
     /// converted to `dtype` (always a copy; float to integer truncates toward zero and
     /// saturates, NaN becomes 0, non-zero becomes `true`). The source is read under one read
     /// lock released on return. Errors for a sparse tensor (the dense gate).
     pub(crate) fn astype_dense(&self, dtype: DType) -> Result<Tensor> {
-        let out = Tensor::for_overwrite_in_order(self.layout(), dtype)?;
+        let out = Tensor::for_overwrite_like(self.layout(), dtype)?;
         with_dtype!(dtype, O => with_dtype!(self.dtype(), A => {
             map_into::<O, A>(&out, self, |_, x| convert::<A, O>(x))?
         }));
@@ -316,7 +316,7 @@ impl Tensor {
     /// already matches): one compiled kernel per `f`, not one per pair of dtypes.
     pub(crate) fn map_f64(&self, out: DType, f: impl Fn(f64) -> f64 + Sync) -> Result<Tensor> {
         let src = self.astype_if(DType::F64)?;
-        let dst = Tensor::for_overwrite_in_order(self.layout(), DType::F64)?;
+        let dst = Tensor::for_overwrite_like(self.layout(), DType::F64)?;
         map_into::<f64, f64>(&dst, &src, |_, x| f(x))?;
         dst.astype_if(out)
     }
@@ -355,21 +355,13 @@ impl Tensor {
             t.with_layout(l)
         };
         let (a, b) = (prep(self)?, prep(other)?);
-        // Both now have `shape`. The output follows an input's memory order when the other
-        // input has the same strides or is one value (docs/design.md P6); otherwise it is
-        // row-major, sharing a canonical input's descriptor when there is one.
-        let follows = |x: &Tensor, y: &Tensor| {
-            x.strides() == y.strides() || y.strides().iter().all(|&s| s == 0)
-        };
-        let out = if follows(&a, &b) && a.layout().dense_order().is_some() {
-            Tensor::for_overwrite_in_order(a.layout(), out_dtype)?
-        } else if follows(&b, &a) && b.layout().dense_order().is_some() {
-            Tensor::for_overwrite_in_order(b.layout(), out_dtype)?
-        } else if a.layout().is_canonical() {
-            Tensor::for_overwrite_like(a.layout(), out_dtype)?
+        // Both now have `shape`; a canonical one lends the output its descriptor.
+        let like = if a.layout().is_canonical() {
+            a.layout()
         } else {
-            Tensor::for_overwrite_like(b.layout(), out_dtype)?
+            b.layout()
         };
+        let out = Tensor::for_overwrite_like(like, out_dtype)?;
         Ok((out, a, b))
     }
 }

@@ -79,23 +79,6 @@ impl Tensor {
         ))
     }
 
-    /// The fresh output of an elementwise op over an input laid out as `like`: in `like`'s
-    /// memory order when it is a dense block ([`Layout::dense_order`], NumPy's `order='K'`),
-    /// row-major otherwise. Input and output then walk memory the same way, so a transposed
-    /// input costs what a contiguous one does (docs/design.md P6).
-    pub(crate) fn for_overwrite_in_order(like: &Layout, dtype: DType) -> Result<Tensor> {
-        match like.dense_order() {
-            Some(layout) => {
-                checked_byte_size(like.dims(), dtype.itemsize())?;
-                Ok(Tensor::from_parts(
-                    Arc::new(Storage::for_overwrite(dtype, like.numel())?),
-                    layout,
-                ))
-            }
-            None => Tensor::for_overwrite_like(like, dtype),
-        }
-    }
-
     /// A contiguous tensor whose contents are unspecified (NumPy `empty`), for callers that
     /// write every element before reading any.
     ///
