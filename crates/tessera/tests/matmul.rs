@@ -48,6 +48,24 @@ proptest! {
     }
 }
 
+/// Integer operands of different dtypes are cast before the exact integer product; a
+/// transposed operand must be read through its layout after the cast (a review found that
+/// reading the cast as row-major would give the untransposed product).
+#[test]
+fn mixed_integer_dtypes_with_transposed_operands() {
+    let a = Tensor::from_slice(&[1i32, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
+    let eye = Tensor::from_slice(&[1i64, 0, 0, 1], &[2, 2]).unwrap();
+    let c = a.t().unwrap().matmul(&eye).unwrap();
+    assert_eq!(c.dtype(), DType::I64);
+    assert_eq!(c.to_vec::<i64>().unwrap(), vec![1, 4, 2, 5, 3, 6]);
+    // Transposed right operand, u8 x i16 -> i16: [[1, 2], [3, 4]] @ [[1, 2], [3, 4]]^T.
+    let l = Tensor::from_slice(&[1u8, 2, 3, 4], &[2, 2]).unwrap();
+    let r = Tensor::from_slice(&[1i16, 2, 3, 4], &[2, 2]).unwrap();
+    let c = l.matmul(&r.t().unwrap()).unwrap();
+    assert_eq!(c.dtype(), DType::I16);
+    assert_eq!(c.to_vec::<i16>().unwrap(), vec![5, 11, 11, 25]);
+}
+
 #[test]
 fn matmul_errors_are_typed() {
     let a = Tensor::ones(&[2, 3], DType::F32).unwrap();
