@@ -246,8 +246,9 @@ def child(threads, quick):
                         continue
                     tn, tt = time_pair(f_np, f_ts, np_args, ts_args)
                     print(f"row {name} {dtype} {layout} {size} {tn!r} {tt!r}", flush=True)
-    a = np.zeros((64,) * 4, dtype=np.float32)
-    t = ts.zeros((64,) * 4, dtype=ts.float32)
+    # Distinct values, so the check below compares the elements each key selects.
+    a = np.arange(64 ** 4, dtype=np.float32).reshape((64,) * 4)
+    t = ts.asarray(a.copy())
     for name, keys in indexing():
         if only and not name.startswith(only):
             continue
