@@ -145,24 +145,27 @@ def inputs(np, ts, n, dtype, layout, domain, rng, count=2):
     return out
 
 
+# Basic-indexing keys of a 64^4 tensor (also bench.py's varying-keys line).
+VIEW_KEYS = [
+    (slice(1, 60, 2), Ellipsis, None, slice(None, None, -3)),
+    (slice(2, 61, 2), Ellipsis, None, slice(None, None, -3)),
+    (3, slice(None, None, 5), None),
+    (Ellipsis, slice(4, 50)),
+    (slice(None, None, -1), 7, slice(1, None)),
+    (None, slice(0, 32), Ellipsis, 1),
+    (slice(5, 9), slice(None, None, 2), slice(1, 63, 3)),
+    (1, 2, Ellipsis),
+]
+
+
 def indexing():
     """(name, keys) of basic indexing with a key that changes on every call, on a 64^4 float32
-    tensor: an int, two ints, a slice with moving bounds, and bench.py's 8 view keys in turn."""
-    keys8 = [
-        (slice(1, 60, 2), Ellipsis, None, slice(None, None, -3)),
-        (slice(2, 61, 2), Ellipsis, None, slice(None, None, -3)),
-        (3, slice(None, None, 5), None),
-        (Ellipsis, slice(4, 50)),
-        (slice(None, None, -1), 7, slice(1, None)),
-        (None, slice(0, 32), Ellipsis, 1),
-        (slice(5, 9), slice(None, None, 2), slice(1, 63, 3)),
-        (1, 2, Ellipsis),
-    ]
+    tensor: an int, two ints, a slice with moving bounds, and the 8 view keys in turn."""
     return [
         ("getitem_int", list(range(64))),
         ("getitem_int2", [(i, 63 - i) for i in range(64)]),
         ("getitem_slice", [slice(i, i + 5) for i in range(59)]),
-        ("view_8keys", keys8),
+        ("view_8keys", VIEW_KEYS),
     ]
 
 

@@ -22,6 +22,7 @@ use super::simd::with_simd;
 use crate::dtype::Element;
 use crate::error::{Result, TesseraError};
 use crate::layout::overlap::check_writable_parts;
+use crate::shape::is_contiguous;
 
 /// Element count from which kernels run on several threads.
 pub const PAR_MIN: usize = 1 << 16;
@@ -130,21 +131,13 @@ fn small_single_run<const K: usize>(
     }
     let mut run = [1isize; K];
     for (k, s) in strides.iter().enumerate() {
-        let mut expected = 1isize;
-        let (mut contiguous, mut constant) = (true, k > 0);
-        for (&d, &st) in dims.iter().zip(s.iter()).rev() {
-            if d == 1 {
-                continue;
-            }
-            contiguous &= st == expected;
-            constant &= st == 0;
-            // n < PAR_MIN, so the product of the dims cannot overflow.
-            expected *= d as isize;
-        }
-        run[k] = match (contiguous, constant) {
-            (true, _) => 1,
-            (false, true) => 0,
-            (false, false) => return None,
+        let walk = dims.iter().rev().zip(s.iter().rev());
+        run[k] = if is_contiguous(walk, n) {
+            1
+        } else if k > 0 && dims.iter().zip(s.iter()).all(|(&d, &st)| d == 1 || st == 0) {
+            0
+        } else {
+            return None;
         };
     }
     Some((n, run))

@@ -332,37 +332,21 @@ pub fn reduce<T: Element, R: Reducer<T>>(
     reduced: &[bool],
     r: &R,
 ) -> Result<Vec<R::Acc>> {
-    // A kept dim the input broadcasts (stride 0) holds the same result at every index:
-    // reduce with it as size 1, then repeat the results along it (`t.max(axis=1)` of a
-    // broadcast row reduces the row once, not once per copy).
-    if let Some(d) = (0..dims.len()).find(|&d| !reduced[d] && strides[d] == 0 && dims[d] > 1) {
+    // A dim the input broadcasts (stride 0, size n > 1) is reduced at size 1 first. Kept, it
+    // holds the same results at every index: repeat them n times (`t.max(axis=1)` of a
+    // broadcast row reduces the row once, not once per copy). Reduced, it adds the same
+    // partial results n times: combine them n times by doubling (O(log n) passes and
+    // roundings, like a pairwise sum; exact for max/min and for integers, which wrap as
+    // repeated additions do).
+    if let Some(d) = (0..dims.len()).find(|&d| strides[d] == 0 && dims[d] > 1) {
         let mut once = dims.to_vec();
         once[d] = 1;
         let part = reduce(data, &once, strides, offset, reduced, r)?;
-        return repeat_along(part, dims, reduced, d);
-    }
-    // A reduced dim the input broadcasts adds the same partial results `dims[d]` times:
-    // reduce with it as size 1, then combine those results `dims[d]` times by doubling
-    // (O(log n) passes and roundings, like a pairwise sum; exact for max/min/any/all and for
-    // integers, which wrap as repeated additions do).
-    if let Some(d) = (0..dims.len()).find(|&d| reduced[d] && strides[d] == 0 && dims[d] > 1) {
-        let mut once = dims.to_vec();
-        once[d] = 1;
-        let mut base = reduce(data, &once, strides, offset, reduced, r)?;
-        let mut acc = try_vec(r.identity(), base.len())?;
-        let mut k = dims[d];
-        while k > 0 {
-            if k & 1 == 1 {
-                acc.iter_mut()
-                    .zip(&base)
-                    .for_each(|(a, &b)| *a = r.combine(*a, b));
-            }
-            k >>= 1;
-            if k > 0 {
-                base.iter_mut().for_each(|b| *b = r.combine(*b, *b));
-            }
-        }
-        return Ok(acc);
+        return if reduced[d] {
+            combine_times(part, dims[d], r)
+        } else {
+            repeat_along(part, dims, reduced, d)
+        };
     }
     let mut acc_strides = vec![0isize; dims.len()];
     let mut out_n = 1usize;
@@ -410,6 +394,28 @@ pub fn reduce<T: Element, R: Reducer<T>>(
         }
     } else {
         run_plan(data, &plan, &mut acc, r);
+    }
+    Ok(acc)
+}
+
+/// Each accumulator of `base` combined with itself `times` times, by doubling.
+fn combine_times<T: Element, R: Reducer<T>>(
+    mut base: Vec<R::Acc>,
+    times: usize,
+    r: &R,
+) -> Result<Vec<R::Acc>> {
+    let mut acc = try_vec(r.identity(), base.len())?;
+    let mut k = times;
+    while k > 0 {
+        if k & 1 == 1 {
+            acc.iter_mut()
+                .zip(&base)
+                .for_each(|(a, &b)| *a = r.combine(*a, b));
+        }
+        k >>= 1;
+        if k > 0 {
+            base.iter_mut().for_each(|b| *b = r.combine(*b, *b));
+        }
     }
     Ok(acc)
 }

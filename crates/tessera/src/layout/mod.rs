@@ -14,7 +14,7 @@ pub use reshape::infer_shape;
 pub use transform::{normalize_axes, normalize_axis};
 
 use crate::error::{Result, ShapeFacts, TesseraError};
-use crate::shape::Shape;
+use crate::shape::{contiguous_strides, Shape};
 
 /// Shape (dims and signed strides, in elements, from the shape cache) plus the element offset
 /// of the first element in the storage.
@@ -112,19 +112,8 @@ impl Layout {
     /// offset 0 and C-order strides, size-1 dims included. A fresh output of this shape can
     /// share the descriptor instead of looking it up in the shape cache.
     pub(crate) fn is_canonical(&self) -> bool {
-        let mut expected: isize = 1;
         self.offset == 0
-            && self
-                .dims()
-                .iter()
-                .zip(self.strides())
-                .rev()
-                .all(|(&d, &s)| {
-                    let ok = s == expected;
-                    // The dims fit `isize` products (the descriptor was checked when interned).
-                    expected = expected.wrapping_mul(d.max(1) as isize);
-                    ok
-                })
+            && contiguous_strides(self.dims()).is_ok_and(|c| c.as_slice() == self.strides())
     }
 }
 

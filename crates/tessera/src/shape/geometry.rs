@@ -125,7 +125,7 @@ pub(crate) fn contiguous_strides(dims: &[usize]) -> Result<DimVec<isize>> {
 }
 
 /// Contiguity in the order the iterator walks (innermost first), ignoring size-1 dims (V6).
-fn is_contiguous<'a>(
+pub(crate) fn is_contiguous<'a>(
     dims_strides: impl Iterator<Item = (&'a usize, &'a isize)>,
     numel: usize,
 ) -> bool {

@@ -14,7 +14,8 @@ use std::sync::Arc;
 
 pub use cache::{ShapeCache, DEFAULT_RETAIN_PER_STRIPE, FRONT_SLOTS, NUM_STRIPES};
 pub(crate) use geometry::{
-    checked_byte_size, checked_numel, contiguous_strides, hash_key, DimVec, DIM_INLINE,
+    checked_byte_size, checked_numel, contiguous_strides, hash_key, is_contiguous, DimVec,
+    DIM_INLINE,
 };
 
 use crate::error::Result;
