@@ -1,40 +1,7 @@
-//! Index specs as Python keys become (`t[...]` parses into these, then calls the same Rust
-//! resolver): any list of specs gives a view of distinct base elements or a typed error.
+//! libFuzzer entry for `fuzz/checks/index_specs.rs` (the property is documented there).
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use tessera::index::IndexSpec;
+#[path = "../checks/mod.rs"]
+mod checks;
 
-#[path = "common.rs"]
-mod common;
-use common::{check_view, numbered, Bytes};
-
-fn spec(bytes: &mut Bytes) -> IndexSpec {
-    let opt = |b: &mut Bytes| (b.u8() % 3 != 0).then(|| b.edgy() as isize);
-    match bytes.u8() % 5 {
-        0 => IndexSpec::Point(bytes.edgy() as isize),
-        1 => IndexSpec::Interval {
-            start: opt(bytes),
-            end: opt(bytes),
-            step: bytes.edgy() as isize,
-            inclusive: bytes.u8() % 2 == 1,
-        },
-        2 => IndexSpec::All,
-        3 => IndexSpec::NewAxis,
-        _ => IndexSpec::Ellipsis,
-    }
-}
-
-fuzz_target!(|data: &[u8]| {
-    let mut bytes = Bytes(data);
-    let base = numbered(&mut bytes);
-    let mut specs = Vec::new();
-    while !bytes.is_empty() && specs.len() < 12 {
-        specs.push(spec(&mut bytes));
-    }
-    if let Ok(view) = base.index(&specs) {
-        check_view(&view, base.numel());
-        // A view of the view resolves too (or errors), never panics.
-        let _ = view.index(&specs);
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::index_specs::check(data));

@@ -1,27 +1,7 @@
-//! The INT64 view-spec decoder and CreateView (docs/design.md V4): any code decodes to specs
-//! or a typed error, and `create_view` gives a view of distinct base elements or an error,
-//! never a panic. A code that decodes re-encodes to itself.
+//! libFuzzer entry for `fuzz/checks/view_spec.rs` (the property is documented there).
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use tessera::index::{decode, encode};
+#[path = "../checks/mod.rs"]
+mod checks;
 
-#[path = "common.rs"]
-mod common;
-use common::{check_view, numbered, Bytes};
-
-fuzz_target!(|data: &[u8]| {
-    let mut bytes = Bytes(data);
-    let base = numbered(&mut bytes);
-    let mut code = Vec::new();
-    while !bytes.is_empty() && code.len() < 64 {
-        code.push(bytes.edgy());
-    }
-    if let Ok(specs) = decode(&code) {
-        let again = encode(&specs);
-        assert_eq!(decode(&again).expect("re-decodes"), specs);
-    }
-    if let Ok(view) = base.create_view(&code) {
-        check_view(&view, base.numel());
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::view_spec::check(data));

@@ -137,7 +137,7 @@ pub(crate) fn verdict(me: usize, what: &str, all: &[u64], local: Result<()>) -> 
     Ok(recs.iter().all(|x| x[0] & WANTS_SHM != 0))
 }
 
-/// `verdict` with no local failure, for the fuzz target (`fuzz/fuzz_targets/agreement.rs`);
+/// `verdict` with no local failure, for the fuzz check (`fuzz/checks/agreement.rs`);
 /// not part of the API.
 #[doc(hidden)]
 pub fn fuzz_verdict(me: usize, all: &[u64]) -> Result<bool> {

@@ -1,5 +1,4 @@
-#![allow(dead_code)] // each target uses part of it
-//! Shared by the fuzz targets: a reader of fuzzer bytes and a small tensor whose elements
+//! Shared by the fuzz checks: a reader of fuzzer bytes and a small tensor whose elements
 //! are their own flat positions, so a view's values tell which elements it selected.
 
 use tessera::{DType, Tensor};
