@@ -304,7 +304,8 @@ pub fn from_dlpack(
     drop(imported);
     let t = Tensor::from_storage_strided(Arc::new(storage), &dims, &strides, offset).py()?;
     let t = if dtype == DType::Bool {
-        t.compare_scalar(0, CompareOp::Ne).py()?
+        // Row-major like the other copies (a comparison keeps a permuted input's order, P6).
+        t.compare_scalar(0, CompareOp::Ne).py()?.contiguous().py()?
     } else if t.numel() < len || !t.is_contiguous() {
         t.copy().py()?
     } else {

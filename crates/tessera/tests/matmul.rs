@@ -66,6 +66,56 @@ fn mixed_integer_dtypes_with_transposed_operands() {
     assert_eq!(c.to_vec::<i16>().unwrap(), vec![5, 11, 11, 25]);
 }
 
+/// `a @ b` for logical `[batch, m, k]` and `[batch, k, n]` element lists, in `i64`.
+fn naive_batched(a: &[i64], b: &[i64], batch: usize, m: usize, k: usize, n: usize) -> Vec<i64> {
+    let mut out = vec![0i64; batch * m * n];
+    for z in 0..batch {
+        for i in 0..m {
+            for j in 0..n {
+                out[(z * m + i) * n + j] = (0..k)
+                    .map(|p| a[(z * m + i) * k + p] * b[(z * k + p) * n + j])
+                    .sum();
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn mixed_dtypes_with_permuted_batched_operands_match_a_naive_product() {
+    // i32 [3, 4, 2] seen as a (0, 2, 1) permutation of a [3, 2, 4] base, times u8 [3, 2, 5]
+    // seen the same way from [3, 5, 2]: both are cast before the exact loop reads them.
+    let a = Tensor::arange(-10, 14, 1, DType::I32)
+        .unwrap()
+        .reshape(&[3, 2, 4])
+        .unwrap()
+        .permute(&[0, 2, 1])
+        .unwrap();
+    let b = Tensor::arange(0, 30, 1, DType::U8)
+        .unwrap()
+        .reshape(&[3, 5, 2])
+        .unwrap()
+        .permute(&[0, 2, 1])
+        .unwrap();
+    let c = a.matmul(&b).unwrap();
+    assert_eq!((c.dtype(), c.shape()), (DType::I32, &[3, 4, 5][..]));
+    let av = a.astype(DType::I64).unwrap().to_vec::<i64>().unwrap();
+    let bv = b.astype(DType::I64).unwrap().to_vec::<i64>().unwrap();
+    let want = naive_batched(&av, &bv, 3, 4, 2, 5);
+    let got = c.astype(DType::I64).unwrap().to_vec::<i64>().unwrap();
+    assert_eq!(got, want);
+    // bool @ bool: any of the ands (NumPy), with a transposed left operand.
+    let p = Tensor::from_slice(&[true, false, false, false, true, true], &[2, 3]).unwrap();
+    let q = Tensor::from_slice(&[true, false, false, true], &[2, 2]).unwrap();
+    let r = p.t().unwrap().matmul(&q).unwrap();
+    assert_eq!(r.dtype(), DType::Bool);
+    // p.T = [[1, 0], [0, 1], [0, 1]]; q = identity.
+    assert_eq!(
+        r.to_vec::<bool>().unwrap(),
+        vec![true, false, false, true, false, true]
+    );
+}
+
 #[test]
 fn matmul_errors_are_typed() {
     let a = Tensor::ones(&[2, 3], DType::F32).unwrap();

@@ -154,6 +154,53 @@ fn state_round_trip_resumes_the_same_trajectory() {
 }
 
 #[test]
+fn a_parameter_in_column_major_order_steps_as_its_row_major_twin() {
+    // An op on a transposed tensor keeps its order (docs/design.md P6): a leaf made from it
+    // owns a dense, column-major block. SGD with momentum and Adam move it exactly as they
+    // move the same values held row-major.
+    let base: Vec<f64> = (0..6).map(|i| 0.25 * i as f64 - 0.5).collect();
+    let grads = [
+        [0.5, -1.0, 0.25, 2.0, -0.75, 1.5],
+        [1.0, 0.0, -0.5, 0.5, 0.25, -2.0],
+    ];
+    for adam in [false, true] {
+        let from_t = Tensor::from_slice(&base, &[2, 3])
+            .unwrap()
+            .t()
+            .unwrap()
+            .mul_scalar(1.0)
+            .unwrap();
+        assert!(
+            !from_t.is_contiguous(),
+            "the product keeps the transpose's order"
+        );
+        let w = from_t.requires_grad_(true).unwrap();
+        let twin = param(&vals(&w), &[3, 2]);
+        let make = |p: Tensor| -> Box<dyn Optimizer> {
+            if adam {
+                Box::new(Adam::new(vec![p], 0.1).unwrap())
+            } else {
+                Box::new(Sgd::new(vec![p], 0.1, 0.9).unwrap())
+            }
+        };
+        let (mut o1, mut o2) = (make(w.clone()), make(twin.clone()));
+        for g in &grads {
+            for (o, p) in [(&mut o1, &w), (&mut o2, &twin)] {
+                o.zero_grad().unwrap();
+                backward_with(p, g);
+                o.step().unwrap();
+            }
+        }
+        assert_eq!(vals(&w), vals(&twin), "adam {adam}");
+        assert_ne!(vals(&w), vals(&param(&base, &[2, 3]).t().unwrap()));
+        assert!(
+            !w.is_contiguous(),
+            "the step writes into the parameter's own storage"
+        );
+    }
+}
+
+#[test]
 fn bad_parameters_and_rates_are_errors() {
     let w = param(&[1.0], &[1]);
     assert!(Sgd::new(vec![w.clone()], -1.0, 0.0).is_err());

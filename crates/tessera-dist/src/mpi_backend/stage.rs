@@ -23,11 +23,14 @@ impl Staged {
         count(out_len)?;
         let orig = send.dtype();
         let w = wire(orig);
+        // Read flat below: row-major whatever the input's order (`astype` keeps a permuted
+        // input's order, docs/design.md P6; `contiguous` is free on a row-major result).
         let send = if w == orig {
-            send.contiguous()?
+            send.clone()
         } else {
             send.astype(w)?
         };
+        let send = send.contiguous()?;
         let out = Tensor::empty(&[out_len], w)?;
         Ok(Staged { send, out, orig })
     }

@@ -19,7 +19,7 @@ impl Tensor {
                 "nonzero of a 0-d tensor (use atleast_1d / reshape first)".into(),
             ));
         }
-        let b = self.astype_dense(DType::Bool)?.contiguous_dense()?;
+        let b = self.astype_contiguous(DType::Bool)?;
         let flat: Vec<usize> = read::<bool, _>(&b, |v| {
             v.iter()
                 .enumerate()
@@ -59,8 +59,8 @@ impl Tensor {
         }
         let dt = result_type(self.dtype(), x2.dtype())?;
         let n = self.shape()[0];
-        let x1 = self.astype_dense(dt)?.contiguous_dense()?;
-        let x2c = x2.astype_dense(dt)?.contiguous_dense()?;
+        let x1 = self.astype_contiguous(dt)?;
+        let x2c = x2.astype_contiguous(dt)?;
         let order: Option<Vec<usize>> = if sorter.numel() == 0 {
             None
         } else {
@@ -90,8 +90,8 @@ impl Tensor {
     /// `test` once, then one binary search per element: O((n + m) log m).
     pub(crate) fn isin_dense(&self, test: &Tensor, invert: bool) -> Result<Tensor> {
         let dt = result_type(self.dtype(), test.dtype())?;
-        let x = self.astype_dense(dt)?.contiguous_dense()?;
-        let t = test.astype_dense(dt)?.contiguous_dense()?;
+        let x = self.astype_contiguous(dt)?;
+        let t = test.astype_contiguous(dt)?;
         with_dtype!(dt, T => {
             read::<T, _>(&t, |set| {
                 let mut sorted = set.to_vec();
@@ -128,7 +128,7 @@ fn sorter_indices(sorter: &Tensor, n: usize) -> Result<Vec<usize>> {
             sorter.shape()
         )));
     }
-    let s = sorter.astype_dense(DType::I64)?.contiguous_dense()?;
+    let s = sorter.astype_contiguous(DType::I64)?;
     let v = read::<i64, _>(&s, <[i64]>::to_vec)?;
     v.iter()
         .map(|&i| {

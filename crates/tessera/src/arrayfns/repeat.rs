@@ -16,7 +16,7 @@ pub(crate) fn counts(repeats: &Tensor, n: usize) -> Result<Vec<usize>> {
             format!("repeat: repeats must be integers, got {}", repeats.dtype()),
         )));
     }
-    let r = repeats.astype_dense(DType::I64)?.contiguous_dense()?;
+    let r = repeats.astype_contiguous(DType::I64)?;
     let v: Vec<i64> = read::<i64, _>(&r, <[i64]>::to_vec)?;
     if let Some(&bad) = v.iter().find(|&&c| c < 0) {
         return Err(TesseraError::InvalidArgument(format!(

@@ -18,7 +18,7 @@ fn prepared(t: &Tensor, dtype: DType, dims: &[usize]) -> Result<Tensor> {
     let t = if t.dtype() == dtype {
         t.clone()
     } else {
-        t.astype_dense(dtype)?
+        t.astype_contiguous(dtype)?
     };
     let t = if t.shape() == dims {
         t

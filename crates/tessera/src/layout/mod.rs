@@ -14,7 +14,7 @@ pub use reshape::infer_shape;
 pub use transform::{normalize_axes, normalize_axis};
 
 use crate::error::{Result, ShapeFacts, TesseraError};
-use crate::shape::{contiguous_strides, Shape};
+use crate::shape::{contiguous_strides, DimVec, Shape};
 
 /// Shape (dims and signed strides, in elements, from the shape cache) plus the element offset
 /// of the first element in the storage.
@@ -108,6 +108,44 @@ impl Layout {
         self.shape.is_c_contiguous()
     }
 
+    /// The layout a fresh output of an elementwise op takes to follow this input's memory
+    /// order (NumPy's `order='K'`, PyTorch's preserved strides; docs/design.md P6): when this
+    /// layout covers a dense block with positive strides in an order other than row-major (a
+    /// transpose, any permutation of dims, at any offset), the same strides at offset 0, with
+    /// size-1 dims given their row-major strides; `None` otherwise (row-major already,
+    /// strided, broadcast, flipped or empty: the output is then row-major).
+    pub(crate) fn dense_order(&self) -> Result<Option<Layout>> {
+        let n = self.numel();
+        if n == 0 || self.is_contiguous() {
+            return Ok(None);
+        }
+        let mut axes: DimVec<(isize, usize)> = self
+            .dims()
+            .iter()
+            .zip(self.strides())
+            .filter(|&(&d, _)| d > 1)
+            .map(|(&d, &s)| (s, d))
+            .collect();
+        axes.sort_unstable();
+        let mut expected: isize = 1;
+        for &(s, d) in &axes {
+            if s != expected {
+                return Ok(None);
+            }
+            // A dense block of `numel` elements: these products stay at most `numel`.
+            expected = expected.wrapping_mul(d as isize);
+        }
+        let row_major = contiguous_strides(self.dims())?;
+        let strides: DimVec<isize> = self
+            .dims()
+            .iter()
+            .zip(self.strides())
+            .zip(&row_major)
+            .map(|((&d, &s), &c)| if d == 1 { c } else { s })
+            .collect();
+        Layout::as_strided(self.dims(), &strides, 0, n).map(Some)
+    }
+
     /// True when this is exactly the layout [`Layout::contiguous`] gives for these dims:
     /// offset 0 and C-order strides, size-1 dims included. A fresh output of this shape can
     /// share the descriptor instead of looking it up in the shape cache.
@@ -197,5 +235,44 @@ mod tests {
         // Row-major, but a size-1 dim with another stride, or an offset: not canonical.
         assert!(!strided(&[2, 1, 3], &[3, 7, 1], 0).is_canonical());
         assert!(!strided(&[2, 3], &[3, 1], 6).is_canonical());
+    }
+
+    #[test]
+    fn dense_order_keeps_a_permuted_dense_block_and_refuses_the_rest() {
+        // A transpose, a 3-D permutation at an offset, and a size-1 dim (given its
+        // row-major stride, 3): the same order at offset 0.
+        for (dims, strides, offset, want) in [
+            (vec![4, 3], vec![1, 4], 0, vec![1, 4]),
+            (vec![2, 3, 4], vec![1, 8, 2], 24, vec![1, 8, 2]),
+            (vec![2, 1, 3], vec![1, -7, 2], 5, vec![1, 3, 2]),
+        ] {
+            let l = strided(&dims, &strides, offset)
+                .dense_order()
+                .unwrap()
+                .unwrap();
+            assert_eq!(
+                (l.dims(), l.strides(), l.offset()),
+                (&dims[..], &want[..], 0)
+            );
+        }
+        // Row-major already (at an offset, or with odd size-1 strides), gaps, broadcast,
+        // flipped, overlapping, empty: no.
+        for (dims, strides) in [
+            (vec![4, 3], vec![3, 1]),
+            (vec![2, 1, 3], vec![3, 5, 1]),
+            (vec![4, 3], vec![1, 8]),
+            (vec![4, 3], vec![0, 1]),
+            (vec![4, 3], vec![-3, 1]),
+            (vec![4, 3], vec![1, 2]),
+            (vec![0, 3], vec![1, 0]),
+        ] {
+            assert!(
+                strided(&dims, &strides, 40)
+                    .dense_order()
+                    .unwrap()
+                    .is_none(),
+                "{dims:?} {strides:?}"
+            );
+        }
     }
 }

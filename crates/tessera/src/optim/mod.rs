@@ -42,7 +42,9 @@ pub trait Optimizer {
     fn load_state(&mut self, state: &[(String, Tensor)]) -> Result<()>;
 }
 
-/// Checks that every parameter is a contiguous float leaf that requires a gradient.
+/// Checks that every parameter is a float leaf that requires a gradient and owns its
+/// storage as one dense block (row-major, or another order such as the result of an op on a
+/// transposed tensor, docs/design.md P6; not a view into a larger tensor).
 pub(crate) fn check_params(params: &[Tensor]) -> Result<()> {
     for (i, p) in params.iter().enumerate() {
         if !p.requires_grad() || !p.is_leaf() {
@@ -56,9 +58,11 @@ pub(crate) fn check_params(params: &[Tensor]) -> Result<()> {
                 p.dtype()
             )));
         }
-        if !p.is_contiguous() || p.layout().offset() != 0 || p.storage()?.len() != p.numel() {
+        let dense = p.is_contiguous() || p.layout().dense_order()?.is_some();
+        if !dense || p.layout().offset() != 0 || p.storage()?.len() != p.numel() {
             return Err(TesseraError::InvalidArgument(format!(
-                "optimiser parameter {i} must own its contiguous storage (not a view)"
+                "optimiser parameter {i} must own its storage as one dense block (not a view; \
+                 `contiguous()` makes one)"
             )));
         }
     }

@@ -23,8 +23,9 @@ const CHUNK: usize = 1 << 15;
 
 /// Runs `f(param, grad, states)` on every element of `param` (dense `grad`) or of its rows
 /// stored in `grad` (row_sparse), with the matching elements of the `N` `states` (tensors of
-/// the parameter's shape and dtype). Parameters are contiguous `f32` or `f64` leaves owning
-/// their storage (`check_params`), and so are the states.
+/// the parameter's shape and dtype). Parameters are `f32` or `f64` leaves owning their
+/// storage as a dense block (`check_params`); the states are row-major. A parameter in
+/// another memory order is updated through a row-major copy written back.
 pub(crate) fn update<F, const N: usize>(
     param: &Tensor,
     grad: &Tensor,
@@ -42,6 +43,12 @@ where
             param.shape(),
             param.dtype()
         )));
+    }
+    if !param.is_contiguous() {
+        // Gradient and states are read row-major; so is the copy (docs/design.md P6).
+        let work = param.copy_dense()?;
+        update(&work, grad, states, f)?;
+        return param.assign_dense(&work);
     }
     match param.dtype() {
         DType::F32 => update_as::<f32, F, N>(param, grad, states, &f),

@@ -24,7 +24,7 @@ use crate::error::{DTypeFacts, Result, TesseraError};
 use crate::kernels::elementwise::{zip2, zip3};
 use crate::kernels::plan::Plan;
 use crate::kernels::scalar_math::{convert, Arith};
-use crate::layout::broadcast_shapes;
+use crate::layout::{broadcast_shapes, Layout};
 use crate::promote::{float_result, result_type, result_type_scalar};
 use crate::shape::DimVec;
 use crate::storage::Storage;
@@ -150,7 +150,7 @@ impl BinaryOp {
 }
 
 impl Tensor {
-    /// The dense kernel of [`Tensor::unary`]: a new contiguous tensor of
+    /// The dense kernel of [`Tensor::unary`]: a new tensor (order: design.md P6) of
     /// [`UnaryOp::result_dtype`].
     pub(crate) fn unary_dense(&self, op: UnaryOp) -> Result<Tensor> {
         let dt = op.result_dtype(self.dtype())?;
@@ -158,7 +158,7 @@ impl Tensor {
             return self.complex_abs(dt);
         }
         let src = self.astype_if(dt)?;
-        let out = Tensor::for_overwrite_like(self.layout(), dt)?;
+        let out = Tensor::for_overwrite_in_order(self.layout(), dt)?;
         let vector = match op {
             UnaryOp::Exp => Some(VecFn::Exp),
             UnaryOp::Log => Some(VecFn::Log),
@@ -198,7 +198,7 @@ impl Tensor {
     /// for large parts).
     fn complex_abs(&self, dt: DType) -> Result<Tensor> {
         use crate::complex::{C128, C64};
-        let out = Tensor::for_overwrite_like(self.layout(), dt)?;
+        let out = Tensor::for_overwrite_in_order(self.layout(), dt)?;
         match self.dtype() {
             DType::C64 => map_into::<f32, C64>(&out, self, |_, z| z.0.norm())?,
             _ => map_into::<f64, C128>(&out, self, |_, z| z.0.norm())?,
@@ -207,7 +207,7 @@ impl Tensor {
     }
 
     /// The dense kernel of [`Tensor::binary`]: `op(self, other)` with broadcasting and type
-    /// promotion, into a new contiguous tensor.
+    /// promotion, into a new tensor (order: design.md P6).
     pub(crate) fn binary_dense(&self, other: &Tensor, op: BinaryOp) -> Result<Tensor> {
         let dt = op.result_dtype(self.dtype(), other.dtype())?;
         let (out, a, b) = self.zip_new(other, dt, dt)?;
@@ -296,19 +296,30 @@ impl Tensor {
         self.binary_(&self.weak_scalar(s.into())?, op)
     }
 
-    /// The dense kernel of [`Tensor::astype`]: a new contiguous tensor with the elements
+    /// The dense kernel of [`Tensor::astype`]: a new tensor (order: design.md P6) with the elements
     /// converted to `dtype` (always a copy; float to integer truncates toward zero and
     /// saturates, NaN becomes 0, non-zero becomes `true`). The source is read under one read
     /// lock released on return. Errors for a sparse tensor (the dense gate).
     pub(crate) fn astype_dense(&self, dtype: DType) -> Result<Tensor> {
-        let out = Tensor::for_overwrite_like(self.layout(), dtype)?;
-        with_dtype!(dtype, O => with_dtype!(self.dtype(), A => {
+        self.convert_into(Tensor::for_overwrite_in_order(self.layout(), dtype)?)
+    }
+
+    /// [`Tensor::astype_dense`] into a row-major result whatever this tensor's memory order:
+    /// for kernels that read the converted elements flat. One copy, where `astype_dense`
+    /// followed by `contiguous_dense` would make two for a permuted input.
+    pub(crate) fn astype_contiguous(&self, dtype: DType) -> Result<Tensor> {
+        self.convert_into(Tensor::for_overwrite_like(self.layout(), dtype)?)
+    }
+
+    /// Writes this tensor's elements, converted, into `out` (fresh, of this shape).
+    fn convert_into(&self, out: Tensor) -> Result<Tensor> {
+        with_dtype!(out.dtype(), O => with_dtype!(self.dtype(), A => {
             map_into::<O, A>(&out, self, |_, x| convert::<A, O>(x))?
         }));
         Ok(out)
     }
 
-    /// A new contiguous tensor of `out` dtype with `f` applied to every element, computed in
+    /// A new tensor (order: design.md P6) of `out` dtype with `f` applied to every element, computed in
     /// `f64` (exact for every dtype but `i64` beyond 2^53). The kernel behind ops such as
     /// `quadratic` that are defined by a real function.
     ///
@@ -316,7 +327,7 @@ impl Tensor {
     /// already matches): one compiled kernel per `f`, not one per pair of dtypes.
     pub(crate) fn map_f64(&self, out: DType, f: impl Fn(f64) -> f64 + Sync) -> Result<Tensor> {
         let src = self.astype_if(DType::F64)?;
-        let dst = Tensor::for_overwrite_like(self.layout(), DType::F64)?;
+        let dst = Tensor::for_overwrite_in_order(self.layout(), DType::F64)?;
         map_into::<f64, f64>(&dst, &src, |_, x| f(x))?;
         dst.astype_if(out)
     }
@@ -355,13 +366,32 @@ impl Tensor {
             t.with_layout(l)
         };
         let (a, b) = (prep(self)?, prep(other)?);
-        // Both now have `shape`; a canonical one lends the output its descriptor.
-        let like = if a.layout().is_canonical() {
-            a.layout()
-        } else {
-            b.layout()
+        // Both now have `shape`. The output follows the memory order of an input that is a
+        // permuted dense block when the other input walks memory the same way on every dim
+        // longer than 1, or is broadcast along one (docs/design.md P6); otherwise it is
+        // row-major, sharing a canonical input's descriptor when there is one.
+        let in_order = |x: &Tensor, y: &Tensor| -> Result<Option<Layout>> {
+            if x.is_contiguous() {
+                return Ok(None);
+            }
+            let mut dims = x.shape().iter().zip(x.strides().iter().zip(y.strides()));
+            let same = dims.clone().all(|(&d, (&sx, &sy))| d == 1 || sx == sy);
+            if same || dims.any(|(&d, (_, &sy))| d > 1 && sy == 0) {
+                x.layout().dense_order()
+            } else {
+                Ok(None)
+            }
         };
-        let out = Tensor::for_overwrite_like(like, out_dtype)?;
+        let out = match in_order(&a, &b)? {
+            Some(layout) => Tensor::for_overwrite_dense(layout, out_dtype)?,
+            None => match in_order(&b, &a)? {
+                Some(layout) => Tensor::for_overwrite_dense(layout, out_dtype)?,
+                None if a.layout().is_canonical() => {
+                    Tensor::for_overwrite_like(a.layout(), out_dtype)?
+                }
+                None => Tensor::for_overwrite_like(b.layout(), out_dtype)?,
+            },
+        };
         Ok((out, a, b))
     }
 }

@@ -39,7 +39,7 @@ impl Tensor {
         if !d.is_complex() {
             return match part {
                 ComplexPart::Imag => Tensor::zeros(self.shape(), d),
-                ComplexPart::Real | ComplexPart::Conj => self.astype_dense(d),
+                ComplexPart::Real | ComplexPart::Conj => self.astype_contiguous(d),
             };
         }
         let out = Tensor::for_overwrite(self.shape(), part.result_dtype(d))?;

@@ -79,6 +79,25 @@ impl Tensor {
         ))
     }
 
+    /// The fresh output of an elementwise op over an input laid out as `like`: in `like`'s
+    /// memory order when it is a dense block ([`Layout::dense_order`], NumPy's `order='K'`),
+    /// row-major otherwise. Input and output then walk memory the same way, so a transposed
+    /// input costs what a contiguous one does (docs/design.md P6).
+    pub(crate) fn for_overwrite_in_order(like: &Layout, dtype: DType) -> Result<Tensor> {
+        match like.dense_order()? {
+            Some(layout) => Tensor::for_overwrite_dense(layout, dtype),
+            None => Tensor::for_overwrite_like(like, dtype),
+        }
+    }
+
+    /// A fresh tensor of `dtype` laid out as `layout`, a dense block at offset 0 (from
+    /// [`Layout::dense_order`]), contents unspecified as in [`Tensor::for_overwrite`].
+    pub(crate) fn for_overwrite_dense(layout: Layout, dtype: DType) -> Result<Tensor> {
+        checked_byte_size(layout.dims(), dtype.itemsize())?;
+        let storage = Storage::for_overwrite(dtype, layout.numel())?;
+        Ok(Tensor::from_parts(Arc::new(storage), layout))
+    }
+
     /// A contiguous tensor whose contents are unspecified (NumPy `empty`), for callers that
     /// write every element before reading any.
     ///

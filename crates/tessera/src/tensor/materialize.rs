@@ -93,6 +93,12 @@ impl Tensor {
     /// G4).
     pub fn assign(&self, src: &Tensor) -> Result<()> {
         self.check_inplace("assign", &[src])?;
+        self.assign_dense(src)
+    }
+
+    /// [`Tensor::assign`] without the autograd check: for the crate's own writes into
+    /// parameters (an optimiser step), which autograd does not record.
+    pub(crate) fn assign_dense(&self, src: &Tensor) -> Result<()> {
         if src.dtype() != self.dtype() {
             return Err(TesseraError::DType(DTypeFacts::Differ {
                 op: "assign".into(),
@@ -109,7 +115,7 @@ impl Tensor {
         if self.shares_storage(src) {
             // V7: as if the source were copied first. Copying the un-broadcast source keeps the
             // temporary small; it never holds this storage's read and write locks at once.
-            return self.assign(&src.copy_dense()?);
+            return self.assign_dense(&src.copy_dense()?);
         }
         let plan = Plan::new(
             self.shape(),

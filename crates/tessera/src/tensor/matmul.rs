@@ -542,11 +542,12 @@ fn exact<T: Arith>(a: &Tensor, b: &Tensor, s: &MatmulShape) -> Result<Tensor> {
     Ok(out)
 }
 
+/// `t` in dtype `dt`, row-major (the exact loop reads it flat).
 fn cast_contiguous(t: &Tensor, dt: DType) -> Result<Tensor> {
     if t.dtype() == dt {
         t.contiguous_dense()
     } else {
-        t.astype_dense(dt)
+        t.astype_contiguous(dt)
     }
 }
 

@@ -232,13 +232,13 @@ impl MathBinaryOp {
 }
 
 impl Tensor {
-    /// The dense kernel of [`Tensor::math`]: a new contiguous tensor of
+    /// The dense kernel of [`Tensor::math`]: a new tensor (order: design.md P6) of
     /// [`MathOp::result_dtype`].
     #[allow(clippy::bool_comparison)] // `x < zero` is instantiated for T = bool too
     pub(crate) fn math_dense(&self, op: MathOp) -> Result<Tensor> {
         use MathOp::*;
         let dt = op.result_dtype(self.dtype())?;
-        let out = Tensor::for_overwrite_like(self.layout(), dt)?;
+        let out = Tensor::for_overwrite_in_order(self.layout(), dt)?;
         let src_dt = self.dtype();
         let bad = || unsupported(op.name(), src_dt, "");
         if src_dt.is_complex() {
@@ -351,7 +351,7 @@ impl Tensor {
     }
 
     /// The dense kernel of [`Tensor::math_binary`]: `op(self, other)` with broadcasting and
-    /// type promotion, into a new contiguous tensor of [`MathBinaryOp::result_dtype`].
+    /// type promotion, into a new tensor (order: design.md P6) of [`MathBinaryOp::result_dtype`].
     pub(crate) fn math_binary_dense(&self, other: &Tensor, op: MathBinaryOp) -> Result<Tensor> {
         use MathBinaryOp::*;
         let dt = op.result_dtype(self.dtype(), other.dtype())?;

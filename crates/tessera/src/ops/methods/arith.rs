@@ -25,7 +25,7 @@ fn reduce_params(axes: Option<&[isize]>, keepdims: bool) -> ReduceParams {
 }
 
 impl Tensor {
-    /// Applies an elementwise function, returning a new contiguous tensor of
+    /// Applies an elementwise function, returning a new tensor (order: design.md P6) of
     /// [`UnaryOp::result_dtype`].
     ///
     /// ```
@@ -37,7 +37,8 @@ impl Tensor {
         call1(op.name(), &NoParams {}, slice::from_ref(self))
     }
 
-    /// `op(self, other)` with broadcasting and type promotion, into a new contiguous tensor.
+    /// `op(self, other)` with broadcasting and type promotion, into a new tensor (order:
+    /// design.md P6).
     ///
     /// Errors: [`crate::TesseraError::ShapeMismatch`] when the shapes do not broadcast,
     /// [`crate::TesseraError::DType`] when the dtypes have no common type or the op is not

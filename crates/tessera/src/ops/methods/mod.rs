@@ -46,7 +46,7 @@ fn call1<P: OpParams>(name: &str, p: &P, inputs: &[Tensor]) -> Result<Tensor> {
 }
 
 impl Tensor {
-    /// A new contiguous tensor with the elements converted to `dtype` (NumPy `astype`:
+    /// A new tensor (order: design.md P6) with the elements converted to `dtype` (NumPy `astype`:
     /// always a copy; float to integer truncates toward zero and saturates, NaN becomes 0,
     /// non-zero becomes `true`). The source is read under one read lock released on return.
     ///

@@ -12,7 +12,7 @@ use crate::tensor::ufunc::{MathBinaryOp, MathOp};
 use crate::tensor::Tensor;
 
 impl Tensor {
-    /// Applies the elementwise function `op`, into a new contiguous tensor of
+    /// Applies the elementwise function `op`, into a new tensor (order: design.md P6) of
     /// [`MathOp::result_dtype`].
     ///
     /// ```
@@ -27,8 +27,8 @@ impl Tensor {
         call1(op.name(), &NoParams {}, slice::from_ref(self))
     }
 
-    /// `op(self, other)` with broadcasting and type promotion, into a new contiguous tensor
-    /// of [`MathBinaryOp::result_dtype`].
+    /// `op(self, other)` with broadcasting and type promotion, into a new tensor (order:
+    /// design.md P6) of [`MathBinaryOp::result_dtype`].
     ///
     /// ```
     /// use tessera::{MathBinaryOp, Tensor};
