@@ -12,7 +12,7 @@
 
 /// Whether this CPU has AVX2 and FMA (cached by `std` after the first query).
 #[inline]
-fn has_avx2() -> bool {
+pub(crate) fn has_avx2() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")

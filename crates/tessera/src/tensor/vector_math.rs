@@ -6,13 +6,21 @@
 //! up to [`TRIG_LIMIT`]; a tensor holding a larger magnitude (or an infinity) is computed by
 //! the C library's functions instead (`f32` through `f64`, rounded once), found by one
 //! read-only pass first.
+//!
+//! When the input and the fresh output are laid out alike (a contiguous input, or a permuted
+//! one whose output follows its order, docs/design.md P6), the function runs as one flat
+//! loop per piece of the two buffers, with the function inlined into the loop's AVX2 copy
+//! (`flat_loop!`); other layouts (strided, broadcast, flipped) go through the generic driver.
 
 use super::map::map_into;
 use super::reduce::resolve_axes;
 use super::Tensor;
 use crate::dtype::{DType, Element};
 use crate::error::Result;
+use crate::kernels::elementwise::drive_flat;
 use crate::kernels::reduce::Reducer;
+#[cfg(target_arch = "x86_64")]
+use crate::kernels::simd::has_avx2;
 use crate::kernels::vmath::{self, TRIG_LIMIT};
 
 /// A function with a vectorised implementation.
@@ -56,22 +64,93 @@ where
     Ok(t.reduce_with::<T, _>(&all, &AnyAbove(limit))?[0])
 }
 
-/// `out = f(src)` elementwise when both are `f32` or both `f64` (same shape, `out` fresh);
-/// `Ok(false)`, with nothing written, for other dtypes.
+/// The flat loop of one vectorised function over one float type, `out[i] = f(a[i])`, with
+/// the function called directly: it is `#[inline(always)]`, so it is inlined into the AVX2
+/// copy of the loop whatever its size. The generic elementwise driver takes it as a closure
+/// called from several loops, and LLVM kept a large one (`tanh` on `f64`) out of line,
+/// compiled for SSE2 and called once per element: three times slower.
+macro_rules! flat_loop {
+    ($t:ident, $f:ident) => {{
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2,fma")]
+        fn wide(out: &mut [$t], a: &[$t]) {
+            for (o, &x) in out.iter_mut().zip(a) {
+                *o = vmath::$t::$f(x);
+            }
+        }
+        fn base(out: &mut [$t], a: &[$t]) {
+            for (o, &x) in out.iter_mut().zip(a) {
+                *o = vmath::$t::$f(x);
+            }
+        }
+        |out: &mut [$t], a: &[$t]| {
+            #[cfg(target_arch = "x86_64")]
+            if has_avx2() {
+                // SAFETY: `wide` only needs AVX2 and FMA, which `has_avx2` has just confirmed.
+                return unsafe { wide(out, a) };
+            }
+            base(out, a)
+        }
+    }};
+}
+
+/// Where `src`'s elements start in its storage when they and `out`'s can be walked as two
+/// flat slices in one order: `out` is fresh at offset 0 over exactly its elements (so a dense
+/// block, from [`Tensor::for_overwrite_in_order`]) and `src` has the same strides on every
+/// dim longer than 1 (so it is the same block at its own offset).
+fn flat_offset(src: &Tensor, out: &Tensor, out_len: usize) -> Option<usize> {
+    let same = src
+        .shape()
+        .iter()
+        .zip(src.strides().iter().zip(out.strides()))
+        .all(|(&d, (&s, &o))| d == 1 || (s == o && o > 0));
+    (same && out.layout().offset() == 0 && out_len == out.numel()).then(|| src.layout().offset())
+}
+
+/// `out = f(src)` elementwise when both are `f32` or both `f64` (same shape, `out` fresh from
+/// [`Tensor::for_overwrite_in_order`]); `Ok(false)`, with nothing written, for other dtypes.
 pub(crate) fn vector_math_into(f: VecFn, src: &Tensor, out: &Tensor) -> Result<bool> {
     macro_rules! run {
         ($t:ident) => {{
             use vmath::$t as m;
             let big = matches!(f, VecFn::Sin | VecFn::Cos) && any_above::<$t>(src, TRIG_LIMIT)?;
-            match f {
-                VecFn::Exp => map_into::<$t, $t>(out, src, |_, x| m::exp(x))?,
-                VecFn::Expm1 => map_into::<$t, $t>(out, src, |_, x| m::expm1(x))?,
-                VecFn::Log => map_into::<$t, $t>(out, src, |_, x| m::log(x))?,
-                VecFn::Tanh => map_into::<$t, $t>(out, src, |_, x| m::tanh(x))?,
-                VecFn::Sin if big => map_into::<$t, $t>(out, src, |_, x| (x as f64).sin() as $t)?,
-                VecFn::Cos if big => map_into::<$t, $t>(out, src, |_, x| (x as f64).cos() as $t)?,
-                VecFn::Sin => map_into::<$t, $t>(out, src, |_, x| m::sin(x))?,
-                VecFn::Cos => map_into::<$t, $t>(out, src, |_, x| m::cos(x))?,
+            let flat: Option<&(dyn Fn(&mut [$t], &[$t]) + Sync)> = match f {
+                _ if big => None,
+                VecFn::Exp => Some(&flat_loop!($t, exp)),
+                VecFn::Expm1 => Some(&flat_loop!($t, expm1)),
+                VecFn::Log => Some(&flat_loop!($t, log)),
+                VecFn::Tanh => Some(&flat_loop!($t, tanh)),
+                VecFn::Sin => Some(&flat_loop!($t, sin)),
+                VecFn::Cos => Some(&flat_loop!($t, cos)),
+            };
+            let n = src.numel();
+            let mut done = false;
+            if let Some(run) = flat {
+                let mut o = out.dense_storage()?.write_as::<$t>();
+                let a = src.dense_storage()?.read_as::<$t>();
+                let at = flat_offset(src, out, o.len());
+                if let (Some(o), Some(a)) =
+                    (o.get_mut(..n), at.and_then(|at| a.get(at..)?.get(..n)))
+                {
+                    drive_flat(o, a, run);
+                    done = true;
+                }
+            }
+            if !done {
+                match f {
+                    VecFn::Exp => map_into::<$t, $t>(out, src, |_, x| m::exp(x))?,
+                    VecFn::Expm1 => map_into::<$t, $t>(out, src, |_, x| m::expm1(x))?,
+                    VecFn::Log => map_into::<$t, $t>(out, src, |_, x| m::log(x))?,
+                    VecFn::Tanh => map_into::<$t, $t>(out, src, |_, x| m::tanh(x))?,
+                    VecFn::Sin if big => {
+                        map_into::<$t, $t>(out, src, |_, x| (x as f64).sin() as $t)?
+                    }
+                    VecFn::Cos if big => {
+                        map_into::<$t, $t>(out, src, |_, x| (x as f64).cos() as $t)?
+                    }
+                    VecFn::Sin => map_into::<$t, $t>(out, src, |_, x| m::sin(x))?,
+                    VecFn::Cos => map_into::<$t, $t>(out, src, |_, x| m::cos(x))?,
+                }
             }
         }};
     }
