@@ -8,6 +8,10 @@
 //! of zero on the cuts); `atanh` in a form accurate near 0 and ±1; `tanh`/`tan` (Kahan's
 //! formula, the limit `±1` past `|re| = 20`); `sin`/`cos` through `sinh`/`cosh`; `expm1` and `log1p` near zero; `sinh`/`cosh`
 //! on the real axis (`inf · 0` would be NaN); `reciprocal` (Smith's division) and `sign`.
+//! `exp` and `ln` wrap num-complex's for two edges: `e^x + i0` on the real axis, and
+//! `ln |z|` past `|z| = f64::MAX`; `acos`, `asin`, `acosh` take their asymptotic forms
+//! (`ln 2z` and its rotations) past `|z| = 1e150`, where the product of Kahan's square roots
+//! would overflow near `f64::MAX`.
 
 use num_complex::Complex64 as Z;
 
@@ -55,10 +59,53 @@ pub fn sqrt(z: Z) -> Z {
     }
 }
 
+/// Past this magnitude (of the larger part) `acos`, `asin` and `acosh` take their asymptotic
+/// forms, exact in `f64` there (the neglected terms are `O(1/|z|²)`); Kahan's formulas would
+/// overflow in the product of the two square roots near `f64::MAX`.
+const ASYMPTOTIC: f64 = 1e150;
+
+/// Whether `z` is finite with a part beyond [`ASYMPTOTIC`].
+fn asymptotic(z: Z) -> bool {
+    z.re.is_finite() && z.im.is_finite() && z.re.abs().max(z.im.abs()) > ASYMPTOTIC
+}
+
+/// `ln |z| + ln 2`, without overflow of `|z|` near `f64::MAX`.
+fn ln_2abs(z: Z) -> f64 {
+    (z.re / 4.0).hypot(z.im / 4.0).ln() + 3.0 * std::f64::consts::LN_2
+}
+
+/// `eᶻ` (num-complex's), with C99's `e^x + i0` on the real axis (`inf · 0` would be NaN).
+pub fn exp(z: Z) -> Z {
+    if z.im == 0.0 {
+        Z::new(z.re.exp(), z.im)
+    } else {
+        z.exp()
+    }
+}
+
+/// `ln z` (num-complex's `ln |z| + i arg z`), with `ln |z|` computed without overflow when
+/// `|z|` exceeds `f64::MAX` (both parts finite).
+pub fn ln(z: Z) -> Z {
+    let w = z.ln();
+    if w.re == f64::INFINITY && z.re.is_finite() && z.im.is_finite() {
+        Z::new(ln_2abs(z) - std::f64::consts::LN_2, w.im)
+    } else {
+        w
+    }
+}
+
 /// `acos(z)` by Kahan's formula (no cancellation or overflow of `1 - z²`, signed zeros
 /// choose the side of the branch cuts): `2 atan2(Re √(1-z), Re √(1+z))
 /// + i asinh(Im(conj(√(1+z)) √(1-z)))`.
 pub fn acos(z: Z) -> Z {
+    if asymptotic(z) {
+        // -i ln(2z) above the real axis, its conjugate below (the cut's side from the sign).
+        let im = ln_2abs(z);
+        return Z::new(
+            z.im.atan2(z.re).abs(),
+            if z.im.is_sign_negative() { im } else { -im },
+        );
+    }
     let (s1, s2) = (
         sqrt(Z::new(1.0 - z.re, -z.im)),
         sqrt(Z::new(1.0 + z.re, z.im)),
@@ -69,6 +116,10 @@ pub fn acos(z: Z) -> Z {
 /// `asin(z)` by Kahan's formula: `atan2(x, Re(√(1-z) √(1+z))) + i asinh(Im(conj(√(1-z))
 /// √(1+z)))`.
 pub fn asin(z: Z) -> Z {
+    if asymptotic(z) {
+        // π/2 - acos(z), with the real part computed directly (no cancellation).
+        return Z::new(z.re.atan2(z.im.abs()), ln_2abs(z).copysign(z.im));
+    }
     let (s1, s2) = (
         sqrt(Z::new(1.0 - z.re, -z.im)),
         sqrt(Z::new(1.0 + z.re, z.im)),
@@ -79,6 +130,10 @@ pub fn asin(z: Z) -> Z {
 /// `acosh(z)` by Kahan's formula: `asinh(Re(conj(√(z-1)) √(z+1))) + 2i atan2(Im √(z-1),
 /// Re √(z+1))`.
 pub fn acosh(z: Z) -> Z {
+    if asymptotic(z) {
+        // ln(2z).
+        return Z::new(ln_2abs(z), z.im.atan2(z.re));
+    }
     let (s1, s2) = (
         sqrt(Z::new(z.re - 1.0, z.im)),
         sqrt(Z::new(z.re + 1.0, z.im)),
@@ -195,7 +250,7 @@ pub fn log1p(z: Z) -> Z {
     if x.abs() < 0.5 && y.abs() < 0.5 {
         Z::new(0.5 * (x * (2.0 + x) + y * y).ln_1p(), y.atan2(1.0 + x))
     } else {
-        Z::new(1.0 + x, y).ln()
+        ln(Z::new(1.0 + x, y))
     }
 }
 
@@ -279,6 +334,97 @@ mod tests {
         assert!(close(
             reciprocal(Z::new(1e300, 1e300)),
             Z::new(5e-301, -5e-301)
+        ));
+    }
+
+    /// Arguments near `f64::MAX` and past the asymptotic threshold, against NumPy 2.4's
+    /// `arccos`, `arcsin`, `arccosh`, `arcsinh`, `log` (Kahan's formulas overflowed to inf
+    /// there; `exp` on the real axis gave `inf + NaN i`).
+    #[test]
+    fn huge_arguments_match_numpy() {
+        use std::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
+        type Row = (Z, [Z; 5]);
+        let c = Z::new;
+        let rows: [Row; 5] = [
+            (
+                c(1.27116101e308, 1.27116101e308),
+                [
+                    c(FRAC_PI_4, -710.4758600769696),
+                    c(FRAC_PI_4, 710.4758600769696),
+                    c(710.4758600769696, FRAC_PI_4),
+                    c(710.4758600769696, FRAC_PI_4),
+                    c(709.7827128964097, FRAC_PI_4),
+                ],
+            ),
+            (
+                c(-3e200, -0.0),
+                [
+                    c(PI, 462.3087780680372),
+                    c(-FRAC_PI_2, -462.3087780680372),
+                    c(462.3087780680372, -PI),
+                    c(-462.3087780680372, -0.0),
+                    c(461.61563088747727, -PI),
+                ],
+            ),
+            (
+                c(5e160, -2e170),
+                [
+                    c(1.5707963265448965, 392.8257601701077),
+                    c(2.5e-10, -392.8257601701077),
+                    c(392.8257601701077, -1.5707963265448965),
+                    c(392.8257601701077, -1.5707963265448965),
+                    c(392.13261298954774, -1.5707963265448965),
+                ],
+            ),
+            (
+                c(-1e300, 7.0),
+                [
+                    c(PI, -691.4686750787736),
+                    c(-FRAC_PI_2, 691.4686750787736),
+                    c(691.4686750787736, PI),
+                    c(-691.4686750787736, 6.999999999999999e-300),
+                    c(690.7755278982137, PI),
+                ],
+            ),
+            (
+                c(0.0, -1.7e308),
+                [
+                    c(FRAC_PI_2, 710.4199840737881),
+                    c(0.0, -710.4199840737881),
+                    c(710.4199840737881, -FRAC_PI_2),
+                    c(710.4199840737881, -FRAC_PI_2),
+                    c(709.7268368932282, -FRAC_PI_2),
+                ],
+            ),
+        ];
+        let part = |g: f64, w: f64| {
+            (g - w).abs() <= 4.0 * f64::EPSILON * w.abs()
+                && g.is_sign_negative() == w.is_sign_negative()
+        };
+        type Named = (&'static str, fn(Z) -> Z);
+        let fns: [Named; 5] = [
+            ("acos", acos),
+            ("asin", asin),
+            ("acosh", acosh),
+            ("asinh", asinh),
+            ("ln", ln),
+        ];
+        for (z, want) in rows {
+            for ((name, f), w) in fns.iter().zip(want) {
+                let g = f(z);
+                assert!(
+                    part(g.re, w.re) && part(g.im, w.im),
+                    "{name}({z}) = {g}, want {w}"
+                );
+            }
+        }
+        assert_eq!(exp(c(1.7e308, 0.0)), c(f64::INFINITY, 0.0));
+        assert_eq!(exp(c(1.7e308, -0.0)), c(f64::INFINITY, -0.0));
+        assert_eq!(exp(c(-1.7e308, 0.0)), c(0.0, 0.0));
+        // log1p past overflow: ln(1 + z).
+        assert!(part(
+            log1p(c(1.27116101e308, 1.27116101e308)).re,
+            709.7827128964097
         ));
     }
 

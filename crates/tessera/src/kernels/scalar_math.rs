@@ -200,8 +200,8 @@ macro_rules! complex_arith {
             fn square(self) -> Self { $t(self.0 * self.0) }
             // In f64 (a complex64 result that fits is not lost to an f32 intermediate).
             fn sqrt(self) -> Self { super::complex_math::via_f64(self, super::complex_math::sqrt) }
-            fn exp(self) -> Self { super::complex_math::via_f64(self, |z| z.exp()) }
-            fn ln(self) -> Self { super::complex_math::via_f64(self, |z| z.ln()) }
+            fn exp(self) -> Self { super::complex_math::via_f64(self, super::complex_math::exp) }
+            fn ln(self) -> Self { super::complex_math::via_f64(self, super::complex_math::ln) }
             fn sin(self) -> Self { super::complex_math::via_f64(self, super::complex_math::sin) }
             fn tanh(self) -> Self { super::complex_math::via_f64(self, super::complex_math::tanh) }
             fn relu(self) -> Self { self }
