@@ -1,5 +1,5 @@
 """The memory order of elementwise results (docs/design.md P6): an input that is a dense block
-in any dim order (a transpose, a permutation, a slice of whole leading rows) gives a result
+in any dim order (a transpose, a permutation of dims) gives a result
 with the same stride order, as NumPy's default ``order='K'`` does; strided inputs give
 row-major results. Values and strides are compared with NumPy's (strides of size-1 dims are
 not compared: neither library promises them)."""

@@ -370,20 +370,12 @@ fn drive<const K: usize>(plan: &Plan<K>, run: &(dyn Fn([isize; K], usize) + Sync
 /// `run(out_piece, a_piece)` over matching pieces of two slices of one length, across
 /// rayon's threads from [`PAR_MIN`] elements: the driver of flat loops over operands laid out
 /// alike (`tensor/vector_math.rs`). Pieces are at least 4096 elements, four per thread.
-///
-/// ```
-/// use tessera::kernels::elementwise::drive_flat;
-/// let a: Vec<f64> = (0..100_000).map(f64::from).collect();
-/// let mut out = vec![0.0; a.len()];
-/// drive_flat(&mut out, &a, &|o: &mut [f64], a: &[f64]| {
-///     o.iter_mut().zip(a).for_each(|(o, x)| *o = 2.0 * x)
-/// });
-/// assert!(out.iter().zip(&a).all(|(o, x)| *o == 2.0 * x));
-/// ```
-///
-/// # Panics
-/// When the slices' lengths differ (a caller bug).
-pub fn drive_flat<O: Send, A: Sync>(out: &mut [O], a: &[A], run: &(dyn Fn(&mut [O], &[A]) + Sync)) {
+/// Callers pass slices of one length (checked: a mismatch is a bug, and panics).
+pub(crate) fn drive_flat<O: Send, A: Sync>(
+    out: &mut [O],
+    a: &[A],
+    run: &(dyn Fn(&mut [O], &[A]) + Sync),
+) {
     assert_eq!(
         out.len(),
         a.len(),
@@ -544,6 +536,19 @@ mod tests {
             .unwrap();
             naive(&dims, [&s[0], &s[1], &s[2]], off, &a, &b, &mut want);
             assert_eq!(got, want, "{dims:?} {s:?}");
+        }
+    }
+
+    #[test]
+    fn drive_flat_visits_every_element_once_in_matching_pieces() {
+        for n in [0, 5, PAR_MIN - 1, PAR_MIN + 4097] {
+            let a: Vec<f64> = (0..n).map(|i| i as f64).collect();
+            let mut out = vec![-1.0; n];
+            drive_flat(&mut out, &a, &|o: &mut [f64], a: &[f64]| {
+                assert_eq!(o.len(), a.len());
+                o.iter_mut().zip(a).for_each(|(o, x)| *o = 2.0 * x + 1.0)
+            });
+            assert!(out.iter().zip(&a).all(|(o, x)| *o == 2.0 * x + 1.0), "{n}");
         }
     }
 

@@ -61,7 +61,7 @@ pub(crate) fn check_params(params: &[Tensor]) -> Result<()> {
         let dense = p.is_contiguous() || p.layout().dense_order()?.is_some();
         if !dense || p.layout().offset() != 0 || p.storage()?.len() != p.numel() {
             return Err(TesseraError::InvalidArgument(format!(
-                "optimiser parameter {i} must own its storage as one dense block (not a view; \
+                "optimiser parameter {i} must own its storage as one dense block (not a view into part of it; \
                  `contiguous()` makes one)"
             )));
         }

@@ -18,7 +18,7 @@ pub struct Sgd {
 
 impl Sgd {
     /// SGD with learning rate `lr` and `momentum` in `[0, 1)`. Errors for a parameter that is
-    /// not a contiguous float leaf requiring a gradient, or a bad rate.
+    /// not a float leaf owning its storage as a dense block and requiring a gradient, or a bad rate.
     pub fn new(params: Vec<Tensor>, lr: f64, momentum: f64) -> Result<Sgd> {
         check_params(&params)?;
         if !(lr.is_finite() && lr > 0.0 && (0.0..1.0).contains(&momentum)) {
