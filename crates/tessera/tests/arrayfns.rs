@@ -238,6 +238,23 @@ fn argmax_flattened_and_errors() {
     ));
 }
 
+/// Operands that share one storage (read from a copy, so no storage is read-locked twice):
+/// the values are NumPy's.
+#[test]
+fn where_with_operands_sharing_a_storage() {
+    let x = Tensor::from_slice(&[-1.5f32, 2.0, 0.0, 3.5], &[4]).unwrap();
+    let c = Tensor::from_slice(&[true, false, false, true], &[4]).unwrap();
+    let w = Tensor::where_(&c, &x, &x).unwrap();
+    assert_eq!(w.to_vec::<f32>().unwrap(), vec![-1.5, 2.0, 0.0, 3.5]);
+    let w = Tensor::where_(&c, &x, &x.flip(None).unwrap()).unwrap();
+    assert_eq!(w.to_vec::<f32>().unwrap(), vec![-1.5, 0.0, 2.0, 3.5]);
+    let b = Tensor::from_slice(&[true, false, true], &[3]).unwrap();
+    let w = Tensor::where_(&b, &b, &b).unwrap();
+    assert_eq!(w.to_vec::<bool>().unwrap(), vec![true, false, true]);
+    let w = Tensor::where_(&b, &b.narrow(0, 0, 1).unwrap(), &b).unwrap();
+    assert_eq!(w.to_vec::<bool>().unwrap(), vec![true, false, true]);
+}
+
 #[test]
 fn where_broadcasts_and_promotes() {
     let c = Tensor::from_slice(&[1i64, 0, 2], &[3, 1]).unwrap();

@@ -36,6 +36,19 @@ impl Tensor {
         let c = prepared(cond, DType::Bool, &dims)?;
         let a = prepared(x1, dt, &dims)?;
         let b = prepared(x2, dt, &dims)?;
+        // The reads below nest one read guard per operand: two on one storage would deadlock
+        // with a writer queued between them (parking_lot's fair lock), so an operand that
+        // shares storage with an earlier one is read from a copy (`where(x > 0, x, x)`).
+        let a = if a.shares_storage(&c) {
+            a.copy_dense()?
+        } else {
+            a
+        };
+        let b = if b.shares_storage(&c) || b.shares_storage(&a) {
+            b.copy_dense()?
+        } else {
+            b
+        };
         with_dtype!(dt, T => {
             read::<bool, _>(&c, |c| {
                 read::<T, _>(&a, |a| {
