@@ -367,30 +367,6 @@ fn drive<const K: usize>(plan: &Plan<K>, run: &(dyn Fn([isize; K], usize) + Sync
     }
 }
 
-/// `run(out_piece, a_piece)` over matching pieces of two slices of one length, across
-/// rayon's threads from [`PAR_MIN`] elements: the driver of flat loops over operands laid out
-/// alike (`tensor/vector_math.rs`). Pieces are at least 4096 elements, four per thread.
-/// Callers pass slices of one length (checked: a mismatch is a bug, and panics).
-pub(crate) fn drive_flat<O: Send, A: Sync>(
-    out: &mut [O],
-    a: &[A],
-    run: &(dyn Fn(&mut [O], &[A]) + Sync),
-) {
-    assert_eq!(
-        out.len(),
-        a.len(),
-        "drive_flat: slices of different lengths"
-    );
-    let n = out.len();
-    if n < PAR_MIN || !super::parallel::enabled() {
-        return run(out, a);
-    }
-    let piece = n.div_ceil(4 * super::parallel::num_threads()).max(4096);
-    out.par_chunks_mut(piece)
-        .zip(a.par_chunks(piece))
-        .for_each(|(o, a)| run(o, a));
-}
-
 /// `o` moved `by` steps along dim `dim` of `plan`.
 fn advance<const K: usize>(plan: &Plan<K>, o: [isize; K], dim: usize, by: usize) -> [isize; K] {
     std::array::from_fn(|k| o[k] + by as isize * plan.strides[k][dim])
@@ -536,19 +512,6 @@ mod tests {
             .unwrap();
             naive(&dims, [&s[0], &s[1], &s[2]], off, &a, &b, &mut want);
             assert_eq!(got, want, "{dims:?} {s:?}");
-        }
-    }
-
-    #[test]
-    fn drive_flat_visits_every_element_once_in_matching_pieces() {
-        for n in [0, 5, PAR_MIN - 1, PAR_MIN + 4097] {
-            let a: Vec<f64> = (0..n).map(|i| i as f64).collect();
-            let mut out = vec![-1.0; n];
-            drive_flat(&mut out, &a, &|o: &mut [f64], a: &[f64]| {
-                assert_eq!(o.len(), a.len());
-                o.iter_mut().zip(a).for_each(|(o, x)| *o = 2.0 * x + 1.0)
-            });
-            assert!(out.iter().zip(&a).all(|(o, x)| *o == 2.0 * x + 1.0), "{n}");
         }
     }
 

@@ -116,8 +116,26 @@ impl Layout {
     /// strided, broadcast, flipped or empty: the output is then row-major).
     pub(crate) fn dense_order(&self) -> Result<Option<Layout>> {
         let n = self.numel();
-        if n == 0 || self.is_contiguous() {
+        if n == 0 || self.is_contiguous() || !self.is_dense_block() {
             return Ok(None);
+        }
+        let row_major = contiguous_strides(self.dims())?;
+        let strides: DimVec<isize> = self
+            .dims()
+            .iter()
+            .zip(self.strides())
+            .zip(&row_major)
+            .map(|((&d, &s), &c)| if d == 1 { c } else { s })
+            .collect();
+        Layout::as_strided(self.dims(), &strides, 0, n).map(Some)
+    }
+
+    /// Whether the elements cover `numel` consecutive storage positions with positive
+    /// strides, in some dim order (row-major, a transpose, any permutation; size-1 dims
+    /// ignored). Empty layouts are not.
+    pub(crate) fn is_dense_block(&self) -> bool {
+        if self.numel() == 0 {
+            return false;
         }
         let mut axes: DimVec<(isize, usize)> = self
             .dims()
@@ -130,20 +148,21 @@ impl Layout {
         let mut expected: isize = 1;
         for &(s, d) in &axes {
             if s != expected {
-                return Ok(None);
+                return false;
             }
             // A dense block of `numel` elements: these products stay at most `numel`.
             expected = expected.wrapping_mul(d as isize);
         }
-        let row_major = contiguous_strides(self.dims())?;
-        let strides: DimVec<isize> = self
-            .dims()
+        true
+    }
+
+    /// Whether `other` (of the same dims) has this layout's strides on every dim longer
+    /// than 1: the two walk their storages in the same order.
+    pub(crate) fn walks_like(&self, other: &Layout) -> bool {
+        self.dims()
             .iter()
-            .zip(self.strides())
-            .zip(&row_major)
-            .map(|((&d, &s), &c)| if d == 1 { c } else { s })
-            .collect();
-        Layout::as_strided(self.dims(), &strides, 0, n).map(Some)
+            .zip(self.strides().iter().zip(other.strides()))
+            .all(|(&d, (&a, &b))| d == 1 || a == b)
     }
 
     /// True when this is exactly the layout [`Layout::contiguous`] gives for these dims:

@@ -58,8 +58,10 @@ pub(crate) fn check_params(params: &[Tensor]) -> Result<()> {
                 p.dtype()
             )));
         }
-        let dense = p.is_contiguous() || p.layout().dense_order()?.is_some();
-        if !dense || p.layout().offset() != 0 || p.storage()?.len() != p.numel() {
+        if !(p.is_contiguous() || p.layout().is_dense_block())
+            || p.layout().offset() != 0
+            || p.storage()?.len() != p.numel()
+        {
             return Err(TesseraError::InvalidArgument(format!(
                 "optimiser parameter {i} must own its storage as one dense block (not a view into part of it; \
                  `contiguous()` makes one)"

@@ -374,9 +374,12 @@ impl Tensor {
             if x.is_contiguous() {
                 return Ok(None);
             }
-            let mut dims = x.shape().iter().zip(x.strides().iter().zip(y.strides()));
-            let same = dims.clone().all(|(&d, (&sx, &sy))| d == 1 || sx == sy);
-            if same || dims.any(|(&d, (_, &sy))| d > 1 && sy == 0) {
+            let broadcast = x
+                .shape()
+                .iter()
+                .zip(y.strides())
+                .any(|(&d, &s)| d > 1 && s == 0);
+            if broadcast || x.layout().walks_like(y.layout()) {
                 x.layout().dense_order()
             } else {
                 Ok(None)

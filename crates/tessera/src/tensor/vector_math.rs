@@ -17,7 +17,7 @@ use super::reduce::resolve_axes;
 use super::Tensor;
 use crate::dtype::{DType, Element};
 use crate::error::Result;
-use crate::kernels::elementwise::drive_flat;
+use crate::kernels::flat::drive_flat;
 use crate::kernels::reduce::Reducer;
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::simd::has_avx2;
@@ -99,12 +99,9 @@ macro_rules! flat_loop {
 /// block, from [`Tensor::for_overwrite_in_order`]) and `src` has the same strides on every
 /// dim longer than 1 (so it is the same block at its own offset).
 fn flat_offset(src: &Tensor, out: &Tensor, out_len: usize) -> Option<usize> {
-    let same = src
-        .shape()
-        .iter()
-        .zip(src.strides().iter().zip(out.strides()))
-        .all(|(&d, (&s, &o))| d == 1 || (s == o && o > 0));
-    (same && out.layout().offset() == 0 && out_len == out.numel()).then(|| src.layout().offset())
+    let fresh = out.layout().offset() == 0 && out_len == out.numel();
+    let block = out.is_contiguous() || out.layout().is_dense_block();
+    (fresh && block && src.layout().walks_like(out.layout())).then(|| src.layout().offset())
 }
 
 /// `out = f(src)` elementwise when both are `f32` or both `f64` (same shape, `out` fresh from
