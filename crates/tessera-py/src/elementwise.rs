@@ -1,16 +1,17 @@
 //! The Array API's operators beyond `arith.rs`: `//`, `%`, `&`, `|`, `^`, `<<`, `>>` with
 //! their reflected and in-place forms, `~`, `__index__`, `__complex__`; and
-//! `elementwise_binary`, the binding behind every two-operand function of
-//! `tessera._elementwise` (a Python scalar operand is weak, as for the operators).
+//! `elementwise_unary` and `elementwise_binary`, the bindings behind the functions of
+//! `tessera._elementwise` (a Python scalar operand of a two-operand function is weak, as for
+//! the operators).
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyComplex;
+use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt};
 use tessera::promote::result_type_scalar;
 use tessera::{DType, MathBinaryOp, MathOp, Tensor};
 
 use crate::arith::{invoke1, operand, wrap, Operand};
-use crate::convert::item;
+use crate::convert::{item, to_tensor};
 use crate::errors::PyRes;
 use crate::handle::PyTensor;
 use crate::tensor::heavy;
@@ -126,6 +127,32 @@ fn function_operand(obj: Operand, other: Option<DType>) -> PyResult<Tensor> {
             "at least one operand must be an array (both are Python scalars)",
         )),
     }
+}
+
+/// `name(x)` for a one-operand elementwise registry op. `x` is a tensor or an array-like
+/// (converted); a Python `bool`, `int`, `float` or `complex` is a `TypeError`, as the Array
+/// API wants an array. Two positional arguments, so the call costs no argument tuple.
+#[pyfunction]
+pub fn elementwise_unary(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+    let x = match x.cast::<PyTensor>() {
+        Ok(t) => t.get().t().clone(),
+        Err(_)
+            if x.is_instance_of::<PyBool>()
+                || x.is_instance_of::<PyInt>()
+                || x.is_instance_of::<PyFloat>()
+                || x.is_instance_of::<PyComplex>() =>
+        {
+            return Err(PyTypeError::new_err(format!(
+                "{name}: expected an array, got a Python {}",
+                x.get_type().name()?
+            )))
+        }
+        Err(_) => to_tensor(x, None, None)?,
+    };
+    heavy(py, x.numel(), || {
+        invoke1(name, std::slice::from_ref(&x), &[])
+    })
+    .map(Into::into)
 }
 
 /// `name(x1, x2)` for a two-operand elementwise registry op, with Python scalars as weak

@@ -122,11 +122,17 @@ pub fn parse(key: &Bound<'_, PyAny>) -> PyResult<Key> {
     }
 }
 
-/// `t[key]`: a view for a basic key, a copy for an advanced one.
+/// `t[key]`: a view for a basic key, a copy for an advanced one. Parses into a buffer on this
+/// frame rather than through [`parse`]: returning the specs by value copied them (48 bytes
+/// each, eight inline) on every call.
 pub fn index(t: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
-    match parse(key)? {
-        Key::Basic(specs) => t.index(&specs).py(),
-        Key::Advanced(items) => t.get(&items).py(),
+    let mut specs = DimList::new();
+    match parse_key(key, &mut specs) {
+        Ok(()) => t.index(&specs).py(),
+        Err(e) if e.is_instance_of::<PyIndexError>(key.py()) => {
+            t.get(&crate::advanced::parse_items(key)?).py()
+        }
+        Err(e) => Err(e),
     }
 }
 

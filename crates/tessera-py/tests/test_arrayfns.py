@@ -44,7 +44,10 @@ def same(got, want):
     assert g.shape == want.shape, (g.shape, want.shape)
     np.testing.assert_array_equal(g, want)
     if want.dtype.kind == "f":
-        assert (np.signbit(g) == np.signbit(want)).all()
+        # Signed zeros must match; a NaN's sign bit is unspecified (IEEE 754: x86 gives 0 * inf
+        # a negative NaN, a propagated NaN keeps its own sign, so it follows evaluation order).
+        real = ~np.isnan(want)
+        assert (np.signbit(g)[real] == np.signbit(want)[real]).all()
 
 
 def axis_of(draw, ndim):

@@ -241,7 +241,7 @@ fn special_values_exactly() {
 
 /// The tensor ops behind the vectorised functions give exactly the scalar function of each
 /// element on every layout: the flat loop (contiguous, sliced and permuted inputs, over
-/// `PAR_MIN` elements so in parallel pieces) and the generic driver (strided, flipped,
+/// `PAR_MIN_COSTLY` elements so in parallel pieces) and the generic driver (strided, flipped,
 /// broadcast inputs) compute the same bits; permuted results keep the input's order (P6).
 #[test]
 fn tensor_results_are_the_scalar_function_on_every_layout() {
@@ -304,6 +304,68 @@ fn tensor_results_are_the_scalar_function_on_every_layout() {
                         same(g, want),
                         "{name} {dtype} {what} [{k}]: {g:e} vs {want:e}"
                     );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_huge_trig_argument_sends_the_whole_tensor_to_the_c_library() {
+    // The rule (docs/design.md P2): one element above TRIG_LIMIT and every element of the
+    // tensor is computed with libm; small tensors (checked in the flat loop's slice) and large
+    // ones (checked by a reduction), flat and strided, alike.
+    use tessera::{DType, MathOp, Tensor, UnaryOp};
+    for n in [16usize, 70_000] {
+        for huge_at in [None, Some(0), Some(n - 1)] {
+            let mut vals: Vec<f64> = (0..n).map(|i| (i % 97) as f64 * 0.37 - 17.0).collect();
+            if let Some(k) = huge_at {
+                vals[k] = 3.0e6;
+            }
+            for dtype in [DType::F32, DType::F64] {
+                let base = Tensor::from_slice(&vals, &[n / 8, 8])
+                    .unwrap()
+                    .astype(dtype)
+                    .unwrap();
+                for (what, t) in [
+                    ("contiguous", base.clone()),
+                    ("transposed", base.t().unwrap()),
+                    (
+                        "strided",
+                        base.as_strided(&[n / 16, 8], &[16, 1], 0).unwrap(),
+                    ),
+                ] {
+                    let xs = t.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+                    let big = xs.iter().any(|x| x.abs() > TRIG_LIMIT);
+                    for cos in [false, true] {
+                        let got = if cos {
+                            t.math(MathOp::Cos)
+                        } else {
+                            t.unary(UnaryOp::Sin)
+                        }
+                        .unwrap()
+                        .astype(DType::F64)
+                        .unwrap()
+                        .to_vec::<f64>()
+                        .unwrap();
+                        for (k, (&x, &g)) in xs.iter().zip(&got).enumerate() {
+                            let want = match (dtype, big, cos) {
+                                (DType::F32, true, false) => (x.sin() as f32) as f64,
+                                (DType::F32, true, true) => (x.cos() as f32) as f64,
+                                (DType::F32, false, false) => vmath::f32::sin(x as f32) as f64,
+                                (DType::F32, false, true) => vmath::f32::cos(x as f32) as f64,
+                                (_, true, false) => x.sin(),
+                                (_, true, true) => x.cos(),
+                                (_, false, false) => vmath::f64::sin(x),
+                                (_, false, true) => vmath::f64::cos(x),
+                            };
+                            assert_eq!(
+                                g.to_bits(),
+                                want.to_bits(),
+                                "n={n} {dtype} {what} cos={cos} huge={big} [{k}]: {g:e} vs {want:e}"
+                            );
+                        }
+                    }
                 }
             }
         }

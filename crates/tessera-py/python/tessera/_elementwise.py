@@ -8,11 +8,9 @@ operand's dtype when its kind fits (``int8_array + 1`` stays int8), as the opera
 Dtype rules, special values and errors: docs/design.md U1-U6 and docs/ops.md.
 """
 
-from ._native import Tensor as _Tensor
-from ._native import asarray as _asarray
 from ._native import clip
 from ._native import elementwise_binary as _elementwise_binary
-from ._native import invoke as _invoke
+from ._native import elementwise_unary as _elementwise_unary
 from ._native import list_ops as _list_ops
 
 # The standard's name -> the registry op's name (they differ for abs and pow).
@@ -41,21 +39,12 @@ _BINARY = {
 }
 
 
-def _array(name, x):
-    """``x`` as a tensor; a Python scalar is a ``TypeError`` (the standard wants an array)."""
-    if isinstance(x, _Tensor):
-        return x
-    if isinstance(x, (bool, int, float, complex)):
-        raise TypeError(f"{name}: expected an array, got a Python {type(x).__name__}")
-    return _asarray(x)
-
-
 _DOCS = {info["name"]: info["doc"] for info in _list_ops()}
 
 
 def _make_unary(name, op):
     def f(x, /):
-        return _invoke(op, _array(name, x))
+        return _elementwise_unary(op, x)
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = _DOCS.get(op, "")

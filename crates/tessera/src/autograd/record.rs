@@ -66,11 +66,12 @@ pub(crate) fn record<P: Clone + Send + Sync + 'static>(
     inputs: &[Tensor],
     outputs: Vec<Tensor>,
 ) -> Result<Vec<Tensor>> {
-    let strip = |outputs: Vec<Tensor>| -> Vec<Tensor> {
+    let strip = |mut outputs: Vec<Tensor>| -> Vec<Tensor> {
+        // Kernels rarely return a handle with autograd state: no rebuilt vector per call.
+        for t in outputs.iter_mut().filter(|t| t.requires_grad()) {
+            *t = t.detach();
+        }
         outputs
-            .into_iter()
-            .map(|t| if t.requires_grad() { t.detach() } else { t })
-            .collect()
     };
     if !recorded {
         return Ok(strip(outputs));

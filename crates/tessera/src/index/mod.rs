@@ -3,7 +3,6 @@
 
 mod convert;
 mod encoding;
-mod memo;
 mod resolve;
 
 pub use convert::{Ellipsis, IntoIndex, IntoInterval, NewAxis};

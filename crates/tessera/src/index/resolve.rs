@@ -1,7 +1,6 @@
 //! From index specs to a view's geometry (V1–V3): [`resolve`] computes dims, strides and offset
 //! without touching the shape cache; [`apply`] interns the result as a [`Layout`].
 
-use super::memo;
 use super::IndexSpec;
 use crate::error::{Result, TesseraError};
 use crate::layout::Layout;
@@ -270,17 +269,8 @@ fn walk_specs(
 /// ```
 pub fn apply(layout: &Layout, specs: &[IndexSpec]) -> Result<Layout> {
     let (dims, strides, base) = (layout.dims(), layout.strides(), layout.offset());
-    // The same geometry indexed with the same specs as last time on this thread: the
-    // remembered view, interned without walking the specs or hashing again.
-    let hit = memo::lookup(dims, strides, specs, |v| {
-        Ok(Layout::new(
-            Shape::new_hashed(v.hash, v.dims, v.strides)?,
-            (base as isize + v.delta) as usize,
-        ))
-    });
-    if let Some(layout) = hit {
-        return layout;
-    }
+    // No memo of the last key: the walk below costs less than checking one (measured: a
+    // per-thread memo of the last (geometry, specs) made hits and misses both slower).
     let Counts {
         out_rank,
         ellipsis_len,
@@ -288,18 +278,6 @@ pub fn apply(layout: &Layout, specs: &[IndexSpec]) -> Result<Layout> {
     let (mut d, mut s) = (zeroed(out_rank), zeroed(out_rank));
     let offset = walk_specs(dims, strides, base, specs, ellipsis_len, &mut d, &mut s)?;
     // Interned straight from the buffers the walk wrote: no intermediate geometry to copy.
-    let hash = hash_key(&d, &s);
-    let shape = Shape::new_hashed(hash, &d, &s)?;
-    memo::store(
-        dims,
-        strides,
-        specs,
-        memo::Hit {
-            dims: &d,
-            strides: &s,
-            delta: offset as isize - base as isize,
-            hash,
-        },
-    );
+    let shape = Shape::new_hashed(hash_key(&d, &s), &d, &s)?;
     Ok(Layout::new(shape, offset))
 }

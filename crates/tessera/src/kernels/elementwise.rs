@@ -24,8 +24,16 @@ use crate::error::{Result, TesseraError};
 use crate::layout::overlap::check_writable_parts;
 use crate::shape::is_contiguous;
 
-/// Element count from which kernels run on several threads.
-pub const PAR_MIN: usize = 1 << 16;
+/// Element count from which kernels of a few cycles per element (arithmetic, comparisons,
+/// copies, reductions) run on several threads. Measured (docs/design.md P3): handing work to
+/// rayon's sleeping threads costs about 15 us on this machine, more than a 64 Ki-element `a + b`
+/// takes on one thread (8 us); two threads win from about 512 Ki elements.
+pub const PAR_MIN: usize = 1 << 19;
+
+/// Element count from which the vectorised transcendental functions (`exp`, `log`, `sin`,
+/// ... a few nanoseconds per element) run on several threads: a 64 Ki-element `sin` took
+/// 184 us on one thread and 127 us on two, a 16 Ki one the same on both.
+pub const PAR_MIN_COSTLY: usize = 1 << 15;
 
 /// Width (elements of the destination's fastest dim) of one strip of the blocked traversal.
 pub const STRIP: usize = 128;
@@ -476,10 +484,15 @@ mod tests {
                 [vec![30000, 150, 1], vec![1, 450, 3], vec![0, 1, 0]],
                 [0, 0, 0],
             ),
-            (vec![70000], [vec![1], vec![0], vec![-1]], [0, 0, 69999]),
+            // From PAR_MIN elements: the parallel paths.
             (
-                vec![2, 70000],
-                [vec![1, 2], vec![70000, 1], vec![0, 1]],
+                vec![PAR_MIN + 4000],
+                [vec![1], vec![0], vec![-1]],
+                [0, 0, PAR_MIN + 3999],
+            ),
+            (
+                vec![2, PAR_MIN / 2 + 3000],
+                [vec![1, 2], vec![PAR_MIN as isize / 2 + 3000, 1], vec![0, 1]],
                 [0, 0, 0],
             ),
             (

@@ -3,10 +3,11 @@
 
 use rayon::prelude::*;
 
-use super::elementwise::PAR_MIN;
+use super::elementwise::PAR_MIN_COSTLY;
 
 /// `run(out_piece, a_piece)` over matching pieces of two slices of one length, across
-/// rayon's threads from [`PAR_MIN`] elements: the driver of flat loops over operands laid out
+/// rayon's threads from [`PAR_MIN_COSTLY`] elements (the loops it drives are the costly
+/// vectorised functions): the driver of flat loops over operands laid out
 /// alike (`tensor/vector_math.rs`). Pieces are at least 4096 elements, four per thread.
 /// Callers pass slices of one length (checked: a mismatch is a bug, and panics).
 pub(crate) fn drive_flat<O: Send, A: Sync>(
@@ -20,7 +21,7 @@ pub(crate) fn drive_flat<O: Send, A: Sync>(
         "drive_flat: slices of different lengths"
     );
     let n = out.len();
-    if n < PAR_MIN || !super::parallel::enabled() {
+    if n < PAR_MIN_COSTLY || !super::parallel::enabled() {
         return run(out, a);
     }
     let piece = n.div_ceil(4 * super::parallel::num_threads()).max(4096);
@@ -35,7 +36,7 @@ mod tests {
 
     #[test]
     fn drive_flat_visits_every_element_once_in_matching_pieces() {
-        for n in [0, 5, PAR_MIN - 1, PAR_MIN + 4097] {
+        for n in [0, 5, PAR_MIN_COSTLY - 1, PAR_MIN_COSTLY + 4097] {
             let a: Vec<f64> = (0..n).map(|i| i as f64).collect();
             let mut out = vec![-1.0; n];
             drive_flat(&mut out, &a, &|o: &mut [f64], a: &[f64]| {

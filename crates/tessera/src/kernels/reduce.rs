@@ -593,8 +593,10 @@ mod tests {
 
     #[test]
     fn axes_in_any_order_and_parallel() {
-        // [64, 3, 512] summed over axes 0 and 2, input transposed in memory.
-        let (a, b, c) = (64usize, 3usize, 512usize);
+        // [64, 3, 3072] (above PAR_MIN elements) summed over axes 0 and 2, input transposed in
+        // memory.
+        let (a, b, c) = (64usize, 3usize, 3072usize);
+        assert!(a * b * c >= PAR_MIN);
         let data: Vec<i64> = (0..(a * b * c) as i64).collect();
         // Memory layout [c, b, a] contiguous; view dims [a, b, c].
         let strides = [1isize, a as isize, (a * b) as isize];

@@ -11,6 +11,19 @@ use crate::autograd;
 use crate::error::{Result, TesseraError};
 use crate::tensor::Tensor;
 
+/// True when [`OpDef::call`] would hand `inputs` straight to an op's dense kernel and record
+/// nothing: every input is dense and none requires a gradient. For an op whose storage rule
+/// picks the dense kernel for dense inputs (elementwise arithmetic and comparisons, basic
+/// indexing), a typed method may then call that kernel itself: the same result, without the
+/// registry lookup, the parameter copy and the output vector, which were half the cost of a
+/// 16-element `a + b` and of `t[i]` (docs/design.md P4).
+#[inline]
+pub(crate) fn plain_dense(inputs: &[&Tensor]) -> bool {
+    inputs
+        .iter()
+        .all(|t| t.stype() == StorageType::Default && !t.requires_grad())
+}
+
 impl<P: OpParams> OpDef<P> {
     pub(crate) fn check_arity(&self, n: usize) -> Result<()> {
         let variadic = matches!(self.inputs, [one] if one.starts_with('*'));

@@ -14,6 +14,9 @@ pub struct Registry {
 }
 
 static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
+    // Every program calls an op early: the at-fork handler is then in place before any kernel
+    // or faer starts rayon's pool, even one whose inputs are too small to ask for threads.
+    crate::kernels::parallel::enabled();
     let mut table = OpTable::default();
     super::defs::register_all(&mut table);
     Registry { table }

@@ -18,6 +18,9 @@ pub(crate) struct Geometry {
     pub(crate) numel: usize,
     pub(crate) c_contiguous: bool,
     pub(crate) f_contiguous: bool,
+    /// The strides are exactly [`contiguous_strides`] of the dims (size-1 and size-0 dims
+    /// included), the layout a fresh row-major tensor gets.
+    pub(crate) row_major: bool,
     /// Hash of `(rank, dims, strides)`: picks the lock stripe and the front-cache slot.
     pub(crate) hash: u64,
 }
@@ -54,6 +57,7 @@ impl Geometry {
             numel,
             c_contiguous: is_contiguous(dims.iter().rev().zip(strides.iter().rev()), numel),
             f_contiguous: is_contiguous(dims.iter().zip(strides), numel),
+            row_major: contiguous_strides(dims).is_ok_and(|c| c.as_slice() == strides),
             hash: hash_key(dims, strides),
         })
     }

@@ -78,6 +78,12 @@ impl Shape {
         self.0.geom.c_contiguous
     }
 
+    /// The strides are exactly the row-major ones of the dims (stricter than
+    /// [`Shape::is_c_contiguous`], which ignores size-1 dims), kept with the descriptor.
+    pub(crate) fn is_row_major(&self) -> bool {
+        self.0.geom.row_major
+    }
+
     /// Column-major contiguous, ignoring size-1 dims; empty shapes are contiguous (V6).
     pub fn is_f_contiguous(&self) -> bool {
         self.0.geom.f_contiguous

@@ -48,6 +48,16 @@ pub const STORAGE_ALIGN: usize = 64;
 pub const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
 const HUGE_PAGE: usize = 2 << 20;
 
+/// Buffers of at most this many bytes come from the allocator's small-block path (glibc's
+/// per-thread cache answers in a few dozen instructions) and are aligned by hand inside a
+/// block 48 bytes longer: an aligned allocation of a few hundred bytes costs
+/// `posix_memalign`, which splits and coalesces chunks on every call and was a fifth of a
+/// 16-element `a + b` (docs/design.md P4).
+pub const SMALL_BUF_MAX: usize = 1024;
+/// The extra bytes of a small block: the allocator aligns to at least 16, so the first
+/// 64-byte boundary is at most 48 bytes in.
+const SMALL_SLACK: usize = STORAGE_ALIGN - 16;
+
 /// An owned, zero-initialised, 64-byte-aligned byte buffer.
 struct AlignedBuf {
     ptr: NonNull<u8>,
@@ -58,6 +68,9 @@ struct AlignedBuf {
 enum Origin {
     /// The global allocator, with this layout.
     Heap(AllocLayout),
+    /// A small block of the global allocator (at most [`SMALL_BUF_MAX`] + [`SMALL_SLACK`]
+    /// bytes, 16-aligned) that the buffer starts inside: its start and layout.
+    Small(NonNull<u8>, AllocLayout),
     /// A large anonymous mapping (returned to the region cache or unmapped on drop).
     #[cfg(target_os = "linux")]
     Mapped(Region),
@@ -96,6 +109,9 @@ impl AlignedBuf {
                 origin: Origin::Mapped(region),
             });
         }
+        if bytes <= SMALL_BUF_MAX {
+            return AlignedBuf::small(bytes);
+        }
         // Never allocate zero bytes (not allowed by `alloc`); an empty tensor gets one line.
         let layout = AllocLayout::from_size_align(bytes.max(STORAGE_ALIGN), STORAGE_ALIGN)
             .map_err(|_| TesseraError::Allocation(bytes))?;
@@ -120,6 +136,35 @@ impl AlignedBuf {
     }
 }
 
+impl AlignedBuf {
+    /// A zeroed buffer of `bytes <= SMALL_BUF_MAX` bytes at the first 64-byte boundary of a
+    /// 16-aligned block [`SMALL_SLACK`] bytes longer (so an empty tensor, too, gets a block).
+    fn small(bytes: usize) -> Result<AlignedBuf> {
+        debug_assert!(bytes <= SMALL_BUF_MAX);
+        let layout = AllocLayout::from_size_align(bytes + SMALL_SLACK, 16)
+            .map_err(|_| TesseraError::Allocation(bytes))?;
+        // SAFETY: `layout` has a non-zero size. New heap buffers are always zeroed: this keeps
+        // every byte initialised (plain `alloc` plus a clear is the allocator's fast path).
+        let start =
+            NonNull::new(unsafe { alloc::alloc(layout) }).ok_or(TesseraError::Allocation(bytes))?;
+        // SAFETY: the block holds `layout.size()` writable bytes we own.
+        unsafe { std::ptr::write_bytes(start.as_ptr(), 0, layout.size()) };
+        let skip = start.as_ptr().align_offset(STORAGE_ALIGN);
+        // The block is 16-aligned, so the boundary is at most `SMALL_SLACK` bytes in and
+        // `skip + bytes <= layout.size()`.
+        assert!(
+            skip <= SMALL_SLACK,
+            "allocator returned a block aligned to less than 16"
+        );
+        // SAFETY: `skip <= SMALL_SLACK < layout.size()`: in bounds of the block, not null.
+        let ptr = unsafe { NonNull::new_unchecked(start.as_ptr().add(skip)) };
+        Ok(AlignedBuf {
+            ptr,
+            origin: Origin::Small(start, layout),
+        })
+    }
+}
+
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
         match std::mem::replace(&mut self.origin, Origin::Taken) {
@@ -130,6 +175,9 @@ impl Drop for AlignedBuf {
                 layout,
             }
             .release(),
+            // SAFETY: `start` came from `alloc` with exactly `layout` (`AlignedBuf::small`)
+            // and is freed once: the origin was replaced by `Taken` above.
+            Origin::Small(start, layout) => unsafe { alloc::dealloc(start.as_ptr(), layout) },
             #[cfg(target_os = "linux")]
             Origin::Mapped(region) => region.release(),
             Origin::External(owner) => drop(owner),
@@ -458,6 +506,41 @@ mod tests {
         }
         let s = Storage::zeroed(DType::F64, 5).unwrap();
         assert_eq!(&*s.read::<f64>().unwrap(), &[0.0; 5]);
+    }
+
+    #[test]
+    fn small_buffers_are_aligned_zeroed_and_whole() {
+        // Every size around the small-block limit, reused blocks included: each buffer is
+        // 64-byte aligned, zero when asked, and writable to its last byte (Miri checks the
+        // bounds and the frees).
+        let sizes: Vec<usize> = if cfg!(miri) {
+            vec![
+                0,
+                1,
+                15,
+                16,
+                63,
+                64,
+                65,
+                SMALL_BUF_MAX - 1,
+                SMALL_BUF_MAX,
+                SMALL_BUF_MAX + 1,
+            ]
+        } else {
+            (0..=SMALL_BUF_MAX + 70).collect()
+        };
+        for round in 0..2 {
+            for &n in &sizes {
+                let s = Storage::alloc(DType::U8, n, round == 0 || n % 2 == 0).unwrap();
+                assert_eq!(s.as_ptr() as usize % STORAGE_ALIGN, 0, "{n} bytes");
+                let mut w = s.write::<u8>().unwrap();
+                if round == 0 || n % 2 == 0 {
+                    assert!(w.iter().all(|&b| b == 0), "{n} bytes not zeroed");
+                }
+                w.fill(0xAB);
+                assert!(w.iter().all(|&b| b == 0xAB));
+            }
+        }
     }
 
     #[test]

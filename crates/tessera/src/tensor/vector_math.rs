@@ -17,6 +17,7 @@ use super::reduce::resolve_axes;
 use super::Tensor;
 use crate::dtype::{DType, Element};
 use crate::error::Result;
+use crate::kernels::elementwise::PAR_MIN_COSTLY;
 use crate::kernels::flat::drive_flat;
 use crate::kernels::reduce::Reducer;
 #[cfg(target_arch = "x86_64")]
@@ -110,29 +111,45 @@ pub(crate) fn vector_math_into(f: VecFn, src: &Tensor, out: &Tensor) -> Result<b
     macro_rules! run {
         ($t:ident) => {{
             use vmath::$t as m;
-            let big = matches!(f, VecFn::Sin | VecFn::Cos) && any_above::<$t>(src, TRIG_LIMIT)?;
-            let flat: Option<&(dyn Fn(&mut [$t], &[$t]) + Sync)> = match f {
-                _ if big => None,
-                VecFn::Exp => Some(&flat_loop!($t, exp)),
-                VecFn::Expm1 => Some(&flat_loop!($t, expm1)),
-                VecFn::Log => Some(&flat_loop!($t, log)),
-                VecFn::Tanh => Some(&flat_loop!($t, tanh)),
-                VecFn::Sin => Some(&flat_loop!($t, sin)),
-                VecFn::Cos => Some(&flat_loop!($t, cos)),
-            };
+            let trig = matches!(f, VecFn::Sin | VecFn::Cos);
             let n = src.numel();
+            // Whether a trig argument is huge: found up front for a large source (a parallel
+            // reduction); for a small one in the slice the flat loop reads (the reduction
+            // machinery cost more than a 16-element `sin`), or by the reduction when the flat
+            // loop does not apply.
+            let mut big = match (trig, n >= PAR_MIN_COSTLY) {
+                (false, _) => Some(false),
+                (true, true) => Some(any_above::<$t>(src, TRIG_LIMIT)?),
+                (true, false) => None,
+            };
+            let run: &(dyn Fn(&mut [$t], &[$t]) + Sync) = match f {
+                VecFn::Exp => &flat_loop!($t, exp),
+                VecFn::Expm1 => &flat_loop!($t, expm1),
+                VecFn::Log => &flat_loop!($t, log),
+                VecFn::Tanh => &flat_loop!($t, tanh),
+                VecFn::Sin => &flat_loop!($t, sin),
+                VecFn::Cos => &flat_loop!($t, cos),
+            };
             let mut done = false;
-            if let Some(run) = flat {
+            if big != Some(true) {
                 let mut o = out.dense_storage()?.write_as::<$t>();
                 let a = src.dense_storage()?.read_as::<$t>();
                 let at = flat_offset(src, out, o.len());
                 if let (Some(o), Some(a)) =
                     (o.get_mut(..n), at.and_then(|at| a.get(at..)?.get(..n)))
                 {
-                    drive_flat(o, a, run);
-                    done = true;
+                    let huge =
+                        *big.get_or_insert_with(|| a.iter().any(|&x| x.abs() as f64 > TRIG_LIMIT));
+                    if !huge {
+                        drive_flat(o, a, run);
+                        done = true;
+                    }
                 }
             }
+            let big = match big {
+                Some(b) => b,
+                None => any_above::<$t>(src, TRIG_LIMIT)?,
+            };
             if !done {
                 match f {
                     VecFn::Exp => map_into::<$t, $t>(out, src, |_, x| m::exp(x))?,

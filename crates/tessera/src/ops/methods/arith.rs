@@ -8,6 +8,7 @@ use super::{call1, single};
 use crate::dtype::Scalar;
 use crate::error::Result;
 use crate::ops::defs::{DotParams, NoParams, ReduceParams};
+use crate::ops::dispatch::plain_dense;
 use crate::ops::registry::registry;
 use crate::tensor::arith::{BinaryOp, CompareOp, UnaryOp};
 use crate::tensor::Tensor;
@@ -54,12 +55,18 @@ impl Tensor {
     /// assert_eq!(c.to_vec::<f64>().unwrap(), vec![1.5, 2.5, 2.5, 3.5, 3.5, 4.5]);
     /// ```
     pub fn binary(&self, other: &Tensor, op: BinaryOp) -> Result<Tensor> {
+        if plain_dense(&[self, other]) {
+            return self.binary_dense(other, op);
+        }
         call1(op.name(), &NoParams {}, &[self.clone(), other.clone()])
     }
 
     /// `op(self, other)` elementwise with broadcasting, compared in the promoted dtype; the
     /// result is a `bool` tensor.
     pub fn compare(&self, other: &Tensor, op: CompareOp) -> Result<Tensor> {
+        if plain_dense(&[self, other]) {
+            return self.compare_dense(other, op);
+        }
         call1(op.name(), &NoParams {}, &[self.clone(), other.clone()])
     }
 

@@ -33,11 +33,13 @@ use crate::error::{Result, TesseraError};
 use crate::tensor::Tensor;
 
 /// The one output of a one-output op.
-fn single(outputs: Vec<Tensor>) -> Result<Tensor> {
-    outputs
-        .into_iter()
-        .next()
-        .ok_or_else(|| TesseraError::InvalidArgument("op returned no output".into()))
+fn single(mut outputs: Vec<Tensor>) -> Result<Tensor> {
+    if outputs.is_empty() {
+        return Err(TesseraError::InvalidArgument(
+            "op returned no output".into(),
+        ));
+    }
+    Ok(outputs.swap_remove(0))
 }
 
 /// Runs the registered one-output op `name` with typed parameters.

@@ -11,6 +11,7 @@ use crate::ops::defs::{
     AsStridedParams, AxesParams, CreateViewParams, ExpandParams, NarrowParams, NoParams,
     PermuteParams, RepeatParams, ReshapeParams, ShapeParams, UnsqueezeParams,
 };
+use crate::ops::dispatch::plain_dense;
 use crate::tensor::Tensor;
 
 fn signed(v: &[usize]) -> Vec<isize> {
@@ -86,6 +87,9 @@ impl Tensor {
     /// assert!(v.shares_storage(&t));
     /// ```
     pub fn index(&self, specs: &[IndexSpec]) -> Result<Tensor> {
+        if plain_dense(&[self]) {
+            return self.index_dense(specs);
+        }
         let p = CreateViewParams {
             index: specs.to_vec(),
         };
