@@ -6,7 +6,7 @@
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt};
+use pyo3::types::{PyComplex, PyFloat, PyInt};
 use tessera::promote::result_type_scalar;
 use tessera::{DType, MathBinaryOp, MathOp, Tensor};
 
@@ -134,21 +134,18 @@ fn function_operand(obj: Operand, other: Option<DType>) -> PyResult<Tensor> {
 /// API wants an array. Two positional arguments, so the call costs no argument tuple.
 #[pyfunction]
 pub fn elementwise_unary(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-    let x = match x.cast::<PyTensor>() {
-        Ok(t) => t.get().t().clone(),
-        Err(_)
-            if x.is_instance_of::<PyBool>()
-                || x.is_instance_of::<PyInt>()
-                || x.is_instance_of::<PyFloat>()
-                || x.is_instance_of::<PyComplex>() =>
-        {
-            return Err(PyTypeError::new_err(format!(
-                "{name}: expected an array, got a Python {}",
-                x.get_type().name()?
-            )))
-        }
-        Err(_) => to_tensor(x, None, None)?,
-    };
+    // `bool` is a subclass of `int`.
+    let scalar = x.is_instance_of::<PyInt>()
+        || x.is_instance_of::<PyFloat>()
+        || x.is_instance_of::<PyComplex>();
+    if scalar {
+        return Err(PyTypeError::new_err(format!(
+            "{name}: expected an array, got a Python {}",
+            x.get_type().name()?
+        )));
+    }
+    // A tensor is taken as it is (a handle clone); anything else is converted (`asarray`).
+    let x = to_tensor(x, None, None)?;
     heavy(py, x.numel(), || {
         invoke1(name, std::slice::from_ref(&x), &[])
     })

@@ -99,40 +99,30 @@ fn parse_index(item: &Bound<'_, PyAny>, specs: &mut DimList<IndexSpec>) -> PyRes
     Ok(())
 }
 
-/// A parsed key: basic (a view) or advanced (arrays or masks in it: a copy).
-// The basic variant is the hot path and stays inline (no heap for up to 8 specs).
-#[allow(clippy::large_enum_variant)]
-pub enum Key {
-    /// Ints, slices, `None` and `...` only.
-    Basic(DimList<IndexSpec>),
-    /// A key with integer arrays or boolean masks.
-    Advanced(Vec<IndexItem>),
-}
-
-/// Parses `key`: the fast basic parser first; a key it refuses goes to the advanced parser
-/// (which raises the IndexError for a key that is neither).
-pub fn parse(key: &Bound<'_, PyAny>) -> PyResult<Key> {
-    let mut specs = DimList::new();
-    match parse_key(key, &mut specs) {
-        Ok(()) => Ok(Key::Basic(specs)),
+/// Parses `key`: the fast basic parser first, into `specs` (a buffer on the caller's frame:
+/// returning up to 8 inline specs of 48 bytes by value copied them on every `t[i]`); a key it
+/// refuses goes to the advanced parser (which raises the IndexError for a key that is
+/// neither). `None` for a basic key (ints, slices, `None`, `...`: a view), the items of an
+/// advanced one (integer arrays or boolean masks: a copy) otherwise.
+pub fn parse(
+    key: &Bound<'_, PyAny>,
+    specs: &mut DimList<IndexSpec>,
+) -> PyResult<Option<Vec<IndexItem>>> {
+    match parse_key(key, specs) {
+        Ok(()) => Ok(None),
         Err(e) if e.is_instance_of::<PyIndexError>(key.py()) => {
-            Ok(Key::Advanced(crate::advanced::parse_items(key)?))
+            Ok(Some(crate::advanced::parse_items(key)?))
         }
         Err(e) => Err(e),
     }
 }
 
-/// `t[key]`: a view for a basic key, a copy for an advanced one. Parses into a buffer on this
-/// frame rather than through [`parse`]: returning the specs by value copied them (48 bytes
-/// each, eight inline) on every call.
+/// `t[key]`: a view for a basic key, a copy for an advanced one.
 pub fn index(t: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     let mut specs = DimList::new();
-    match parse_key(key, &mut specs) {
-        Ok(()) => t.index(&specs).py(),
-        Err(e) if e.is_instance_of::<PyIndexError>(key.py()) => {
-            t.get(&crate::advanced::parse_items(key)?).py()
-        }
-        Err(e) => Err(e),
+    match parse(key, &mut specs)? {
+        None => t.index(&specs).py(),
+        Some(items) => t.get(&items).py(),
     }
 }
 
@@ -169,9 +159,10 @@ impl PyTensor {
     /// indices, the last write wins (NumPy).
     fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let t = self.t();
-        let view = match parse(key)? {
-            Key::Basic(specs) => t.index(&specs).py()?,
-            Key::Advanced(items) => {
+        let mut specs = DimList::new();
+        let view = match parse(key, &mut specs)? {
+            None => t.index(&specs).py()?,
+            Some(items) => {
                 let src = value_tensor(value, t.dtype())?;
                 let n = src.numel();
                 return crate::tensor::heavy(value.py(), n, || t.set(&items, &src)).py();

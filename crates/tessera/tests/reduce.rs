@@ -130,3 +130,43 @@ proptest! {
         prop_assert_eq!(mx.to_vec::<i64>().unwrap(), want_m);
     }
 }
+
+proptest! {
+    /// Float max/min over any axes of a row-major tensor (outer axes take the vertical
+    /// row-update path, inner ones the flagged run fold), with NaNs, infinities and signed
+    /// zeros at random places, against the naive NaN-propagating fold per output element.
+    #[test]
+    fn float_max_and_min_propagate_nan_on_every_axis(
+        dims in proptest::collection::vec(1usize..40, 1..=3),
+        mask in proptest::collection::vec(any::<bool>(), 3),
+        picks in proptest::collection::vec(0usize..9, 64_000),
+    ) {
+        let pool = [1.5, -2.0, 0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, 7.25, -7.25, f64::NAN];
+        let n: usize = dims.iter().product();
+        // NaN is one pick in nine: often no NaN in a row, often several.
+        let vals: Vec<f64> = picks[..n].iter().map(|&k| pool[k]).collect();
+        let axes: Vec<isize> = (0..dims.len()).filter(|&d| mask[d]).map(|d| d as isize).collect();
+        let m: usize = (0..dims.len()).filter(|&d| !mask[d]).map(|d| dims[d]).product();
+        let mut want_max = vec![f64::NEG_INFINITY; m];
+        let mut want_min = vec![f64::INFINITY; m];
+        for (lin, &v) in vals.iter().enumerate() {
+            let (mut rem, mut o, mut mul) = (lin, 0, 1);
+            for d in (0..dims.len()).rev() {
+                let i = rem % dims[d];
+                rem /= dims[d];
+                if !mask[d] { o += i * mul; mul *= dims[d]; }
+            }
+            // NaN-propagating, written out.
+            want_max[o] = if v.is_nan() || want_max[o].is_nan() { f64::NAN } else { want_max[o].max(v) };
+            want_min[o] = if v.is_nan() || want_min[o].is_nan() { f64::NAN } else { want_min[o].min(v) };
+        }
+        let same = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| x == y || (x.is_nan() && y.is_nan()));
+        for dtype in [DType::F64, DType::F32] {
+            let t = Tensor::from_slice(&vals, &dims).unwrap().astype(dtype).unwrap();
+            let got_max = t.max(Some(&axes), false).unwrap().astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+            let got_min = t.min(Some(&axes), false).unwrap().astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+            prop_assert!(same(&got_max, &want_max), "max {:?} axes {:?}: {:?} vs {:?}", dims, axes, got_max, want_max);
+            prop_assert!(same(&got_min, &want_min), "min {:?} axes {:?}: {:?} vs {:?}", dims, axes, got_min, want_min);
+        }
+    }
+}

@@ -25,10 +25,11 @@ use crate::layout::overlap::check_writable_parts;
 use crate::shape::is_contiguous;
 
 /// Element count from which kernels of a few cycles per element (arithmetic, comparisons,
-/// copies, reductions) run on several threads. Measured (docs/design.md P3): handing work to
-/// rayon's sleeping threads costs about 15 us on this machine, more than a 64 Ki-element `a + b`
-/// takes on one thread (8 us); two threads win from about 512 Ki elements.
-pub const PAR_MIN: usize = 1 << 19;
+/// copies, reductions) run on several threads. Measured by `benches/par_cutover.rs`
+/// (docs/design.md P3): handing work to rayon's sleeping threads costs about 10 us on this
+/// machine, more than a 64 Ki-element `a + b` takes on one thread (8 us); two threads win for
+/// `a + b`, `sum` and a transposed `a + b` from 256 Ki elements.
+pub const PAR_MIN: usize = 1 << 18;
 
 /// Element count from which the vectorised transcendental functions (`exp`, `log`, `sin`,
 /// ... a few nanoseconds per element) run on several threads: a 64 Ki-element `sin` took
@@ -134,7 +135,7 @@ fn small_single_run<const K: usize>(
     strides: [&[isize]; K],
 ) -> Option<(usize, [isize; K])> {
     let n = dims.iter().try_fold(1usize, |n, &d| n.checked_mul(d))?;
-    if n == 0 || n >= PAR_MIN {
+    if n == 0 || n >= super::parallel::cut_over(PAR_MIN) {
         return None;
     }
     let mut run = [1isize; K];
@@ -341,7 +342,7 @@ fn drive<const K: usize>(plan: &Plan<K>, run: &(dyn Fn([isize; K], usize) + Sync
     if plan.numel == 0 {
         return;
     }
-    let par = plan.numel >= PAR_MIN && super::parallel::enabled();
+    let par = plan.numel >= super::parallel::cut_over(PAR_MIN) && super::parallel::enabled();
     let threads = super::parallel::num_threads();
     if let Some(p) = blocking_dim(plan) {
         return drive_strips(plan, p, run, par);

@@ -21,7 +21,7 @@ pub(crate) fn drive_flat<O: Send, A: Sync>(
         "drive_flat: slices of different lengths"
     );
     let n = out.len();
-    if n < PAR_MIN_COSTLY || !super::parallel::enabled() {
+    if n < super::parallel::cut_over(PAR_MIN_COSTLY) || !super::parallel::enabled() {
         return run(out, a);
     }
     let piece = n.div_ceil(4 * super::parallel::num_threads()).max(4096);

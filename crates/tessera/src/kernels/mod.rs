@@ -4,6 +4,7 @@
 pub mod complex_math;
 pub(crate) mod copy;
 pub mod elementwise;
+mod extreme;
 pub(crate) mod flat;
 pub mod parallel;
 pub mod plan;

@@ -88,6 +88,26 @@ pub fn set_num_threads(n: usize) -> Result<()> {
     Ok(())
 }
 
+/// The size from which kernels were forced to use threads ([`force_parallel_from`]);
+/// `usize::MAX` when not forced.
+static FORCED_FROM: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// The element count from which a kernel whose cut-over is `min` (`PAR_MIN`,
+/// `PAR_MIN_COSTLY`) splits work across threads: `min`, or less while a benchmark forces
+/// threads from a smaller size.
+#[inline]
+pub(crate) fn cut_over(min: usize) -> usize {
+    min.min(FORCED_FROM.load(Ordering::Relaxed))
+}
+
+/// Makes every kernel use threads from `n` elements on, whatever its cut-over (`usize::MAX`
+/// restores the cut-overs): for `benches/par_cutover.rs`, which measures where threads pay
+/// off (docs/design.md P3). Not meant for programs.
+#[doc(hidden)]
+pub fn force_parallel_from(n: usize) {
+    FORCED_FROM.store(n, Ordering::Relaxed);
+}
+
 /// Set in the child of a `fork()` (by the at-fork handler): the pool has no threads there.
 static FORKED_CHILD: AtomicBool = AtomicBool::new(false);
 static REGISTER: Once = Once::new();
@@ -107,8 +127,9 @@ pub fn enabled() -> bool {
     num_threads() > 1
 }
 
-/// Registers the at-fork child handler (once per process).
-fn register_fork_handler() {
+/// Registers the at-fork child handler (once per process). Anything that may start rayon's
+/// pool calls it first (this module's functions, and the registry for faer).
+pub(crate) fn register_fork_handler() {
     REGISTER.call_once(|| {
         #[cfg(unix)]
         // SAFETY: registers a handler with the C runtime; `mark_forked_child` is an

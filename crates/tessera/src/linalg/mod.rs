@@ -263,14 +263,11 @@ fn per_matrix<T: Field>(
             rest = tail;
         }
     }
-    // Asked before faer runs: the first call registers the at-fork handler, which must be in
-    // place before faer starts rayon's pool (`kernels::parallel`'s module doc).
-    let par = crate::kernels::parallel::enabled();
     read::<T, _>(x, |src| {
         let one = |(k, mut p): (usize, Vec<&mut [T]>)| {
             f(k, &src[k * m * n..(k + 1) * m * n], m, n, &mut p)
         };
-        if count > 1 && m * n <= 128 * 128 && par {
+        if count > 1 && m * n <= 128 * 128 && crate::kernels::parallel::enabled() {
             parts.into_par_iter().enumerate().try_for_each(one)
         } else {
             parts.into_iter().enumerate().try_for_each(one)

@@ -14,9 +14,10 @@ pub struct Registry {
 }
 
 static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
-    // Every program calls an op early: the at-fork handler is then in place before any kernel
-    // or faer starts rayon's pool, even one whose inputs are too small to ask for threads.
-    crate::kernels::parallel::enabled();
+    // faer (linalg, matmul) is only reached through registry ops: registering the at-fork
+    // handler here puts it in place before faer can start rayon's pool, even in a program
+    // whose kernels never had inputs large enough to ask `kernels::parallel` for threads.
+    crate::kernels::parallel::register_fork_handler();
     let mut table = OpTable::default();
     super::defs::register_all(&mut table);
     Registry { table }

@@ -138,8 +138,8 @@ pub(crate) fn vector_math_into(f: VecFn, src: &Tensor, out: &Tensor) -> Result<b
                 if let (Some(o), Some(a)) =
                     (o.get_mut(..n), at.and_then(|at| a.get(at..)?.get(..n)))
                 {
-                    let huge =
-                        *big.get_or_insert_with(|| a.iter().any(|&x| x.abs() as f64 > TRIG_LIMIT));
+                    let above = AnyAbove(TRIG_LIMIT);
+                    let huge = *big.get_or_insert_with(|| a.iter().any(|&x| above.lift(x)));
                     if !huge {
                         drive_flat(o, a, run);
                         done = true;

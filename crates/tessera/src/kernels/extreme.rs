@@ -1,0 +1,286 @@
+//! The NaN-propagating maximum and minimum reducers ([`Max`], [`Min`]) of
+//! [`super::reduce`]: a run folded in lanes (horizontal), and a row combined into a row of
+//! accumulators (vertical, a reduction over an outer axis), both with plain comparisons and
+//! a separate NaN flag for `f32` and `f64`, the form the compiler vectorises.
+
+use half::{bf16, f16};
+
+use super::reduce::{lanes, Reducer, LANES};
+use super::scalar_math::Arith;
+use crate::complex::{C128, C64};
+use crate::dtype::Element;
+
+/// The extreme values of a type: the identities of `max` (`LOWEST`) and `min` (`HIGHEST`).
+pub trait Bounded: Element {
+    /// The lowest value (`-inf` for floats).
+    const LOWEST: Self;
+    /// The highest value (`+inf` for floats).
+    const HIGHEST: Self;
+    /// The NaN-propagating maximum (`MAX`) or minimum of a contiguous run (the identity
+    /// when empty), folded in 16 independent lanes; `f32` and `f64` fold in plain
+    /// comparisons with a separate NaN flag, which vectorises better.
+    #[inline(always)]
+    fn run_extreme<const MAX: bool>(xs: &[Self]) -> Self
+    where
+        Self: Arith,
+    {
+        lanes(
+            xs,
+            extreme_id::<Self, MAX>(),
+            extreme::<Self, MAX>,
+            extreme::<Self, MAX>,
+        )
+    }
+    /// `acc[i]` = the NaN-propagating maximum (`MAX`) or minimum of `acc[i]` and `src[i]`;
+    /// `f32` and `f64` use a plain comparison and a separate NaN flag, as `run_extreme`.
+    #[inline(always)]
+    fn row_extreme<const MAX: bool>(acc: &mut [Self], src: &[Self])
+    where
+        Self: Arith,
+    {
+        for (a, &x) in acc.iter_mut().zip(src) {
+            *a = extreme::<Self, MAX>(*a, x);
+        }
+    }
+}
+
+/// `maximum` (`MAX`) or `minimum`, NaN-propagating.
+#[inline(always)]
+fn extreme<T: Arith, const MAX: bool>(a: T, b: T) -> T {
+    if MAX {
+        a.maximum(b)
+    } else {
+        a.minimum(b)
+    }
+}
+
+/// The identity of [`extreme`]: `LOWEST` for the maximum, `HIGHEST` for the minimum.
+fn extreme_id<T: Bounded, const MAX: bool>() -> T {
+    if MAX {
+        T::LOWEST
+    } else {
+        T::HIGHEST
+    }
+}
+macro_rules! bounded {
+    ($($t:ty => $lo:expr, $hi:expr);*) => {$(
+        impl Bounded for $t { const LOWEST: Self = $lo; const HIGHEST: Self = $hi; }
+    )*};
+}
+macro_rules! bounded_float {
+    ($($t:ident),*) => {$(
+        impl Bounded for $t {
+            const LOWEST: Self = $t::NEG_INFINITY;
+            const HIGHEST: Self = $t::INFINITY;
+            #[inline(always)]
+            fn run_extreme<const MAX: bool>(xs: &[Self]) -> Self {
+                flagged_extreme::<$t, MAX>(xs, extreme_id::<$t, MAX>(), $t::NAN)
+            }
+            fn row_extreme<const MAX: bool>(acc: &mut [Self], src: &[Self]) {
+                flagged_row::<$t, MAX>(acc, src)
+            }
+        }
+    )*};
+}
+bounded_float!(f32, f64);
+
+/// The maximum (`MAX`) or minimum of `xs` in [`LANES`] lanes of plain comparisons (one
+/// `vmaxps`/`vminps` each) and a separate any-NaN flag, NaN if `xs` holds one: the same
+/// value as the NaN-propagating fold, in the form the compiler vectorises 256 bits wide.
+#[inline(always)]
+fn flagged_extreme<T: Copy + PartialOrd, const MAX: bool>(xs: &[T], id: T, nan: T) -> T {
+    // `a` stays unless `x` is beyond it; a NaN `x` may replace `a` but sets the flag.
+    let pick = |a: T, x: T| {
+        if (MAX && a > x) || (!MAX && a < x) {
+            a
+        } else {
+            x
+        }
+    };
+    let mut r = [id; LANES];
+    let mut seen = [false; LANES];
+    let mut chunks = xs.chunks_exact(LANES);
+    for c in &mut chunks {
+        for j in 0..LANES {
+            r[j] = pick(r[j], c[j]);
+            #[allow(clippy::eq_op)]
+            let is_nan = c[j] != c[j];
+            seen[j] |= is_nan;
+        }
+    }
+    let (mut m, mut any) = (id, false);
+    for j in 0..LANES {
+        m = pick(m, r[j]);
+        any |= seen[j];
+    }
+    for &x in chunks.remainder() {
+        m = pick(m, x);
+        #[allow(clippy::eq_op)]
+        let is_nan = x != x;
+        any |= is_nan;
+    }
+    if any {
+        nan
+    } else {
+        m
+    }
+}
+/// [`Bounded::row_extreme`] for floats: `x` replaces `acc[i]` only when beyond it (one
+/// `vmaxps`/`vminps` per 8 lanes), so a NaN already in `acc[i]` stays (every comparison with
+/// it is false); a NaN in `src` sets a flag for the row, and a second pass, run only then,
+/// copies those NaNs in.
+#[inline(always)]
+fn flagged_row<T: Copy + PartialOrd, const MAX: bool>(acc: &mut [T], src: &[T]) {
+    let mut any = false;
+    for (a, &x) in acc.iter_mut().zip(src) {
+        *a = if (MAX && x > *a) || (!MAX && x < *a) {
+            x
+        } else {
+            *a
+        };
+        #[allow(clippy::eq_op)]
+        let is_nan = x != x;
+        any |= is_nan;
+    }
+    if any {
+        for (a, &x) in acc.iter_mut().zip(src) {
+            #[allow(clippy::eq_op)]
+            if x != x {
+                *a = x;
+            }
+        }
+    }
+}
+bounded!(bool => false, true; u8 => u8::MIN, u8::MAX; i8 => i8::MIN, i8::MAX;
+    u16 => u16::MIN, u16::MAX; i16 => i16::MIN, i16::MAX; u32 => u32::MIN, u32::MAX;
+    i32 => i32::MIN, i32::MAX; u64 => u64::MIN, u64::MAX; i64 => i64::MIN, i64::MAX;
+    f16 => f16::NEG_INFINITY, f16::INFINITY; bf16 => bf16::NEG_INFINITY, bf16::INFINITY;
+    C64 => C64::new(f32::NEG_INFINITY, f32::NEG_INFINITY), C64::new(f32::INFINITY, f32::INFINITY);
+    C128 => C128::new(f64::NEG_INFINITY, f64::NEG_INFINITY),
+        C128::new(f64::INFINITY, f64::INFINITY));
+
+/// NaN-propagating maximum.
+pub struct Max;
+/// NaN-propagating minimum.
+pub struct Min;
+
+impl<T: Arith + Bounded> Reducer<T> for Max {
+    type Acc = T;
+    fn identity(&self) -> T {
+        T::LOWEST
+    }
+    fn combine(&self, a: T, b: T) -> T {
+        a.maximum(b)
+    }
+    fn lift(&self, x: T) -> T {
+        x
+    }
+    #[inline(always)]
+    fn fold_run(&self, data: &[T], off: isize, n: usize, stride: isize) -> T {
+        fold_extreme::<T, true>(data, off, n, stride)
+    }
+    #[inline(always)]
+    fn combine_row(&self, acc: &mut [T], src: &[T]) {
+        T::row_extreme::<true>(acc, src)
+    }
+}
+
+impl<T: Arith + Bounded> Reducer<T> for Min {
+    type Acc = T;
+    fn identity(&self) -> T {
+        T::HIGHEST
+    }
+    fn combine(&self, a: T, b: T) -> T {
+        a.minimum(b)
+    }
+    fn lift(&self, x: T) -> T {
+        x
+    }
+    #[inline(always)]
+    fn fold_run(&self, data: &[T], off: isize, n: usize, stride: isize) -> T {
+        fold_extreme::<T, false>(data, off, n, stride)
+    }
+    #[inline(always)]
+    fn combine_row(&self, acc: &mut [T], src: &[T]) {
+        T::row_extreme::<false>(acc, src)
+    }
+}
+
+/// A run folded by a NaN-propagating `maximum` or `minimum`. Both are associative and
+/// commutative except for which zero a tie of `+0.0` and `-0.0` returns, so lanes may reorder
+/// them; the sign of a zero maximum or minimum depends on the layout (as in NumPy, whose
+/// SIMD loops reorder too: docs/design.md P5).
+#[inline(always)]
+fn fold_extreme<T: Arith + Bounded, const MAX: bool>(
+    data: &[T],
+    off: isize,
+    n: usize,
+    stride: isize,
+) -> T {
+    let id = extreme_id::<T, MAX>();
+    if stride == 1 {
+        T::run_extreme::<MAX>(&data[off as usize..off as usize + n])
+    } else if stride == 0 && n > 0 {
+        // A broadcast run repeats one value; max and min are idempotent.
+        extreme::<T, MAX>(id, data[off as usize])
+    } else {
+        (0..n as isize).fold(id, |acc, i| {
+            extreme::<T, MAX>(acc, data[(off + i * stride) as usize])
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flagged_extremes_equal_the_nan_propagating_fold() {
+        // Lengths around the lane count, values with NaNs, infinities and signed zeros at
+        // pseudo-random places; the reference is the plain sequential fold.
+        let pool = [
+            1.5,
+            -2.0,
+            0.0,
+            -0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            7.25,
+            -7.25,
+        ];
+        let mut seed = 12345u64;
+        for n in (0usize..70).chain([255, 256, 257, 1000]) {
+            for nan_at in [None, Some(0), Some(n / 2), Some(n.saturating_sub(1))] {
+                let xs: Vec<f64> = (0..n)
+                    .map(|i| {
+                        seed = seed
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        if Some(i) == nan_at {
+                            f64::NAN
+                        } else {
+                            pool[(seed >> 33) as usize % 8]
+                        }
+                    })
+                    .collect();
+                let want_max = xs
+                    .iter()
+                    .fold(f64::NEG_INFINITY, |a, &x| Arith::maximum(a, x));
+                let want_min = xs.iter().fold(f64::INFINITY, |a, &x| Arith::minimum(a, x));
+                let got_max = f64::run_extreme::<true>(&xs);
+                let got_min = f64::run_extreme::<false>(&xs);
+                let same = |a: f64, b: f64| a == b || (a.is_nan() && b.is_nan());
+                assert!(
+                    same(got_max, want_max),
+                    "max of {xs:?}: {got_max} vs {want_max}"
+                );
+                assert!(
+                    same(got_min, want_min),
+                    "min of {xs:?}: {got_min} vs {want_min}"
+                );
+                let xs32: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
+                assert!(same(f32::run_extreme::<true>(&xs32) as f64, want_max));
+            }
+        }
+    }
+}
