@@ -170,3 +170,150 @@ proptest! {
         }
     }
 }
+
+/// The reference of `prod`, `any`, `all` and `count_nonzero` over the axes in `mask`: a
+/// naive fold per output element of `vals` (row-major over `dims`).
+fn naive_truth_and_prod(
+    vals: &[f64],
+    dims: &[usize],
+    mask: &[bool],
+) -> (Vec<f64>, Vec<bool>, Vec<bool>, Vec<i64>) {
+    let m: usize = (0..dims.len())
+        .filter(|&d| !mask[d])
+        .map(|d| dims[d])
+        .product();
+    let (mut prod, mut any, mut all, mut count) =
+        (vec![1.0; m], vec![false; m], vec![true; m], vec![0i64; m]);
+    for (lin, &v) in vals.iter().enumerate() {
+        let (mut rem, mut o, mut mul) = (lin, 0, 1);
+        for d in (0..dims.len()).rev() {
+            let i = rem % dims[d];
+            rem /= dims[d];
+            if !mask[d] {
+                o += i * mul;
+                mul *= dims[d];
+            }
+        }
+        // Sequential, in index order.
+        prod[o] *= v;
+        let t = v != 0.0; // NaN is true, -0.0 false
+        any[o] |= t;
+        all[o] &= t;
+        count[o] += t as i64;
+    }
+    (prod, any, all, count)
+}
+
+proptest! {
+    /// `prod`, `any`, `all` and `count_nonzero` over any axes of strided, reversed and
+    /// broadcast views, for f64 (with zeros of both signs, NaN and infinities) and i64,
+    /// against the naive fold (products compared to a relative 1e-12: lanes reorder them).
+    #[test]
+    fn prod_and_truth_reductions_match_naive(
+        dims in proptest::collection::vec(1usize..6, 0..=3),
+        mask in proptest::collection::vec(any::<bool>(), 3),
+        picks in proptest::collection::vec(0usize..8, 216),
+        layout in 0usize..3,
+        whole in any::<bool>(),
+    ) {
+        let pool = [1.5, -2.0, 0.0, -0.0, f64::INFINITY, 3.0, f64::NAN, 0.5];
+        let n: usize = dims.iter().product();
+        let base: Vec<f64> = picks[..n].iter().map(|&k| pool[k]).collect();
+        let t0 = Tensor::from_slice(&base, &dims).unwrap();
+        // Layouts: row-major; transposed (reversed dims, then the values read in that order);
+        // broadcast along a new leading dim of 3.
+        let (t, vals, vdims, vmask): (Tensor, Vec<f64>, Vec<usize>, Vec<bool>) = match layout {
+            0 => (t0, base.clone(), dims.clone(), mask[..dims.len()].to_vec()),
+            1 => {
+                let perm: Vec<isize> = (0..dims.len() as isize).rev().collect();
+                let t = t0.permute(&perm).unwrap();
+                let v = t.to_vec::<f64>().unwrap();
+                let d = t.shape().to_vec();
+                (t, v, d, mask[..dims.len()].to_vec())
+            }
+            _ => {
+                let mut d = vec![3];
+                d.extend(&dims);
+                let t = t0.broadcast_to(&d).unwrap();
+                let v = t.to_vec::<f64>().unwrap();
+                let mut m = vec![mask[2]];
+                m.extend(&mask[..dims.len()]);
+                (t, v, d, m)
+            }
+        };
+        let axes: Vec<isize> = (0..vdims.len()).filter(|&d| vmask[d]).map(|d| d as isize).collect();
+        let (axes_opt, mask_all) = if whole { (None, vec![true; vdims.len()]) } else { (Some(&axes[..]), vmask.clone()) };
+        let (want_prod, want_any, want_all, want_count) = naive_truth_and_prod(&vals, &vdims, &mask_all);
+        prop_assert_eq!(t.any(axes_opt, false).unwrap().to_vec::<bool>().unwrap(), want_any);
+        prop_assert_eq!(t.all(axes_opt, false).unwrap().to_vec::<bool>().unwrap(), want_all);
+        prop_assert_eq!(t.count_nonzero(axes_opt, false).unwrap().to_vec::<i64>().unwrap(), want_count);
+        let got = t.prod(axes_opt, false, None).unwrap().to_vec::<f64>().unwrap();
+        for (g, w) in got.iter().zip(&want_prod) {
+            let ok = (g.is_nan() && w.is_nan()) || g == w || (g - w).abs() <= 1e-12 * w.abs();
+            prop_assert!(ok, "prod {:?} vs {:?}", got, want_prod);
+        }
+        // int64: the same values truncated (NaN and inf replaced by 7); products wrap.
+        let ivals: Vec<i64> = vals.iter().map(|&v| if v.is_finite() { v as i64 } else { 7 }).collect();
+        let ti = Tensor::from_slice(&ivals, &vdims).unwrap();
+        let fvals: Vec<f64> = ivals.iter().map(|&v| v as f64).collect();
+        let (_, wa, wl, wc) = naive_truth_and_prod(&fvals, &vdims, &mask_all);
+        let mut wp = vec![1i64; wc.len()];
+        for (lin, &v) in ivals.iter().enumerate() {
+            let (mut rem, mut o, mut mul) = (lin, 0, 1);
+            for d in (0..vdims.len()).rev() {
+                let i = rem % vdims[d];
+                rem /= vdims[d];
+                if !mask_all[d] { o += i * mul; mul *= vdims[d]; }
+            }
+            wp[o] = wp[o].wrapping_mul(v);
+        }
+        prop_assert_eq!(ti.prod(axes_opt, false, None).unwrap().to_vec::<i64>().unwrap(), wp);
+        prop_assert_eq!(ti.any(axes_opt, false).unwrap().to_vec::<bool>().unwrap(), wa);
+        prop_assert_eq!(ti.all(axes_opt, false).unwrap().to_vec::<bool>().unwrap(), wl);
+        prop_assert_eq!(ti.count_nonzero(axes_opt, false).unwrap().to_vec::<i64>().unwrap(), wc);
+    }
+}
+
+#[test]
+fn complex_truth_counts_either_part_and_long_runs_decide_early() {
+    use tessera::complex::C128;
+    let z = Tensor::from_slice(
+        &[
+            C128::new(0.0, 1.0),
+            C128::new(0.0, 0.0),
+            C128::new(2.0, 0.0),
+        ],
+        &[3],
+    )
+    .unwrap();
+    // NumPy: np.any([1j, 0, 2]) is True, np.all(...) False, np.count_nonzero(...) 2.
+    assert!(z.any(None, false).unwrap().item::<bool>().unwrap());
+    assert!(!z.all(None, false).unwrap().item::<bool>().unwrap());
+    assert_eq!(
+        z.count_nonzero(None, false).unwrap().item::<i64>().unwrap(),
+        2
+    );
+    let first_two = z.narrow(0, 0, 2).unwrap();
+    assert!(first_two.any(None, false).unwrap().item::<bool>().unwrap());
+    assert!(z.astype(DType::Bool).unwrap().to_vec::<bool>().unwrap() == vec![true, false, true]);
+    // Runs longer than one decision block, with the deciding element at the very end,
+    // at the start, or nowhere.
+    for n in [4095usize, 4096, 4097, 20_000] {
+        let mut v = vec![0.0f32; n];
+        let t = Tensor::from_slice(&v, &[n]).unwrap();
+        assert!(!t.any(None, false).unwrap().item::<bool>().unwrap());
+        v[n - 1] = -1.0;
+        let t = Tensor::from_slice(&v, &[n]).unwrap();
+        assert!(t.any(None, false).unwrap().item::<bool>().unwrap());
+        let ones = Tensor::full(&[n], 1.0, DType::F32).unwrap();
+        assert!(ones.all(None, false).unwrap().item::<bool>().unwrap());
+        let mut w = vec![1.0f32; n];
+        w[n - 1] = 0.0;
+        let t = Tensor::from_slice(&w, &[n]).unwrap();
+        assert!(!t.all(None, false).unwrap().item::<bool>().unwrap());
+        assert_eq!(
+            t.count_nonzero(None, false).unwrap().item::<i64>().unwrap(),
+            n as i64 - 1
+        );
+    }
+}

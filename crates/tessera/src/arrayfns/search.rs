@@ -1,31 +1,125 @@
 //! `argmax` and `argmin` along one axis or over the flattened tensor: the index of the first
 //! extreme element, or of the first NaN when there is one (NumPy's rule: NaN is the extreme
 //! value both ways). An empty lane has no extreme: an error, as in NumPy.
+//!
+//! Three loops, none of which copies a tensor that is contiguous in some order:
+//! - the axis is constant (stride 0) or of length 1: every index is 0;
+//! - lanes contiguous in memory (the axis innermost): each lane is scanned in blocks, a
+//!   block's extreme found in vector lanes and only a block that beats the best so far
+//!   searched for its position;
+//! - the axis outer to contiguous rows (`t.argmax(axis=0)` of a C-contiguous matrix): the
+//!   rows are folded into a row of best values and their indices, elementwise (vertical,
+//!   as the outer-axis reductions of docs/design.md P5).
+//!
+//! Other layouts are made C-contiguous first; dims the input broadcasts (stride 0) are
+//! reduced once and the result repeated.
 
 use super::lanes::{fill, read, Lanes};
 use super::sort::{for_lanes, is_nan};
-use crate::dtype::Element;
+use crate::dtype::{DType, Element};
 use crate::error::{Result, TesseraError};
+use crate::kernels::simd::with_simd;
+use crate::layout::normalize_axis;
 use crate::tensor::Tensor;
 use crate::with_dtype;
 
-/// The index of the first maximum (`max`) or minimum of a non-empty lane; the first NaN wins.
-fn arg_extreme<T: Element>(v: &[T], max: bool) -> i64 {
-    let mut best = 0;
-    let mut bv = v[0];
-    if is_nan(&bv) {
-        return 0;
+/// Elements per block of the lane scan.
+const SCAN_BLOCK: usize = 256;
+/// Independent lanes of a block's extreme (two AVX2 registers of `f32`).
+const LANES: usize = 16;
+
+/// Whether `x` is beyond `best`: greater (`MAX`) or smaller.
+#[inline(always)]
+fn beyond<T: PartialOrd, const MAX: bool>(x: T, best: T) -> bool {
+    if MAX {
+        x > best
+    } else {
+        x < best
     }
-    for (i, &x) in v.iter().enumerate().skip(1) {
-        if is_nan(&x) {
-            return i as i64;
-        }
-        if (max && x > bv) || (!max && x < bv) {
-            best = i;
-            bv = x;
+}
+
+/// The largest (`MAX`) or smallest element of a non-empty block, ignoring NaNs, and whether
+/// the block holds a NaN, folded in [`LANES`] lanes of `T` (compares and blends in the
+/// element's width, which the compiler vectorises; a NaN is caught by a lane that keeps the
+/// last NaN it met).
+#[inline(always)]
+fn block_extreme<T: Element, const MAX: bool>(xs: &[T]) -> (T, bool) {
+    let mut r = [xs[0]; LANES];
+    let mut nan = [xs[0]; LANES];
+    let mut chunks = xs.chunks_exact(LANES);
+    for c in &mut chunks {
+        for j in 0..LANES {
+            r[j] = if beyond::<T, MAX>(c[j], r[j]) {
+                c[j]
+            } else {
+                r[j]
+            };
+            nan[j] = if is_nan(&c[j]) { c[j] } else { nan[j] };
         }
     }
-    best as i64
+    let mut m = r[0];
+    let mut any = false;
+    for j in 0..LANES {
+        m = if beyond::<T, MAX>(r[j], m) { r[j] } else { m };
+        any |= is_nan(&nan[j]);
+    }
+    for &x in chunks.remainder() {
+        m = if beyond::<T, MAX>(x, m) { x } else { m };
+        any |= is_nan(&x);
+    }
+    (m, any)
+}
+
+/// The index of the first element of `xs` that `hit` accepts (0 if none), tested
+/// [`LANES`] at a time without an early exit inside a group (so the test vectorises).
+#[inline(always)]
+fn first<T: Copy>(xs: &[T], hit: impl Fn(T) -> bool + Copy) -> usize {
+    let mut groups = xs.chunks_exact(LANES);
+    for (k, group) in (&mut groups).enumerate() {
+        let group: &[T; LANES] = group.try_into().expect("chunks_exact");
+        if group.iter().fold(false, |f, &x| f | hit(x)) {
+            return k * LANES + group.iter().position(|&x| hit(x)).unwrap_or(0);
+        }
+    }
+    let rest = xs.len() - groups.remainder().len();
+    rest + groups.remainder().iter().position(|&x| hit(x)).unwrap_or(0)
+}
+
+/// The index of the first maximum (`MAX`) or minimum of a non-empty lane; the first NaN
+/// wins. Blocks whose extreme does not beat the best so far are not searched. Inlined into
+/// its caller's `with_simd` copy (a function of its own would be built for the baseline).
+#[inline(always)]
+fn arg_extreme_lane<T: Element, const MAX: bool>(v: &[T]) -> i64 {
+    let (mut best, mut at) = (v[0], 0usize);
+    for (k, block) in v.chunks(SCAN_BLOCK).enumerate() {
+        let (m, nan) = block_extreme::<T, MAX>(block);
+        let start = k * SCAN_BLOCK;
+        if nan {
+            return (start + first(block, |x| is_nan(&x))) as i64;
+        }
+        if beyond::<T, MAX>(m, best) {
+            best = m;
+            // The first element equal to the block's extreme (either zero for a zero).
+            at = start + first(block, |x| x == m);
+        }
+    }
+    at as i64
+}
+
+/// The first extreme of each column of `len` rows of `inner` elements (`data` row-major,
+/// `len >= 1`), into `out` (`inner` indices): every row updates a row of best values and
+/// their indices elementwise. A NaN replaces a best that is not NaN; nothing replaces a NaN.
+#[inline(always)]
+fn arg_extreme_rows<T: Element, const MAX: bool>(data: &[T], inner: usize, out: &mut [i64]) {
+    let mut best = data[..inner].to_vec();
+    out.fill(0);
+    for (i, row) in data.chunks_exact(inner).enumerate().skip(1) {
+        for ((b, o), &x) in best.iter_mut().zip(out.iter_mut()).zip(row) {
+            let take = beyond::<T, MAX>(x, *b) || (is_nan(&x) && !is_nan(b));
+            *b = if take { x } else { *b };
+            *o = if take { i as i64 } else { *o };
+        }
+    }
 }
 
 impl Tensor {
@@ -39,36 +133,84 @@ impl Tensor {
         let name = if max { "argmax" } else { "argmin" };
         let flattened = axis.is_none();
         let (src, axis) = match axis {
-            Some(a) => (self.clone(), a),
+            Some(a) => (self.clone(), normalize_axis(a, self.rank())?),
             None => (self.reshape_dense(&[-1])?, 0),
         };
-        let l = Lanes::new(&src, axis)?;
-        if l.len == 0 {
+        if src.shape()[axis] == 0 {
             return Err(TesseraError::InvalidArgument(format!(
                 "{name} of an empty sequence (axis of length 0)"
             )));
         }
-        let n = l.len;
-        let out = with_dtype!(self.dtype(), T => {
-            read::<T, _>(&l.data, |s| {
-                fill::<i64>(&l.dims_with(1), |dst| {
-                    for_lanes(s, n, dst, 1, |v, d, _| {
-                        d[0] = arg_extreme(v, max);
-                        Ok(())
-                    })
-                })
-            })??
-        });
-        let out = l.restore(out)?;
+        let out = if max {
+            arg_extreme_kept::<true>(&src, axis)?
+        } else {
+            arg_extreme_kept::<false>(&src, axis)?
+        };
         let mut dims: Vec<isize> = self.shape().iter().map(|&d| d as isize).collect();
-        match ((!flattened).then_some(l.axis), keepdims) {
-            (None, true) => dims.iter_mut().for_each(|d| *d = 1),
-            (None, false) => dims.clear(),
-            (Some(a), true) => dims[a] = 1,
-            (Some(a), false) => {
-                dims.remove(a);
+        match (flattened, keepdims) {
+            (true, true) => dims.iter_mut().for_each(|d| *d = 1),
+            (true, false) => dims.clear(),
+            (false, true) => dims[axis] = 1,
+            (false, false) => {
+                dims.remove(axis);
             }
         }
         out.reshape_dense(&dims)
     }
+}
+
+/// The first-extreme indices of `x` along `axis` (non-empty), with `axis` kept at size 1.
+fn arg_extreme_kept<const MAX: bool>(x: &Tensor, axis: usize) -> Result<Tensor> {
+    let strides = x.layout().strides();
+    let mut kept: Vec<usize> = x.shape().to_vec();
+    kept[axis] = 1;
+    if strides[axis] == 0 || x.shape()[axis] == 1 {
+        return Tensor::zeros(&kept, DType::I64);
+    }
+    // A broadcast dim: the same lanes repeat along it; reduce one copy, repeat the result.
+    if let Some(d) = (0..x.rank()).find(|&d| d != axis && strides[d] == 0 && x.shape()[d] > 1) {
+        let once = arg_extreme_kept::<MAX>(&x.narrow_dense(d as isize, 0, 1)?, axis)?;
+        return once.broadcast_to_dense(&kept)?.contiguous_dense();
+    }
+    let mut perm: Vec<isize> = (0..x.rank() as isize)
+        .filter(|&d| d != axis as isize)
+        .collect();
+    perm.push(axis as isize);
+    if x.permute_dense(&perm)?.is_contiguous() {
+        return arg_extreme_lanes::<MAX>(x, axis);
+    }
+    let c = x.contiguous_dense()?;
+    let inner: usize = c.shape()[axis + 1..].iter().product();
+    if inner == 1 {
+        return arg_extreme_lanes::<MAX>(&c, axis);
+    }
+    let len = c.shape()[axis];
+    with_dtype!(c.dtype(), T => {
+        read::<T, _>(&c, |s| {
+            fill::<i64>(&kept, |dst| {
+                for (block, o) in s.chunks_exact(len * inner).zip(dst.chunks_exact_mut(inner)) {
+                    with_simd(|| arg_extreme_rows::<T, MAX>(block, inner, o));
+                }
+                Ok(())
+            })
+        })?
+    })
+}
+
+/// [`arg_extreme_kept`] of a tensor whose lanes along `axis` are contiguous (after
+/// [`Lanes::new`], which then copies nothing).
+fn arg_extreme_lanes<const MAX: bool>(x: &Tensor, axis: usize) -> Result<Tensor> {
+    let l = Lanes::new(x, axis as isize)?;
+    let n = l.len;
+    let out = with_dtype!(x.dtype(), T => {
+        read::<T, _>(&l.data, |s| {
+            fill::<i64>(&l.dims_with(1), |dst| {
+                for_lanes(s, n, dst, 1, |v, d, _| {
+                    d[0] = with_simd(|| arg_extreme_lane::<T, MAX>(v));
+                    Ok(())
+                })
+            })
+        })??
+    });
+    l.restore(out)
 }

@@ -282,6 +282,10 @@ impl Element for bool {
     fn to_scalar(self) -> Scalar {
         Scalar::Bool(self)
     }
+    /// True when either part is non-zero (NaN included), as Python's `bool(complex)`.
+    fn from_complex(re: f64, im: f64) -> Self {
+        re != 0.0 || im != 0.0
+    }
 }
 
 /// A dtype-erased single value, used for fills and scalar operands.

@@ -14,4 +14,5 @@ pub mod scalar_math;
 pub mod simd;
 pub(crate) mod stream;
 pub(crate) mod transpose;
+mod truth;
 pub mod vmath;

@@ -1,4 +1,5 @@
-//! Reductions over axes: `sum`, `mean`, `max`, `min` (NumPy semantics).
+//! Reductions over axes: `sum`, `mean`, `max`, `min`, and the dense kernels of `prod`,
+//! `any`, `all` and `count_nonzero` (NumPy semantics).
 //!
 //! - `axes = None` reduces every axis; axes may be negative; a repeated axis is
 //!   [`TesseraError::InvalidArgument`], an axis out of range [`TesseraError::Index`].
@@ -14,7 +15,7 @@
 use super::Tensor;
 use crate::dtype::{DType, Element};
 use crate::error::{Result, TesseraError};
-use crate::kernels::reduce::{reduce, Max, Min, Reducer, Sum};
+use crate::kernels::reduce::{reduce, All, Any, CountNonzero, Max, Min, Prod, Reducer, Sum};
 use crate::layout::normalize_axes;
 use crate::with_dtype;
 
@@ -116,6 +117,44 @@ impl Tensor {
         quotient.astype_if(dt)
     }
 
+    /// The dense kernel of [`Tensor::prod`]: the product over `axes` in `dtype` (the
+    /// input converted first), else in the sum's dtype; `f16`/`bf16` accumulate in `f32`
+    /// and round once.
+    pub(crate) fn prod_dense(
+        &self,
+        axes: Option<&[isize]>,
+        keepdims: bool,
+        dtype: DType,
+    ) -> Result<Tensor> {
+        let ax = resolve_axes(self.shape(), axes, keepdims)?;
+        let x = self.astype_if(dtype)?;
+        let acc = with_dtype!(dtype, T => {
+            Tensor::from_vec(x.reduce_with::<T, Prod>(&ax, &Prod)?, &ax.out_shape)?
+        });
+        acc.astype_if(dtype)
+    }
+
+    /// The dense kernels of [`Tensor::any`] (`any`), [`Tensor::all`] and
+    /// [`Tensor::count_nonzero`] (`count`): an element counts as true when it is not zero.
+    pub(crate) fn truth_dense(
+        &self,
+        axes: Option<&[isize]>,
+        keepdims: bool,
+        kind: Truth,
+    ) -> Result<Tensor> {
+        let ax = resolve_axes(self.shape(), axes, keepdims)?;
+        with_dtype!(self.dtype(), T => {
+            match kind {
+                Truth::Any => Tensor::from_vec(self.reduce_with::<T, Any>(&ax, &Any)?, &ax.out_shape),
+                Truth::All => Tensor::from_vec(self.reduce_with::<T, All>(&ax, &All)?, &ax.out_shape),
+                Truth::Count => Tensor::from_vec(
+                    self.reduce_with::<T, CountNonzero>(&ax, &CountNonzero)?,
+                    &ax.out_shape,
+                ),
+            }
+        })
+    }
+
     /// Maximum over `axes` (all when `None`); NaN propagates; an empty reduction is an error.
     pub(crate) fn max_dense(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
         self.extreme(axes, keepdims, true)
@@ -147,6 +186,17 @@ impl Tensor {
             Tensor::from_vec(v, &ax.out_shape)
         })
     }
+}
+
+/// Which reduction over the truth of elements [`Tensor::truth_dense`] runs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Truth {
+    /// Whether any element is true.
+    Any,
+    /// Whether every element is true.
+    All,
+    /// How many elements are true (`int64`).
+    Count,
 }
 
 /// The error for an ordering operation on a complex dtype: the array API standard leaves

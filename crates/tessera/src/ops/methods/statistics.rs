@@ -1,11 +1,15 @@
 //! The Array API's statistical and utility reductions built from registry ops (so each is
 //! differentiable where its pieces are): `prod`, `var`, `std`, `all`, `any`, `count_nonzero`.
-//! Rules: docs/design.md A8.
+//! `prod`, `all`, `any` and `count_nonzero` of a dense tensor that records no gradient run
+//! one reduction kernel instead (`tensor::reduce`); the composed form serves sparse tensors
+//! and gradients. Rules: docs/design.md A8.
 
 use crate::dtype::{DType, Scalar};
 use crate::error::Result;
 use crate::layout::normalize_axes;
+use crate::ops::dispatch::plain_dense;
 use crate::tensor::arith::CompareOp;
+use crate::tensor::reduce::Truth;
 use crate::tensor::Tensor;
 
 /// The reduced axes (all when `None`) and the kept ones, in order.
@@ -45,6 +49,11 @@ impl Tensor {
         keepdims: bool,
         dtype: Option<DType>,
     ) -> Result<Tensor> {
+        if plain_dense(&[self]) {
+            let dt = crate::arrayfns::cumulative::cumulative_dtype(self.dtype(), dtype);
+            return self.prod_dense(axes, keepdims, dt);
+        }
+        // Sparse, or recording gradients: from `cumulative_prod`, which has both.
         let (red, keep) = split_axes(self.rank(), axes)?;
         let n: usize = red.iter().map(|&d| self.shape()[d]).product();
         let perm: Vec<isize> = keep.iter().chain(&red).map(|&d| d as isize).collect();
@@ -77,6 +86,9 @@ impl Tensor {
 
     /// Whether every element over `axes` is true (non-zero; NaN is true); true when empty.
     pub fn all(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+        if plain_dense(&[self]) {
+            return self.truth_dense(axes, keepdims, Truth::All);
+        }
         let falses = self
             .astype(DType::Bool)?
             .compare_scalar(Scalar::Bool(false), CompareOp::Eq)?
@@ -86,12 +98,18 @@ impl Tensor {
 
     /// Whether any element over `axes` is true (non-zero; NaN is true); false when empty.
     pub fn any(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+        if plain_dense(&[self]) {
+            return self.truth_dense(axes, keepdims, Truth::Any);
+        }
         self.count_nonzero(axes, keepdims)?
             .compare_scalar(0, CompareOp::Gt)
     }
 
     /// The number of non-zero elements over `axes` (int64; NaN counts).
     pub fn count_nonzero(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+        if plain_dense(&[self]) {
+            return self.truth_dense(axes, keepdims, Truth::Count);
+        }
         self.astype(DType::Bool)?.sum(axes, keepdims)
     }
 }
