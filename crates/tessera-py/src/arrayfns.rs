@@ -62,6 +62,23 @@ fn _std(
     out(arg(x)?.std(axis.as_deref(), correction, keepdims))
 }
 
+/// `argmax` (`max`) or `argmin` of `x` along `axis` (flattened when `None`): the typed
+/// method, without the registry's string parameters.
+#[pyfunction]
+fn _arg_extreme(
+    max: bool,
+    x: &Bound<'_, PyAny>,
+    axis: Option<isize>,
+    keepdims: bool,
+) -> PyResult<PyTensor> {
+    let x = arg(x)?;
+    out(if max {
+        x.argmax(axis, keepdims)
+    } else {
+        x.argmin(axis, keepdims)
+    })
+}
+
 /// `all`, `any` or `count_nonzero` (`which`) of `x` over `axis`.
 #[pyfunction]
 fn _truth(
@@ -163,6 +180,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_var, m)?)?;
     m.add_function(wrap_pyfunction!(_std, m)?)?;
     m.add_function(wrap_pyfunction!(_truth, m)?)?;
+    m.add_function(wrap_pyfunction!(_arg_extreme, m)?)?;
     m.add_function(wrap_pyfunction!(_moveaxis, m)?)?;
     m.add_function(wrap_pyfunction!(_unstack, m)?)?;
     m.add_function(wrap_pyfunction!(_broadcast_arrays, m)?)?;

@@ -236,6 +236,16 @@ fn argmax_flattened_and_errors() {
         t.argmin(Some(2), false),
         Err(TesseraError::Index(_))
     ));
+    // No lanes (a zero-size dim beside the axis), in every layout: an empty result.
+    let z = Tensor::zeros(&[3, 0, 4], DType::F32).unwrap();
+    for axis in [0isize, 2] {
+        for v in [z.clone(), z.permute(&[2, 1, 0]).unwrap()] {
+            let got = v.argmax(Some(axis), true).unwrap();
+            let mut want = v.shape().to_vec();
+            want[axis as usize] = 1;
+            assert_eq!(got.shape(), &want[..]);
+        }
+    }
 }
 
 /// Operands that share one storage (read from a copy, so no storage is read-locked twice):

@@ -54,12 +54,12 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
 
 def argmax(x, /, *, axis=None, keepdims=False):
     """int64 index of the first maximum along ``axis`` (flattened when None); NaN wins."""
-    return _invoke("argmax", _array(x), axis=_axis_or_none(axis), keepdims=_builtins.bool(keepdims))
+    return _native._arg_extreme(True, _array(x), _axis_or_none(axis), _builtins.bool(keepdims))
 
 
 def argmin(x, /, *, axis=None, keepdims=False):
     """int64 index of the first minimum along ``axis`` (flattened when None); NaN wins."""
-    return _invoke("argmin", _array(x), axis=_axis_or_none(axis), keepdims=_builtins.bool(keepdims))
+    return _native._arg_extreme(False, _array(x), _axis_or_none(axis), _builtins.bool(keepdims))
 
 
 def _scalar_like(v, other):

@@ -164,7 +164,8 @@ fn arg_extreme_kept<const MAX: bool>(x: &Tensor, axis: usize) -> Result<Tensor> 
     let strides = x.layout().strides();
     let mut kept: Vec<usize> = x.shape().to_vec();
     kept[axis] = 1;
-    if strides[axis] == 0 || x.shape()[axis] == 1 {
+    // A constant axis, or no lanes at all (another dim of size 0).
+    if strides[axis] == 0 || x.shape()[axis] == 1 || x.numel() == 0 {
         return Tensor::zeros(&kept, DType::I64);
     }
     // A broadcast dim: the same lanes repeat along it; reduce one copy, repeat the result.
