@@ -5,7 +5,7 @@
 
 use half::{bf16, f16};
 
-use super::reduce::{lanes, Reducer, LANES};
+use super::reducer::{lanes, Reducer, LANES};
 use super::scalar_math::Arith;
 use crate::complex::{C128, C64};
 use crate::dtype::Element;

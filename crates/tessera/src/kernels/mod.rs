@@ -10,6 +10,7 @@ pub mod parallel;
 pub mod plan;
 pub mod real_math;
 pub mod reduce;
+mod reducer;
 pub mod scalar_math;
 pub mod simd;
 pub(crate) mod stream;

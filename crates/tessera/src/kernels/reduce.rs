@@ -19,40 +19,14 @@ use rayon::prelude::*;
 use super::elementwise::PAR_MIN;
 pub use super::extreme::{Bounded, Max, Min};
 use super::plan::Plan;
+use super::reducer::lanes;
+pub use super::reducer::Reducer;
 use super::scalar_math::{convert, Arith};
 use super::simd::with_simd;
 pub use super::truth::{All, Any, CountNonzero};
 use crate::dtype::Element;
 use crate::error::{Result, TesseraError};
 use crate::storage::{checked_numel, try_vec, try_with_capacity};
-
-/// How to reduce elements of type `T` into accumulators of type `Self::Acc`.
-pub trait Reducer<T: Element>: Sync {
-    /// Accumulator type.
-    type Acc: Element;
-    /// The starting accumulator (the identity of `combine`).
-    fn identity(&self) -> Self::Acc;
-    /// Combines two accumulators.
-    fn combine(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc;
-    /// Lifts one element to an accumulator.
-    fn lift(&self, x: T) -> Self::Acc;
-    /// Folds `n` elements `data[off + i * stride]` into one accumulator.
-    #[inline(always)]
-    fn fold_run(&self, data: &[T], off: isize, n: usize, stride: isize) -> Self::Acc {
-        (0..n as isize).fold(self.identity(), |acc, i| {
-            self.combine(acc, self.lift(data[(off + i * stride) as usize]))
-        })
-    }
-    /// Combines each element of the contiguous run `src` into the accumulator beside it
-    /// (`acc[i] = combine(acc[i], lift(src[i]))`): one row of a reduction over an outer axis,
-    /// the vertical form of P5 in docs/design.md.
-    #[inline(always)]
-    fn combine_row(&self, acc: &mut [Self::Acc], src: &[T]) {
-        for (a, &x) in acc.iter_mut().zip(src) {
-            *a = self.combine(*a, self.lift(x));
-        }
-    }
-}
 
 /// The accumulator type of a sum: `i64` for bool and signed integers, `u64` for unsigned
 /// integers (both wrap, as NumPy's), `f32` for `f16`/`bf16`/`f32`, `f64` for `f64`.
@@ -135,11 +109,9 @@ impl<T: SumAcc> Reducer<T> for Prod {
     }
 }
 
-/// Elements per block of a pairwise sum; each block is summed in [`LANES`] interleaved
+/// Elements per block of a pairwise sum; each block is summed in 16 interleaved
 /// partial sums (16 sequential additions each, as NumPy's 8 lanes over blocks of 128).
 const BLOCK: usize = 256;
-/// Independent accumulators of the inner loops (two AVX2 registers of `f32`).
-pub(super) const LANES: usize = 16;
 
 /// The sum of `leaf(start, len)` over blocks of [`BLOCK`] elements covering `0..n`, the
 /// block sums added as a balanced binary tree (a binary counter over a stack of partial
@@ -162,33 +134,6 @@ fn pairwise<A: Arith>(n: usize, leaf: impl Fn(usize, usize) -> A) -> A {
     (0..top)
         .rev()
         .fold(A::default(), |acc, i| stack[i].add(acc))
-}
-
-/// `xs` folded into [`LANES`] interleaved accumulators by `step`, which are then combined
-/// pairwise by `merge` (the loop the compiler vectorises: no bounds checks, no dependence
-/// between lanes).
-#[inline(always)]
-pub(super) fn lanes<T: Copy, A: Copy>(
-    xs: &[T],
-    id: A,
-    step: impl Fn(A, T) -> A,
-    merge: impl Fn(A, A) -> A,
-) -> A {
-    let mut r = [id; LANES];
-    let mut chunks = xs.chunks_exact(LANES);
-    for c in &mut chunks {
-        for j in 0..LANES {
-            r[j] = step(r[j], c[j]);
-        }
-    }
-    let mut w = LANES;
-    while w > 1 {
-        w /= 2;
-        for j in 0..w {
-            r[j] = merge(r[j], r[j + w]);
-        }
-    }
-    chunks.remainder().iter().fold(r[0], |a, &x| step(a, x))
 }
 
 /// Reduces `data` seen through (`dims`, `strides`, `offset`) over the dims where

@@ -5,7 +5,7 @@
 //! `any` and `all` fold contiguous runs block by block in lanes and stop at the first block
 //! that decides the result (NumPy reads everything; the result is the same).
 
-use super::reduce::{lanes, Reducer};
+use super::reducer::{lanes, Reducer};
 use crate::dtype::Element;
 
 /// Elements per block between the early-exit checks of [`Any`] and [`All`].

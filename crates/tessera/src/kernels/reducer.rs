@@ -1,0 +1,64 @@
+//! What every reduction kernel shares: the [`Reducer`] trait (how elements fold into
+//! accumulators) and the lane fold the compiler vectorises. `kernels/reduce.rs` drives
+//! reducers over a plan; the reducers live beside it (`reduce.rs`, `extreme.rs`,
+//! `truth.rs`) and import only this module, so the imports go one way.
+
+use crate::dtype::Element;
+
+/// How to reduce elements of type `T` into accumulators of type `Self::Acc`.
+pub trait Reducer<T: Element>: Sync {
+    /// Accumulator type.
+    type Acc: Element;
+    /// The starting accumulator (the identity of `combine`).
+    fn identity(&self) -> Self::Acc;
+    /// Combines two accumulators.
+    fn combine(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc;
+    /// Lifts one element to an accumulator.
+    fn lift(&self, x: T) -> Self::Acc;
+    /// Folds `n` elements `data[off + i * stride]` into one accumulator.
+    #[inline(always)]
+    fn fold_run(&self, data: &[T], off: isize, n: usize, stride: isize) -> Self::Acc {
+        (0..n as isize).fold(self.identity(), |acc, i| {
+            self.combine(acc, self.lift(data[(off + i * stride) as usize]))
+        })
+    }
+    /// Combines each element of the contiguous run `src` into the accumulator beside it
+    /// (`acc[i] = combine(acc[i], lift(src[i]))`): one row of a reduction over an outer axis,
+    /// the vertical form of P5 in docs/design.md.
+    #[inline(always)]
+    fn combine_row(&self, acc: &mut [Self::Acc], src: &[T]) {
+        for (a, &x) in acc.iter_mut().zip(src) {
+            *a = self.combine(*a, self.lift(x));
+        }
+    }
+}
+
+/// Independent accumulators of the inner loops (two AVX2 registers of `f32`).
+pub(super) const LANES: usize = 16;
+
+/// `xs` folded into [`LANES`] interleaved accumulators by `step`, which are then combined
+/// pairwise by `merge` (the loop the compiler vectorises: no bounds checks, no dependence
+/// between lanes).
+#[inline(always)]
+pub(super) fn lanes<T: Copy, A: Copy>(
+    xs: &[T],
+    id: A,
+    step: impl Fn(A, T) -> A,
+    merge: impl Fn(A, A) -> A,
+) -> A {
+    let mut r = [id; LANES];
+    let mut chunks = xs.chunks_exact(LANES);
+    for c in &mut chunks {
+        for j in 0..LANES {
+            r[j] = step(r[j], c[j]);
+        }
+    }
+    let mut w = LANES;
+    while w > 1 {
+        w /= 2;
+        for j in 0..w {
+            r[j] = merge(r[j], r[j + w]);
+        }
+    }
+    chunks.remainder().iter().fold(r[0], |a, &x| step(a, x))
+}
