@@ -3,6 +3,21 @@
 use proptest::prelude::*;
 use tessera::{DType, Tensor, TesseraError};
 
+/// The row-major index among the kept dims (`mask[d]` false) of the element at row-major
+/// index `lin` of `dims`: where a reduction puts that element's contribution.
+fn kept_index(lin: usize, dims: &[usize], mask: &[bool]) -> usize {
+    let (mut rem, mut o, mut mul) = (lin, 0, 1);
+    for d in (0..dims.len()).rev() {
+        let i = rem % dims[d];
+        rem /= dims[d];
+        if !mask[d] {
+            o += i * mul;
+            mul *= dims[d];
+        }
+    }
+    o
+}
+
 #[test]
 fn dtypes_follow_numpy() {
     let u = Tensor::from_slice(&[200u8, 100], &[2]).unwrap();
@@ -117,12 +132,7 @@ proptest! {
         let mut want_s = vec![0i64; m];
         let mut want_m = vec![i64::MIN; m];
         for (lin, &v) in vals.iter().enumerate() {
-            let (mut rem, mut o, mut mul) = (lin, 0, 1);
-            for d in (0..dims.len()).rev() {
-                let i = rem % dims[d];
-                rem /= dims[d];
-                if !mask[d] { o += i * mul; mul *= dims[d]; }
-            }
+            let o = kept_index(lin, &dims, &mask);
             want_s[o] += v;
             want_m[o] = want_m[o].max(v);
         }
@@ -150,12 +160,7 @@ proptest! {
         let mut want_max = vec![f64::NEG_INFINITY; m];
         let mut want_min = vec![f64::INFINITY; m];
         for (lin, &v) in vals.iter().enumerate() {
-            let (mut rem, mut o, mut mul) = (lin, 0, 1);
-            for d in (0..dims.len()).rev() {
-                let i = rem % dims[d];
-                rem /= dims[d];
-                if !mask[d] { o += i * mul; mul *= dims[d]; }
-            }
+            let o = kept_index(lin, &dims, &mask);
             // NaN-propagating, written out.
             want_max[o] = if v.is_nan() || want_max[o].is_nan() { f64::NAN } else { want_max[o].max(v) };
             want_min[o] = if v.is_nan() || want_min[o].is_nan() { f64::NAN } else { want_min[o].min(v) };
@@ -185,15 +190,7 @@ fn naive_truth_and_prod(
     let (mut prod, mut any, mut all, mut count) =
         (vec![1.0; m], vec![false; m], vec![true; m], vec![0i64; m]);
     for (lin, &v) in vals.iter().enumerate() {
-        let (mut rem, mut o, mut mul) = (lin, 0, 1);
-        for d in (0..dims.len()).rev() {
-            let i = rem % dims[d];
-            rem /= dims[d];
-            if !mask[d] {
-                o += i * mul;
-                mul *= dims[d];
-            }
-        }
+        let o = kept_index(lin, dims, mask);
         // Sequential, in index order.
         prod[o] *= v;
         let t = v != 0.0; // NaN is true, -0.0 false
@@ -259,12 +256,7 @@ proptest! {
         let (_, wa, wl, wc) = naive_truth_and_prod(&fvals, &vdims, &mask_all);
         let mut wp = vec![1i64; wc.len()];
         for (lin, &v) in ivals.iter().enumerate() {
-            let (mut rem, mut o, mut mul) = (lin, 0, 1);
-            for d in (0..vdims.len()).rev() {
-                let i = rem % vdims[d];
-                rem /= vdims[d];
-                if !mask_all[d] { o += i * mul; mul *= vdims[d]; }
-            }
+            let o = kept_index(lin, &vdims, &mask_all);
             wp[o] = wp[o].wrapping_mul(v);
         }
         prop_assert_eq!(ti.prod(axes_opt, false, None).unwrap().to_vec::<i64>().unwrap(), wp);

@@ -8,6 +8,7 @@ mod io_support;
 mod view_common;
 
 mod advanced_indexing;
+mod arg_extreme;
 mod arith;
 mod arrayfns;
 mod autograd_engine;
