@@ -62,6 +62,18 @@ pub(crate) fn wrap(py: Python<'_>, r: PyResult<Tensor>) -> PyResult<Py<PyAny>> {
 /// `a op b` (or `b op a` when `reflected`), `NotImplemented` for foreign types.
 fn binop(a: &Tensor, b: &Bound<'_, PyAny>, op: BinaryOp, reflected: bool) -> PyResult<Py<PyAny>> {
     let py = b.py();
+    // A dense tensor operand (the common case) is borrowed, not cloned.
+    if let Ok(t) = b.cast::<PyTensor>() {
+        let b = t.get().t();
+        if a.stype() == StorageType::Default && b.stype() == StorageType::Default {
+            let n = a.numel().max(b.numel());
+            let r = heavy(py, n, || match reflected {
+                false => a.binary(b, op),
+                true => b.binary(a, op),
+            });
+            return wrap(py, r.py());
+        }
+    }
     let Some(b) = operand(b, a.dtype())? else {
         return Ok(py.NotImplemented());
     };

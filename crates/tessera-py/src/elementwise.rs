@@ -8,7 +8,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyComplex, PyFloat, PyInt};
 use tessera::promote::result_type_scalar;
-use tessera::{DType, MathBinaryOp, MathOp, Tensor};
+use tessera::{BinaryOp, CompareOp, DType, MathBinaryOp, MathOp, StorageType, Tensor, UnaryOp};
 
 use crate::arith::{invoke1, operand, wrap, Operand};
 use crate::convert::{item, to_tensor};
@@ -144,12 +144,49 @@ pub fn elementwise_unary(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>) -> Py
             x.get_type().name()?
         )));
     }
-    // A tensor is taken as it is (a handle clone); anything else is converted (`asarray`).
-    let x = to_tensor(x, None, None)?;
+    // A tensor is borrowed; anything else is converted (`asarray`).
+    if let Ok(t) = x.cast::<PyTensor>() {
+        return unary_of(py, name, t.get().t());
+    }
+    unary_of(py, name, &to_tensor(x, None, None)?)
+}
+
+/// `name(x)` for a tensor: the op family's method for a plain one, else the registry.
+fn unary_of(py: Python<'_>, name: &str, x: &Tensor) -> PyResult<PyTensor> {
     heavy(py, x.numel(), || {
-        invoke1(name, std::slice::from_ref(&x), &[])
+        if plain(x) {
+            if let Some(op) = UnaryOp::from_name(name) {
+                return x.unary(op).py();
+            }
+            if let Some(op) = MathOp::from_name(name) {
+                return x.math(op).py();
+            }
+        }
+        invoke1(name, std::slice::from_ref(x), &[])
     })
     .map(Into::into)
+}
+
+/// True for a dense tensor that records no gradient: its op family's `Tensor` method runs the
+/// dense kernel at once, which costs less than the registry's lookup by name; other tensors
+/// go through the registry (sparse kernels, the fallback and its warnings, autograd).
+fn plain(t: &Tensor) -> bool {
+    t.stype() == StorageType::Default && !t.requires_grad()
+}
+
+/// `name(a, b)` through its op family's `Tensor` method, for plain operands ([`plain`]) and a
+/// name of the three families; `None` otherwise.
+fn by_method(name: &str, a: &Tensor, b: &Tensor) -> Option<tessera::Result<Tensor>> {
+    if !(plain(a) && plain(b)) {
+        return None;
+    }
+    if let Some(op) = BinaryOp::from_name(name) {
+        return Some(a.binary(b, op));
+    }
+    if let Some(op) = CompareOp::from_name(name) {
+        return Some(a.compare(b, op));
+    }
+    MathBinaryOp::from_name(name).map(|op| a.math_binary(b, op))
 }
 
 /// `name(x1, x2)` for a two-operand elementwise registry op, with Python scalars as weak
@@ -161,6 +198,14 @@ pub fn elementwise_binary(
     x1: &Bound<'_, PyAny>,
     x2: &Bound<'_, PyAny>,
 ) -> PyResult<PyTensor> {
+    // Two tensors (the common case) are borrowed, not cloned.
+    if let (Ok(a), Ok(b)) = (x1.cast::<PyTensor>(), x2.cast::<PyTensor>()) {
+        let (a, b) = (a.get().t(), b.get().t());
+        let n = a.numel().max(b.numel());
+        if let Some(r) = heavy(py, n, || by_method(name, a, b)) {
+            return r.py().map(Into::into);
+        }
+    }
     let not_array = |o: &Bound<'_, PyAny>| -> PyResult<PyErr> {
         Ok(PyTypeError::new_err(format!(
             "{name}: expected an array or a Python scalar, got {}",
@@ -183,7 +228,11 @@ pub fn elementwise_binary(
     let a = function_operand(a, db)?;
     let b = function_operand(b, da)?;
     let n = a.numel().max(b.numel());
-    heavy(py, n, || invoke1(name, &[a, b], &[])).map(Into::into)
+    heavy(py, n, || match by_method(name, &a, &b) {
+        Some(r) => r.py(),
+        None => invoke1(name, &[a, b], &[]),
+    })
+    .map(Into::into)
 }
 
 /// The Array API's `clip(x, /, min=None, max=None)`: `min` and `max` may be tensors,

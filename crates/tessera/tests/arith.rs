@@ -262,6 +262,51 @@ proptest! {
         }
     }
 
+    /// Same-dtype operands, the cases the one-flat-run path takes (`tensor/flat.rs`: two
+    /// views in the same memory order, a single element next to any view) and the ones it
+    /// must leave to the general walk (different orders, flips), for a binary op, a
+    /// comparison, a math function and a unary op, against the naive reference.
+    #[test]
+    fn same_dtype_ops_match_naive_reference(
+        (dims, _oa, _ob, perm, flips, op) in case(),
+        other in 0u32..4,
+    ) {
+        let a = view(&dims, &perm, &flips, DType::F64);
+        let r = dims.len();
+        let (sb, b) = match other {
+            0 => (dims.clone(), view(&dims, &perm, &flips, DType::F64)),
+            1 => (vec![], Tensor::scalar(2.5, DType::F64).unwrap()),
+            2 => (vec![1; r], view(&vec![1; r], &perm, &flips, DType::F64)),
+            _ => (dims.clone(), view(&dims, &(0..r).rev().collect::<Vec<_>>(), &vec![false; r], DType::F64)),
+        };
+        let (va, vb) = (a.to_vec::<f64>().unwrap(), b.to_vec::<f64>().unwrap());
+        let n: usize = dims.iter().product();
+        let want = |f: &dyn Fn(f64, f64) -> f64| -> Vec<f64> {
+            (0..n).map(|lin| {
+                let mut idx = vec![0; r];
+                let mut rem = lin;
+                for d in (0..r).rev() { idx[d] = rem % dims[d]; rem /= dims[d]; }
+                f(at(&va, &dims, &idx), at(&vb, &sb, &idx))
+            }).collect()
+        };
+        let got = match op {
+            0 => a.binary(&b, BinaryOp::Sub).unwrap().to_vec::<f64>().unwrap(),
+            1 => a.compare(&b, tessera::CompareOp::Lt).unwrap().astype(DType::F64).unwrap().to_vec::<f64>().unwrap(),
+            2 => a.math_binary(&b, tessera::MathBinaryOp::Remainder).unwrap().to_vec::<f64>().unwrap(),
+            _ => a.unary(tessera::UnaryOp::Neg).unwrap().to_vec::<f64>().unwrap(),
+        };
+        let expected = match op {
+            0 => want(&|x, y| x - y),
+            1 => want(&|x, y| f64::from(u8::from(x < y))),
+            2 => want(&|x, y| { let m = x % y; if m != 0.0 && (m < 0.0) != (y < 0.0) { m + y } else { m } }),
+            _ => want(&|x, _| -x),
+        };
+        prop_assert_eq!(got.len(), expected.len());
+        for (g, w) in got.iter().zip(&expected) {
+            prop_assert!(g == w || (g.is_nan() && w.is_nan()), "{:?} vs {:?}", got, expected);
+        }
+    }
+
     #[test]
     fn in_place_matches_out_of_place((dims, _oa, ones_b, perm, flips, _op) in case()) {
         let sb: Vec<usize> = dims.iter().zip(&ones_b).map(|(&d, &o)| if o { 1 } else { d }).collect();

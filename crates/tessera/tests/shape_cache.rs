@@ -240,3 +240,34 @@ fn c1_overflow_is_an_error() {
         Err(TesseraError::ShapeOverflow(_))
     ));
 }
+
+#[test]
+fn c1_tail_is_interned_once_in_the_same_cache_and_freed_with_its_parent() {
+    let cache = ShapeCache::with_retention(0);
+    let s = cache.intern(&[2, 3, 4], &[1, 8, 2]).unwrap();
+    let t = s.tail().unwrap().unwrap().clone();
+    assert_eq!(t, cache.intern(&[3, 4], &[8, 2]).unwrap());
+    // Asked again: the same descriptor, no new one.
+    assert!(std::ptr::eq(
+        s.tail().unwrap().unwrap(),
+        s.tail().unwrap().unwrap()
+    ));
+    assert_eq!(cache.len(), 2);
+    assert_eq!(t.tail().unwrap().unwrap().dims(), &[4]);
+    assert!(t
+        .tail()
+        .unwrap()
+        .unwrap()
+        .tail()
+        .unwrap()
+        .unwrap()
+        .tail()
+        .unwrap()
+        .is_none());
+    assert_eq!(cache.len(), 4, "[2,3,4] [3,4] [4] []");
+    drop(t);
+    assert_eq!(cache.len(), 4, "the parent keeps its tail");
+    drop(s);
+    assert_eq!(cache.len(), 0, "the chain is freed with its head");
+    assert_eq!(cache.node_count(), 0);
+}

@@ -84,6 +84,31 @@ proptest! {
         }
     }
 
+    /// `t[i, j, ...]` (points only: the path that reuses the base's tail descriptor) gives
+    /// the view, or the error, that the general walk gives for the same points followed by
+    /// an ellipsis, on bases that are themselves views.
+    #[test]
+    fn leading_points_match_the_general_walk(
+        pre in prop::collection::vec(spec_strategy(), 0..4),
+        points in prop::collection::vec(-6isize..6, 1..5),
+    ) {
+        let base = arange(&[3, 4, 5]);
+        let Ok(v) = base.index(&pre) else { return Ok(()) };
+        let specs: Vec<IndexSpec> = points.iter().map(|&i| IndexSpec::Point(i)).collect();
+        let mut walked = specs.clone();
+        walked.push(IndexSpec::Ellipsis);
+        match (v.index(&specs), v.index(&walked)) {
+            (Ok(a), Ok(b)) => {
+                prop_assert_eq!(a.shape(), b.shape());
+                prop_assert_eq!(a.strides(), b.strides());
+                prop_assert_eq!(vals(&a), vals(&b));
+                prop_assert!(a.shares_storage(&base));
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+            (a, b) => prop_assert!(false, "{:?} vs {:?}", a.map(|t| t.shape().to_vec()), b.map(|t| t.shape().to_vec())),
+        }
+    }
+
     /// V3: a view of a view is a view of the base, and sees the base's values.
     #[test]
     fn v3_views_of_views_share_the_base(specs in prop::collection::vec(spec_strategy(), 0..4)) {

@@ -181,6 +181,19 @@ fn zeroed<T: Copy + Default>(len: usize) -> DimVec<T> {
     }
 }
 
+/// The position of index `i` (negative: from the end) on `axis` of size `d`, or the
+/// out-of-bounds error.
+fn point(i: isize, axis: usize, d: usize) -> Result<isize> {
+    let d = d as isize;
+    let p = if i < 0 { i + d } else { i };
+    if !(0..d).contains(&p) {
+        return Err(TesseraError::Index(
+            format!("index {i} is out of bounds for axis {axis} with size {d}").into(),
+        ));
+    }
+    Ok(p)
+}
+
 /// Writes the view's dims and strides (slices of the output rank) and returns its offset.
 /// `ellipsis_len` is the number of dims the ellipsis (if any) stands for.
 fn walk_specs(
@@ -197,14 +210,7 @@ fn walk_specs(
     for spec in specs {
         match *spec {
             IndexSpec::Point(i) => {
-                let d = dims[axis] as isize;
-                let p = if i < 0 { i + d } else { i };
-                if !(0..d).contains(&p) {
-                    return Err(TesseraError::Index(
-                        format!("index {i} is out of bounds for axis {axis} with size {d}").into(),
-                    ));
-                }
-                offset += p * strides[axis];
+                offset += point(i, axis, dims[axis])? * strides[axis];
                 axis += 1;
             }
             IndexSpec::Interval {
@@ -268,6 +274,9 @@ fn walk_specs(
 /// assert_eq!(v.offset(), 30 + 5);
 /// ```
 pub fn apply(layout: &Layout, specs: &[IndexSpec]) -> Result<Layout> {
+    if let Some(view) = leading_points(layout, specs)? {
+        return Ok(view);
+    }
     let (dims, strides, base) = (layout.dims(), layout.strides(), layout.offset());
     // No memo of the last key: the walk below costs less than checking one (measured: a
     // per-thread memo of the last (geometry, specs) made hits and misses both slower).
@@ -280,4 +289,28 @@ pub fn apply(layout: &Layout, specs: &[IndexSpec]) -> Result<Layout> {
     // Interned straight from the buffers the walk wrote: no intermediate geometry to copy.
     let shape = Shape::new_hashed(hash_key(&d, &s), &d, &s)?;
     Ok(Layout::new(shape, offset))
+}
+
+/// `t[i]`, `t[i, j]`, ...: points on leading dims and nothing else. The view's shape is the
+/// base's without those dims, which each descriptor keeps ([`Shape::tail`]), so only the
+/// offset is computed: no walk, no hash, no cache lookup. `None` for any other key.
+fn leading_points(layout: &Layout, specs: &[IndexSpec]) -> Result<Option<Layout>> {
+    let points = |s: &IndexSpec| matches!(s, IndexSpec::Point(_));
+    if specs.is_empty() || specs.len() > layout.rank() || !specs.iter().all(points) {
+        return Ok(None);
+    }
+    let (dims, strides) = (layout.dims(), layout.strides());
+    let mut offset = layout.offset() as isize;
+    let mut shape = layout.shape();
+    for (axis, spec) in specs.iter().enumerate() {
+        let IndexSpec::Point(i) = *spec else {
+            return Ok(None);
+        };
+        offset += point(i, axis, dims[axis])? * strides[axis];
+        let Some(tail) = shape.tail()? else {
+            return Ok(None);
+        };
+        shape = tail;
+    }
+    Ok(Some(Layout::new(shape.clone(), offset as usize)))
 }

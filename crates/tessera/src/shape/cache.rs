@@ -20,7 +20,7 @@
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, LazyLock, Weak};
+use std::sync::{Arc, LazyLock, OnceLock, Weak};
 
 use parking_lot::Mutex;
 
@@ -49,6 +49,27 @@ pub(crate) struct Descriptor {
     pub(crate) geom: Geometry,
     /// Weak, so that a cache's retained descriptors do not keep the cache alive in a cycle.
     home: Weak<CacheInner>,
+    /// The descriptor of this geometry without its first dim, once [`Shape::tail`] asked for
+    /// it: the shape of `t[i]`, whatever `i` is. A strong reference to a lower-rank
+    /// descriptor, so the references never form a cycle.
+    tail: OnceLock<Shape>,
+}
+
+impl Descriptor {
+    /// This geometry without its first dim (rank >= 1), interned in the same cache (the
+    /// global one if that cache is gone), computed once per descriptor.
+    pub(crate) fn tail(&self) -> Result<&Shape> {
+        if let Some(t) = self.tail.get() {
+            return Ok(t);
+        }
+        let (dims, strides) = (&self.geom.dims[1..], &self.geom.strides[1..]);
+        let t = match self.home.upgrade() {
+            Some(inner) => ShapeCache { inner }.intern(dims, strides)?,
+            None => ShapeCache::global().intern(dims, strides)?,
+        };
+        // Two threads racing here interned the same descriptor; either handle will do.
+        Ok(self.tail.get_or_init(|| t))
+    }
 }
 
 impl Drop for Descriptor {
@@ -278,6 +299,7 @@ impl ShapeCache {
                 let fresh = Arc::new(Descriptor {
                     geom,
                     home: Arc::downgrade(&self.inner),
+                    tail: OnceLock::new(),
                 });
                 if !retained.is_empty() {
                     evicted = retained[*next].replace(Arc::clone(&fresh));

@@ -53,6 +53,24 @@ impl Shape {
         ShapeCache::global().contiguous(dims)
     }
 
+    /// This shape without its first dim: the shape of `t[i]` for any `i` (the descriptor
+    /// keeps it, so asking again costs no lookup). `None` for rank 0.
+    ///
+    /// ```
+    /// use tessera::shape::Shape;
+    /// let s = Shape::new(&[2, 3, 4], &[1, 8, 2]).unwrap();
+    /// let t = s.tail().unwrap().unwrap();
+    /// assert_eq!((t.dims(), t.strides()), (&[3, 4][..], &[8, 2][..]));
+    /// assert_eq!(t, &Shape::new(&[3, 4], &[8, 2]).unwrap());
+    /// assert!(Shape::new(&[], &[]).unwrap().tail().unwrap().is_none());
+    /// ```
+    pub fn tail(&self) -> Result<Option<&Shape>> {
+        if self.rank() == 0 {
+            return Ok(None);
+        }
+        self.0.tail().map(Some)
+    }
+
     /// Number of dimensions.
     pub fn rank(&self) -> usize {
         self.0.geom.dims.len()

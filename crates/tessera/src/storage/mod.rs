@@ -380,6 +380,20 @@ impl Storage {
         })
     }
 
+    /// Typed access to a storage that no handle shares yet (it is not in an `Arc`): the
+    /// borrow is exclusive, so no lock is taken and no version bumped (nothing can have saved
+    /// it for backward). For kernels that fill a fresh output before wrapping it in a tensor.
+    pub(crate) fn fresh_mut<T: Element>(&mut self) -> &mut [T] {
+        assert_eq!(
+            T::DTYPE,
+            self.dtype,
+            "fresh_mut called with the wrong dtype"
+        );
+        let (len, buf) = (self.len, self.buf.get_mut());
+        // SAFETY: as in `read_as`; `&mut self` makes this the only access.
+        unsafe { std::slice::from_raw_parts_mut(buf.ptr.as_ptr().cast::<T>(), len) }
+    }
+
     /// Exclusive typed access for callers that already dispatched on this storage's dtype.
     pub(crate) fn write_as<T: Element>(&self) -> MappedRwLockWriteGuard<'_, [T]> {
         assert_eq!(T::DTYPE, self.dtype, "write_as called with the wrong dtype");

@@ -16,7 +16,8 @@
 
 use std::sync::Arc;
 
-use super::map::{map_into, operand};
+use super::flat::zip_flat;
+use super::map::{map_into, map_new, operand};
 use super::vector_math::{vector_math_into, VecFn};
 use super::Tensor;
 use crate::dtype::{DType, Element, Scalar};
@@ -41,6 +42,10 @@ macro_rules! op_enum {
             /// The registry name of the operation (NumPy's ufunc name).
             pub const fn name(self) -> &'static str {
                 match self { $($name::$v => $s),* }
+            }
+            /// The operation whose registry name is `name`, if any.
+            pub fn from_name(name: &str) -> Option<$name> {
+                match name { $($s => Some($name::$v),)* _ => None }
             }
         }
     };
@@ -149,6 +154,43 @@ impl BinaryOp {
     }
 }
 
+/// Runs `$body` with `$f` bound to the closure of a binary op, one monomorphised copy per op
+/// (closures inline and vectorise; function pointers called per element do not).
+macro_rules! with_binary_fn {
+    ($op:expr, $f:ident => $body:expr) => {
+        match $op {
+            BinaryOp::Add => {
+                let $f = |x, y| Arith::add(x, y);
+                $body
+            }
+            BinaryOp::Sub => {
+                let $f = |x, y| Arith::sub(x, y);
+                $body
+            }
+            BinaryOp::Mul => {
+                let $f = |x, y| Arith::mul(x, y);
+                $body
+            }
+            BinaryOp::Div => {
+                let $f = |x, y| Arith::div(x, y);
+                $body
+            }
+            BinaryOp::Maximum => {
+                let $f = |x, y| Arith::maximum(x, y);
+                $body
+            }
+            BinaryOp::Minimum => {
+                let $f = |x, y| Arith::minimum(x, y);
+                $body
+            }
+            BinaryOp::Pow => {
+                let $f = |x, y| Arith::pow(x, y);
+                $body
+            }
+        }
+    };
+}
+
 impl Tensor {
     /// The dense kernel of [`Tensor::unary`]: a new tensor (order: design.md P6) of
     /// [`UnaryOp::result_dtype`].
@@ -158,7 +200,6 @@ impl Tensor {
             return self.complex_abs(dt);
         }
         let src = self.astype_if(dt)?;
-        let out = Tensor::for_overwrite_in_order(self.layout(), dt)?;
         let vector = match op {
             UnaryOp::Exp => Some(VecFn::Exp),
             UnaryOp::Log => Some(VecFn::Log),
@@ -167,6 +208,7 @@ impl Tensor {
             _ => None,
         };
         if let Some(f) = vector {
+            let out = Tensor::for_overwrite_in_order(self.layout(), dt)?;
             if vector_math_into(f, &src, &out)? {
                 return Ok(out);
             }
@@ -176,7 +218,7 @@ impl Tensor {
             // not a function pointer called per element.
             macro_rules! run {
                 ($f:path) => {
-                    map_into::<T, T>(&out, &src, |_, x| $f(x))?
+                    map_new::<T, T>(&src, |x| $f(x))
                 };
             }
             match op {
@@ -190,8 +232,7 @@ impl Tensor {
                 UnaryOp::Tanh => run!(Arith::tanh),
                 UnaryOp::Relu => run!(Arith::relu),
             }
-        });
-        Ok(out)
+        })
     }
 
     /// `|z|` of a complex tensor in the real dtype `dt` of its parts (`hypot`, no overflow
@@ -210,8 +251,17 @@ impl Tensor {
     /// promotion, into a new tensor (order: design.md P6).
     pub(crate) fn binary_dense(&self, other: &Tensor, op: BinaryOp) -> Result<Tensor> {
         let dt = op.result_dtype(self.dtype(), other.dtype())?;
+        let integer_pow = op == BinaryOp::Pow && dt.is_integer();
+        if self.dtype() == dt && other.dtype() == dt && !integer_pow {
+            let flat = with_dtype!(dt, T => {
+                with_binary_fn!(op, f => zip_flat::<T, T>(self, other, f)?)
+            });
+            if let Some(out) = flat {
+                return Ok(out);
+            }
+        }
         let (out, a, b) = self.zip_new(other, dt, dt)?;
-        if op == BinaryOp::Pow && dt.is_integer() {
+        if integer_pow {
             check_no_negative(&b)?;
         }
         with_dtype!(dt, T => {
@@ -228,12 +278,20 @@ impl Tensor {
         if dt.is_complex() && !matches!(op, CompareOp::Eq | CompareOp::Ne) {
             return Err(crate::tensor::reduce::unordered(op.name(), dt));
         }
-        let (out, a, b) = self.zip_new(other, dt, DType::Bool)?;
+        let same = self.dtype() == dt && other.dtype() == dt;
         with_dtype!(dt, T => {
+            // One flat run when it can be (`flat.rs`), else the general walk.
             macro_rules! run {
-                ($f:expr) => {
-                    zip_into::<bool, T>(&out, &a, &b, $f)?
-                };
+                ($f:expr) => {{
+                    if same {
+                        if let Some(out) = zip_flat::<bool, T>(self, other, $f)? {
+                            return Ok(out);
+                        }
+                    }
+                    let (out, a, b) = self.zip_new(other, dt, DType::Bool)?;
+                    zip_into::<bool, T>(&out, &a, &b, $f)?;
+                    Ok(out)
+                }};
             }
             match op {
                 CompareOp::Eq => run!(|x: T, y: T| x == y),
@@ -243,8 +301,7 @@ impl Tensor {
                 CompareOp::Gt => run!(|x: T, y: T| x > y),
                 CompareOp::Ge => run!(|x: T, y: T| x >= y),
             }
-        });
-        Ok(out)
+        })
     }
 
     /// In place: `self = op(self, other)`, written through the view `self` so the base and
@@ -398,45 +455,6 @@ impl Tensor {
         Ok((out, a, b))
     }
 }
-
-/// The scalar function of a binary op for element type `T`.
-/// Runs `$body` with `$f` bound to the closure of a binary op, one monomorphised copy per op
-/// (closures inline and vectorise; function pointers called per element do not).
-macro_rules! with_binary_fn {
-    ($op:expr, $f:ident => $body:expr) => {
-        match $op {
-            BinaryOp::Add => {
-                let $f = |x, y| Arith::add(x, y);
-                $body
-            }
-            BinaryOp::Sub => {
-                let $f = |x, y| Arith::sub(x, y);
-                $body
-            }
-            BinaryOp::Mul => {
-                let $f = |x, y| Arith::mul(x, y);
-                $body
-            }
-            BinaryOp::Div => {
-                let $f = |x, y| Arith::div(x, y);
-                $body
-            }
-            BinaryOp::Maximum => {
-                let $f = |x, y| Arith::maximum(x, y);
-                $body
-            }
-            BinaryOp::Minimum => {
-                let $f = |x, y| Arith::minimum(x, y);
-                $body
-            }
-            BinaryOp::Pow => {
-                let $f = |x, y| Arith::pow(x, y);
-                $body
-            }
-        }
-    };
-}
-use with_binary_fn;
 
 /// `out = f(a, b)` where `out` is fresh and `a`, `b` have its shape. One read lock serves
 /// both inputs when they share storage (parking_lot read locks must not be taken twice by

@@ -2,6 +2,7 @@
 //! tensor's layout ([`map_into`]), and the layout-to-[`Operand`] conversion the tensor layer's
 //! kernel calls share.
 
+use super::flat::map_flat;
 use super::Tensor;
 use crate::dtype::Element;
 use crate::error::Result;
@@ -33,4 +34,19 @@ pub(crate) fn map_into<O: Element, A: Element>(
         operand(src.layout()),
         f,
     )
+}
+
+/// A fresh tensor of `f(x)` for each element of `src`, of dtype `O`, in `src`'s memory order
+/// (docs/design.md P6): one flat loop when `src` is one run ([`map_flat`]), else
+/// [`map_into`] over its layout.
+pub(crate) fn map_new<O: Element, A: Element>(
+    src: &Tensor,
+    f: impl Fn(A) -> O + Sync,
+) -> Result<Tensor> {
+    if let Some(out) = map_flat(src, &f)? {
+        return Ok(out);
+    }
+    let out = Tensor::for_overwrite_in_order(src.layout(), O::DTYPE)?;
+    map_into::<O, A>(&out, src, |_, x| f(x))?;
+    Ok(out)
 }

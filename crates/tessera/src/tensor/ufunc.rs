@@ -19,7 +19,8 @@
 //! - Any other dtype is a [`TesseraError::DType`] error.
 
 use super::arith::{op_enum, zip_into};
-use super::map::map_into;
+use super::flat::zip_flat;
+use super::map::{map_into, map_new};
 use super::vector_math::{vector_math_into, VecFn};
 use super::Tensor;
 use crate::complex::{C128, C64};
@@ -238,10 +239,10 @@ impl Tensor {
     pub(crate) fn math_dense(&self, op: MathOp) -> Result<Tensor> {
         use MathOp::*;
         let dt = op.result_dtype(self.dtype())?;
-        let out = Tensor::for_overwrite_in_order(self.layout(), dt)?;
         let src_dt = self.dtype();
         let bad = || unsupported(op.name(), src_dt, "");
         if src_dt.is_complex() {
+            let out = Tensor::for_overwrite_in_order(self.layout(), dt)?;
             match src_dt {
                 DType::C64 => self.complex_math_into::<C64>(op, &out)?,
                 _ => self.complex_math_into::<C128>(op, &out)?,
@@ -253,7 +254,7 @@ impl Tensor {
                 with_float_dtype!(src_dt, T => {
                     macro_rules! run {
                         ($f:path) => {
-                            map_into::<bool, T>(&out, self, |_, x| $f(x.lift()))?
+                            map_new::<bool, T>(self, |x| $f(x.lift()))
                         };
                     }
                     match op {
@@ -267,39 +268,36 @@ impl Tensor {
                     with_dtype!(src_dt, T => {
                         let zero = T::default();
                         match op {
-                            Signbit => map_into::<bool, T>(&out, self, |_, x| x < zero)?,
-                            Isfinite => map_into::<bool, T>(&out, self, |_, _| true)?,
-                            _ => map_into::<bool, T>(&out, self, |_, _| false)?,
+                            Signbit => map_new::<bool, T>(self, |x| x < zero),
+                            Isfinite => map_new::<bool, T>(self, |_| true),
+                            _ => map_new::<bool, T>(self, |_| false),
                         }
                     })
-                });
+                })
             }
-            LogicalNot => {
-                let src = self.astype_if(DType::Bool)?;
-                map_into::<bool, bool>(&out, &src, |_, x| !x)?;
-            }
+            LogicalNot => map_new::<bool, bool>(&self.astype_if(DType::Bool)?, |x| !x),
             BitwiseInvert => {
                 if dt == DType::Bool {
-                    map_into::<bool, bool>(&out, self, |_, x| !x)?;
+                    map_new::<bool, bool>(self, |x| !x)
                 } else {
-                    with_int_dtype!(dt, T => map_into::<T, T>(&out, self, |_, x| x.not())?,
-                        else => return Err(bad()));
+                    with_int_dtype!(dt, T => map_new::<T, T>(self, |x| x.not()),
+                        else => Err(bad()))
                 }
             }
             Ceil | Floor | Trunc | Round | Positive if !dt.is_float() => {
-                map_into_copy(&out, self)?;
+                with_dtype!(src_dt, T => map_new::<T, T>(self, |x| x))
             }
             // Rounding is exact in any precision: f32 rounds in f32 (one vector instruction
             // under AVX, docs/design.md P1) rather than through f64 as the other functions.
             Ceil | Floor | Trunc | Round if dt == DType::F32 && src_dt == DType::F32 => match op {
-                Ceil => map_into::<f32, f32>(&out, self, |_, x| x.ceil())?,
-                Floor => map_into::<f32, f32>(&out, self, |_, x| x.floor())?,
-                Trunc => map_into::<f32, f32>(&out, self, |_, x| x.trunc())?,
-                _ => map_into::<f32, f32>(&out, self, |_, x| x.round_ties_even())?,
+                Ceil => map_new::<f32, f32>(self, |x| x.ceil()),
+                Floor => map_new::<f32, f32>(self, |x| x.floor()),
+                Trunc => map_new::<f32, f32>(self, |x| x.trunc()),
+                _ => map_new::<f32, f32>(self, |x| x.round_ties_even()),
             },
             Sign if !dt.is_float() => {
-                with_int_dtype!(dt, T => map_into::<T, T>(&out, self, |_, x| IntMath::sign(x))?,
-                    else => return Err(bad()));
+                with_int_dtype!(dt, T => map_new::<T, T>(self, IntMath::sign),
+                    else => Err(bad()))
             }
             _ => {
                 let src = self.astype_if(dt)?;
@@ -309,6 +307,7 @@ impl Tensor {
                     _ => None,
                 };
                 if let Some(f) = vector {
+                    let out = Tensor::for_overwrite_in_order(self.layout(), dt)?;
                     if vector_math_into(f, &src, &out)? {
                         return Ok(out);
                     }
@@ -317,7 +316,7 @@ impl Tensor {
                     // One monomorphised kernel per function (see `Tensor::unary_dense`).
                     macro_rules! run {
                         ($f:path) => {
-                            map_into::<T, T>(&out, &src, |_, x| T::lower($f(x.lift())))?
+                            map_new::<T, T>(&src, |x| T::lower($f(x.lift())))
                         };
                     }
                     match op {
@@ -341,13 +340,12 @@ impl Tensor {
                         Trunc => run!(Flt::trunc),
                         Round => run!(Flt::round),
                         Sign => run!(Flt::sign),
-                        Positive => map_into::<T, T>(&out, &src, |_, x| x)?,
-                        _ => return Err(bad()),
+                        Positive => map_new::<T, T>(&src, |x| x),
+                        _ => Err(bad()),
                     }
-                }, else => return Err(bad()));
+                }, else => Err(bad()))
             }
         }
-        Ok(out)
     }
 
     /// The dense kernel of [`Tensor::math_binary`]: `op(self, other)` with broadcasting and
@@ -356,29 +354,41 @@ impl Tensor {
         use MathBinaryOp::*;
         let dt = op.result_dtype(self.dtype(), other.dtype())?;
         let compute = if op.is_logical() { DType::Bool } else { dt };
-        let (out, a, b) = self.zip_new(other, compute, dt)?;
         let bad = || unsupported(op.name(), dt, "");
+        let flat = self.dtype() == compute && other.dtype() == compute;
+        // `f` over the operands: one flat run when it can be (`flat.rs`), else the general
+        // walk over the broadcast operands, converted to `compute`.
+        macro_rules! zip {
+            ($o:ty, $t:ty, $f:expr) => {{
+                if flat {
+                    if let Some(out) = zip_flat::<$o, $t>(self, other, $f)? {
+                        return Ok(out);
+                    }
+                }
+                let (out, a, b) = self.zip_new(other, compute, dt)?;
+                zip_into::<$o, $t>(&out, &a, &b, $f)?;
+                return Ok(out);
+            }};
+        }
         if op.is_logical() {
             match op {
-                LogicalAnd => zip_into::<bool, bool>(&out, &a, &b, |x, y| x & y)?,
-                LogicalOr => zip_into::<bool, bool>(&out, &a, &b, |x, y| x | y)?,
-                _ => zip_into::<bool, bool>(&out, &a, &b, |x, y| x ^ y)?,
+                LogicalAnd => zip!(bool, bool, |x, y| x & y),
+                LogicalOr => zip!(bool, bool, |x, y| x | y),
+                _ => zip!(bool, bool, |x, y| x ^ y),
             }
-            return Ok(out);
         }
         if dt == DType::Bool {
             match op {
-                BitwiseAnd => zip_into::<bool, bool>(&out, &a, &b, Bits::and)?,
-                BitwiseOr => zip_into::<bool, bool>(&out, &a, &b, Bits::or)?,
-                BitwiseXor => zip_into::<bool, bool>(&out, &a, &b, Bits::xor)?,
+                BitwiseAnd => zip!(bool, bool, Bits::and),
+                BitwiseOr => zip!(bool, bool, Bits::or),
+                BitwiseXor => zip!(bool, bool, Bits::xor),
                 _ => return Err(bad()),
             }
-            return Ok(out);
         }
         with_float_dtype!(dt, T => {
             macro_rules! run {
                 ($f:path) => {
-                    zip_into::<T, T>(&out, &a, &b, |x, y| T::lower($f(x.lift(), y.lift())))?
+                    zip!(T, T, |x, y| T::lower($f(x.lift(), y.lift())))
                 };
             }
             match op {
@@ -386,15 +396,15 @@ impl Tensor {
                 Copysign => run!(Flt::copysign),
                 Hypot => run!(Flt::hypot),
                 Logaddexp => run!(Flt::logaddexp),
-                Nextafter => zip_into::<T, T>(&out, &a, &b, RealFloat::nextafter)?,
-                FloorDivide => zip_into::<T, T>(&out, &a, &b, RealFloat::floor_divide)?,
-                Remainder => zip_into::<T, T>(&out, &a, &b, RealFloat::remainder)?,
-                _ => return Err(bad()),
+                Nextafter => zip!(T, T, RealFloat::nextafter),
+                FloorDivide => zip!(T, T, RealFloat::floor_divide),
+                Remainder => zip!(T, T, RealFloat::remainder),
+                _ => Err(bad()),
             }
         }, else => with_int_dtype!(dt, T => {
             macro_rules! run {
                 ($f:path) => {
-                    zip_into::<T, T>(&out, &a, &b, $f)?
+                    zip!(T, T, $f)
                 };
             }
             match op {
@@ -405,10 +415,9 @@ impl Tensor {
                 BitwiseXor => run!(Bits::xor),
                 BitwiseLeftShift => run!(IntMath::shl),
                 BitwiseRightShift => run!(IntMath::shr),
-                _ => return Err(bad()),
+                _ => Err(bad()),
             }
-        }, else => return Err(bad())));
-        Ok(out)
+        }, else => Err(bad())))
     }
 
     /// In place: `self = op(self, other)` through the view `self` (docs/design.md V7), with
@@ -430,11 +439,6 @@ impl Tensor {
         // A new result, then one copy through the view: `other` may share `self`'s storage.
         self.assign(&self.math_binary_dense(&other, op)?)
     }
-}
-
-/// `out = src` element by element (`src` has `out`'s shape and dtype).
-fn map_into_copy(out: &Tensor, src: &Tensor) -> Result<()> {
-    with_dtype!(src.dtype(), T => map_into::<T, T>(out, src, |_, x| x))
 }
 
 impl Tensor {

@@ -35,6 +35,9 @@ impl Tensor {
     /// assert_eq!(t.unary(UnaryOp::Abs).unwrap().to_vec::<f64>().unwrap(), vec![1.0, 4.0]);
     /// ```
     pub fn unary(&self, op: UnaryOp) -> Result<Tensor> {
+        if plain_dense(&[self]) {
+            return self.unary_dense(op);
+        }
         call1(op.name(), &NoParams {}, slice::from_ref(self))
     }
 

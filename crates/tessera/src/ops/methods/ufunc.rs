@@ -8,6 +8,7 @@ use super::call1;
 use crate::dtype::Scalar;
 use crate::error::Result;
 use crate::ops::defs::NoParams;
+use crate::ops::dispatch::plain_dense;
 use crate::tensor::ufunc::{MathBinaryOp, MathOp};
 use crate::tensor::Tensor;
 
@@ -24,6 +25,9 @@ impl Tensor {
     /// assert!(Tensor::from_slice(&[1.0f64], &[1]).unwrap().math(MathOp::BitwiseInvert).is_err());
     /// ```
     pub fn math(&self, op: MathOp) -> Result<Tensor> {
+        if plain_dense(&[self]) {
+            return self.math_dense(op);
+        }
         call1(op.name(), &NoParams {}, slice::from_ref(self))
     }
 
@@ -38,6 +42,9 @@ impl Tensor {
     /// assert_eq!(r.to_vec::<i64>().unwrap(), vec![1, 1]);
     /// ```
     pub fn math_binary(&self, other: &Tensor, op: MathBinaryOp) -> Result<Tensor> {
+        if plain_dense(&[self, other]) {
+            return self.math_binary_dense(other, op);
+        }
         call1(op.name(), &NoParams {}, &[self.clone(), other.clone()])
     }
 

@@ -1,0 +1,205 @@
+//! Two-operand elementwise calls that are one flat run: each operand row-major over the
+//! output's dims, or a single element broadcast to them, the whole call below the parallel
+//! cut-over. [`zip_flat`] reads both inputs as slices and fills a storage before any handle
+//! shares it, so it takes no lock on the output, builds no broadcast views and plans no walk:
+//! for a 16-element `a + b` those were most of the time (docs/design.md P4). Other calls
+//! return `None` and take the general path (`zip_new` and `kernels::elementwise::zip3`).
+
+use std::sync::Arc;
+
+use super::Tensor;
+use crate::dtype::Element;
+use crate::error::Result;
+use crate::kernels::elementwise::PAR_MIN;
+use crate::kernels::parallel::cut_over;
+use crate::kernels::simd::with_simd;
+use crate::layout::Layout;
+use crate::storage::Storage;
+
+/// How one operand walks the output: a row-major run from an offset, or one element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Run {
+    Flat(usize),
+    Const(usize),
+}
+
+/// The runs of `a` and `b` and the output's layout, or `None` when the call is not one
+/// flat run.
+fn flat_pair(a: &Tensor, b: &Tensor) -> Result<Option<(Run, Run, Layout)>> {
+    let (la, lb) = (a.layout(), b.layout());
+    if la.numel().max(lb.numel()) >= cut_over(PAR_MIN) {
+        return Ok(None);
+    }
+    // A canonical layout is shared (no shape-cache lookup); a run at an offset is not.
+    let row_major = |l: &Layout| match l.is_canonical() {
+        true => Ok(l.clone()),
+        false => Layout::contiguous(l.dims()),
+    };
+    let run = |l: &Layout| l.is_contiguous().then(|| Run::Flat(l.offset()));
+    // A single element broadcasts to the other operand's dims when it has no more dims.
+    let one = |l: &Layout, other: &Layout| {
+        (l.numel() == 1 && l.rank() <= other.rank()).then(|| Run::Const(l.offset()))
+    };
+    if la.dims() == lb.dims() {
+        if let (Some(ra), Some(rb)) = (run(la), run(lb)) {
+            return Ok(Some((ra, rb, row_major(la)?)));
+        }
+        // Both one dense block walked in the same order (a transpose, say): memory order is
+        // the same element order in both, and in an output laid out in that order (P6).
+        if la.strides() == lb.strides() {
+            if let Some(order) = la.dense_order()? {
+                return Ok(Some((
+                    Run::Flat(la.offset()),
+                    Run::Flat(lb.offset()),
+                    order,
+                )));
+            }
+        }
+        return Ok(None);
+    }
+    // A full-size operand next to a single element: row-major, or a dense block in another
+    // order, which the output then takes (P6).
+    let full = |l: &Layout| -> Result<Option<(Run, Layout)>> {
+        if l.is_contiguous() {
+            return Ok(Some((Run::Flat(l.offset()), row_major(l)?)));
+        }
+        Ok(l.dense_order()?.map(|order| (Run::Flat(l.offset()), order)))
+    };
+    if let Some(rb) = one(lb, la) {
+        return Ok(full(la)?.map(|(ra, out)| (ra, rb, out)));
+    }
+    if let Some(ra) = one(la, lb) {
+        return Ok(full(lb)?.map(|(rb, out)| (ra, rb, out)));
+    }
+    Ok(None)
+}
+
+/// `f(a, b)` elementwise into a fresh row-major tensor of dtype `O`, when both operands
+/// (of dtype `T`) make one flat run ([`flat_pair`]); `None` otherwise, with nothing done.
+/// The caller has checked the dtypes and that `a` and `b` are dense.
+pub(super) fn zip_flat<O: Element, T: Element>(
+    a: &Tensor,
+    b: &Tensor,
+    f: impl Fn(T, T) -> O,
+) -> Result<Option<Tensor>> {
+    let Some((ra, rb, layout)) = flat_pair(a, b)? else {
+        return Ok(None);
+    };
+    let n = layout.numel();
+    let mut storage = Storage::for_overwrite(O::DTYPE, n)?;
+    {
+        let out = storage.fresh_mut::<O>();
+        // One read lock serves both inputs when they share a storage (parking_lot read locks
+        // must not be taken twice by one thread: a queued writer would deadlock it).
+        let ga = a.dense_storage()?.read_as::<T>();
+        let gb = match a.shares_storage(b) {
+            true => None,
+            false => Some(b.dense_storage()?.read_as::<T>()),
+        };
+        let (xa, xb): (&[T], &[T]) = (&ga, gb.as_deref().unwrap_or(&ga));
+        // An empty view's offset may lie anywhere, even past its storage: nothing to read.
+        with_simd(|| match (ra, rb) {
+            _ if n == 0 => {}
+            (Run::Flat(i), Run::Flat(j)) => {
+                for ((o, &x), &y) in out.iter_mut().zip(&xa[i..i + n]).zip(&xb[j..j + n]) {
+                    *o = f(x, y);
+                }
+            }
+            (Run::Flat(i), Run::Const(j)) => {
+                let y = xb[j];
+                for (o, &x) in out.iter_mut().zip(&xa[i..i + n]) {
+                    *o = f(x, y);
+                }
+            }
+            (Run::Const(i), Run::Flat(j)) => {
+                let x = xa[i];
+                for (o, &y) in out.iter_mut().zip(&xb[j..j + n]) {
+                    *o = f(x, y);
+                }
+            }
+            (Run::Const(i), Run::Const(j)) => out.fill(f(xa[i], xb[j])),
+        });
+    }
+    Ok(Some(Tensor::from_parts(Arc::new(storage), layout)))
+}
+
+/// `f(x)` for each element of `src` into a fresh tensor of dtype `O` in `src`'s memory
+/// order (P6), when `src` is one flat run below the parallel cut-over: row-major, or a dense
+/// block walked in another order (a transpose). `None` otherwise, with nothing done.
+pub(super) fn map_flat<O: Element, A: Element>(
+    src: &Tensor,
+    f: impl Fn(A) -> O,
+) -> Result<Option<Tensor>> {
+    let l = src.layout();
+    if l.numel() >= cut_over(PAR_MIN) {
+        return Ok(None);
+    }
+    let layout = if l.is_canonical() {
+        l.clone()
+    } else if let Some(order) = l.dense_order()? {
+        order
+    } else if l.is_contiguous() {
+        Layout::contiguous(l.dims())?
+    } else {
+        return Ok(None);
+    };
+    let (n, start) = (l.numel(), l.offset());
+    let mut storage = Storage::for_overwrite(O::DTYPE, n)?;
+    {
+        let out = storage.fresh_mut::<O>();
+        let x = src.dense_storage()?.read_as::<A>();
+        // An empty view's offset may lie anywhere, even past its storage: nothing to read.
+        if n > 0 {
+            with_simd(|| {
+                for (o, &v) in out.iter_mut().zip(&x[start..start + n]) {
+                    *o = f(v);
+                }
+            });
+        }
+    }
+    Ok(Some(Tensor::from_parts(Arc::new(storage), layout)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flat_pair_takes_runs_same_order_blocks_and_single_elements_only() {
+        let runs = |a: &Tensor, b: &Tensor| flat_pair(a, b).unwrap().map(|(x, y, _)| (x, y));
+        let a = Tensor::from_vec((0..6).map(|x| x as f32).collect(), &[2, 3]).unwrap();
+        let s = Tensor::from_vec(vec![2f32], &[]).unwrap();
+        let row = Tensor::from_vec(vec![1f32, 2., 3.], &[3]).unwrap();
+        assert_eq!(runs(&a, &a), Some((Run::Flat(0), Run::Flat(0))));
+        assert_eq!(runs(&a, &s), Some((Run::Flat(0), Run::Const(0))));
+        assert_eq!(runs(&s, &a), Some((Run::Const(0), Run::Flat(0))));
+        // Two transposes walk memory in the same order; the output takes it.
+        let at = a.t().unwrap();
+        let (_, _, out) = flat_pair(&at, &at).unwrap().unwrap();
+        assert_eq!((out.dims(), out.strides()), (&[3, 2][..], &[1, 3][..]));
+        // A real broadcast, a transpose next to a row-major operand, a flip, or a single
+        // element with more dims: the general path.
+        assert_eq!(runs(&at, &s), Some((Run::Flat(0), Run::Const(0))));
+        assert_eq!(runs(&a, &row), None);
+        let c = Tensor::from_vec((0..6).map(|x| x as f32).collect(), &[3, 2]).unwrap();
+        assert_eq!(runs(&at, &c), None);
+        let f = a.flip(None).unwrap();
+        assert_eq!(runs(&f, &f), None);
+        assert_eq!(runs(&a, &s.reshape(&[1, 1, 1]).unwrap()), None);
+    }
+
+    #[test]
+    fn empty_views_at_any_offset_read_nothing() {
+        // An empty view whose offset lies past its one-element storage.
+        let base = Tensor::from_vec(vec![7i64], &[1]).unwrap();
+        let e = base.as_strided(&[0, 3], &[1, -1], 3).unwrap();
+        let s = Tensor::from_vec(vec![2i64], &[]).unwrap();
+        for out in [
+            zip_flat::<i64, i64>(&e, &e, |x, y| x + y).unwrap(),
+            zip_flat::<i64, i64>(&e, &s, |x, y| x + y).unwrap(),
+            map_flat::<i64, i64>(&e, |x| x).unwrap(),
+        ] {
+            assert_eq!(out.map(|t| t.shape().to_vec()), Some(vec![0, 3]));
+        }
+    }
+}
