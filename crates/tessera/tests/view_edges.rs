@@ -84,20 +84,26 @@ proptest! {
         }
     }
 
-    /// `t[i, j, ...]` (points only: the path that reuses the base's tail descriptor) gives
-    /// the view, or the error, that the general walk gives for the same points followed by
-    /// an ellipsis, on bases that are themselves views.
+    /// `t[i, j, :, ...]` (leading points, then whole dims: the path that reuses the base's
+    /// tail descriptor) gives the view, or the error, that the general walk gives for the same
+    /// key with a new axis after the points (squeezed away after), on bases that are views.
     #[test]
     fn leading_points_match_the_general_walk(
         pre in prop::collection::vec(spec_strategy(), 0..4),
         points in prop::collection::vec(-6isize..6, 1..5),
+        rest in prop::collection::vec(prop_oneof![Just(IndexSpec::All), Just(IndexSpec::Ellipsis)], 0..3),
     ) {
         let base = arange(&[3, 4, 5]);
         let Ok(v) = base.index(&pre) else { return Ok(()) };
-        let specs: Vec<IndexSpec> = points.iter().map(|&i| IndexSpec::Point(i)).collect();
+        let mut specs: Vec<IndexSpec> = points.iter().map(|&i| IndexSpec::Point(i)).collect();
+        // The general walk gets the same key with a new axis added and then removed.
         let mut walked = specs.clone();
-        walked.push(IndexSpec::Ellipsis);
-        match (v.index(&specs), v.index(&walked)) {
+        specs.extend(rest.iter().cloned());
+        walked.push(IndexSpec::NewAxis);
+        walked.extend(rest.iter().cloned());
+        let squeeze_at = 0; // points leave no dims, so the new axis comes first
+        let walked = v.index(&walked).and_then(|w| w.squeeze(Some(&[squeeze_at as isize])));
+        match (v.index(&specs), walked) {
             (Ok(a), Ok(b)) => {
                 prop_assert_eq!(a.shape(), b.shape());
                 prop_assert_eq!(a.strides(), b.strides());

@@ -291,18 +291,32 @@ pub fn apply(layout: &Layout, specs: &[IndexSpec]) -> Result<Layout> {
     Ok(Layout::new(shape, offset))
 }
 
-/// `t[i]`, `t[i, j]`, ...: points on leading dims and nothing else. The view's shape is the
-/// base's without those dims, which each descriptor keeps ([`Shape::tail`]), so only the
-/// offset is computed: no walk, no hash, no cache lookup. `None` for any other key.
+/// `t[i]`, `t[i, j]`, ...: points on leading dims, then nothing but `:` and at most one
+/// `...` (`t[1, 2, ...]`, `t[i, :]`), which select whole dims. The view's shape is the base's
+/// without the pointed dims, which each descriptor keeps ([`Shape::tail`]), so only the
+/// offset is computed: no walk, no hash, no cache lookup. `None` for any other key (and for
+/// a key with too many indices, whose error the general path gives).
 fn leading_points(layout: &Layout, specs: &[IndexSpec]) -> Result<Option<Layout>> {
-    let points = |s: &IndexSpec| matches!(s, IndexSpec::Point(_));
-    if specs.is_empty() || specs.len() > layout.rank() || !specs.iter().all(points) {
+    let points = specs
+        .iter()
+        .take_while(|s| matches!(s, IndexSpec::Point(_)))
+        .count();
+    let rest = &specs[points..];
+    let ellipses = rest
+        .iter()
+        .filter(|s| matches!(s, IndexSpec::Ellipsis))
+        .count();
+    let whole = |s: &IndexSpec| matches!(s, IndexSpec::All | IndexSpec::Ellipsis);
+    if points == 0 || ellipses > 1 || !rest.iter().all(whole) {
+        return Ok(None);
+    }
+    if points + rest.len() - ellipses > layout.rank() {
         return Ok(None);
     }
     let (dims, strides) = (layout.dims(), layout.strides());
     let mut offset = layout.offset() as isize;
     let mut shape = layout.shape();
-    for (axis, spec) in specs.iter().enumerate() {
+    for (axis, spec) in specs[..points].iter().enumerate() {
         let IndexSpec::Point(i) = *spec else {
             return Ok(None);
         };

@@ -14,7 +14,7 @@ pub use reshape::infer_shape;
 pub use transform::{normalize_axes, normalize_axis};
 
 use crate::error::{Result, ShapeFacts, TesseraError};
-use crate::shape::{contiguous_strides, DimVec, Shape};
+use crate::shape::Shape;
 
 /// Shape (dims and signed strides, in elements, from the shape cache) plus the element offset
 /// of the first element in the storage.
@@ -115,45 +115,18 @@ impl Layout {
     /// size-1 dims given their row-major strides; `None` otherwise (row-major already,
     /// strided, broadcast, flipped or empty: the output is then row-major).
     pub(crate) fn dense_order(&self) -> Result<Option<Layout>> {
-        let n = self.numel();
-        if n == 0 || self.is_contiguous() || !self.is_dense_block() {
-            return Ok(None);
-        }
-        let row_major = contiguous_strides(self.dims())?;
-        let strides: DimVec<isize> = self
-            .dims()
-            .iter()
-            .zip(self.strides())
-            .zip(&row_major)
-            .map(|((&d, &s), &c)| if d == 1 { c } else { s })
-            .collect();
-        Layout::as_strided(self.dims(), &strides, 0, n).map(Some)
+        // A dense block at offset 0 with positive strides spans exactly `0..numel`.
+        Ok(self
+            .shape
+            .dense_order()?
+            .map(|shape| Layout { shape, offset: 0 }))
     }
 
     /// Whether the elements cover `numel` consecutive storage positions with positive
     /// strides, in some dim order (row-major, a transpose, any permutation; size-1 dims
     /// ignored). Empty layouts are not.
     pub(crate) fn is_dense_block(&self) -> bool {
-        if self.numel() == 0 {
-            return false;
-        }
-        let mut axes: DimVec<(isize, usize)> = self
-            .dims()
-            .iter()
-            .zip(self.strides())
-            .filter(|&(&d, _)| d > 1)
-            .map(|(&d, &s)| (s, d))
-            .collect();
-        axes.sort_unstable();
-        let mut expected: isize = 1;
-        for &(s, d) in &axes {
-            if s != expected {
-                return false;
-            }
-            // A dense block of `numel` elements: these products stay at most `numel`.
-            expected = expected.wrapping_mul(d as isize);
-        }
-        true
+        self.shape.is_dense_block()
     }
 
     /// Whether `other` (of the same dims) has this layout's strides on every dim longer

@@ -35,7 +35,7 @@ use crate::error::Result;
 pub const NUM_STRIPES: usize = 32;
 
 /// Slots of the per-thread front cache (direct mapped by the low bits of the key hash).
-pub const FRONT_SLOTS: usize = 64;
+pub const FRONT_SLOTS: usize = 256;
 
 /// Descriptors each stripe keeps alive after their last handle drops (see the module docs).
 pub const DEFAULT_RETAIN_PER_STRIPE: usize = 4;
@@ -53,6 +53,19 @@ pub(crate) struct Descriptor {
     /// it: the shape of `t[i]`, whatever `i` is. A strong reference to a lower-rank
     /// descriptor, so the references never form a cycle.
     tail: OnceLock<Shape>,
+    /// The dense order of this geometry ([`Shape::dense_order`]), once asked for.
+    pub(crate) dense: OnceLock<DenseOrder>,
+}
+
+/// What [`Shape::dense_order`] found for a descriptor. `Same` is not a handle to the
+/// descriptor itself, which would be a reference cycle.
+pub(crate) enum DenseOrder {
+    /// Not a dense block, or already row-major: no other order to follow.
+    None,
+    /// The descriptor is its own dense order.
+    Same,
+    /// Another descriptor: the same strides with size-1 dims given row-major ones.
+    Other(Shape),
 }
 
 impl Descriptor {
@@ -62,13 +75,18 @@ impl Descriptor {
         if let Some(t) = self.tail.get() {
             return Ok(t);
         }
-        let (dims, strides) = (&self.geom.dims[1..], &self.geom.strides[1..]);
-        let t = match self.home.upgrade() {
-            Some(inner) => ShapeCache { inner }.intern(dims, strides)?,
-            None => ShapeCache::global().intern(dims, strides)?,
-        };
+        let t = self.intern_beside(&self.geom.dims[1..], &self.geom.strides[1..])?;
         // Two threads racing here interned the same descriptor; either handle will do.
         Ok(self.tail.get_or_init(|| t))
+    }
+
+    /// `dims` with `strides` interned in this descriptor's cache (the global one if that
+    /// cache is gone).
+    pub(crate) fn intern_beside(&self, dims: &[usize], strides: &[isize]) -> Result<Shape> {
+        match self.home.upgrade() {
+            Some(inner) => ShapeCache { inner }.intern(dims, strides),
+            None => ShapeCache::global().intern(dims, strides),
+        }
     }
 }
 
@@ -300,6 +318,7 @@ impl ShapeCache {
                     geom,
                     home: Arc::downgrade(&self.inner),
                     tail: OnceLock::new(),
+                    dense: OnceLock::new(),
                 });
                 if !retained.is_empty() {
                     evicted = retained[*next].replace(Arc::clone(&fresh));

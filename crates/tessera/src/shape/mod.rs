@@ -19,7 +19,7 @@ pub(crate) use geometry::{
 };
 
 use crate::error::Result;
-use cache::Descriptor;
+use cache::{DenseOrder, Descriptor};
 
 /// A handle to an interned shape descriptor.
 ///
@@ -69,6 +69,71 @@ impl Shape {
             return Ok(None);
         }
         self.0.tail().map(Some)
+    }
+
+    /// The descriptor a fresh output takes to follow this geometry's memory order (P6): when
+    /// it covers a dense block with positive strides in an order other than row-major, the
+    /// same strides with size-1 dims given their row-major ones; `None` otherwise (row-major
+    /// already, strided, broadcast, flipped or empty). Computed once per descriptor.
+    pub(crate) fn dense_order(&self) -> Result<Option<Shape>> {
+        let memo = match self.0.dense.get() {
+            Some(m) => m,
+            None => {
+                let m = self.find_dense_order()?;
+                self.0.dense.get_or_init(|| m)
+            }
+        };
+        Ok(match memo {
+            DenseOrder::None => None,
+            DenseOrder::Same => Some(self.clone()),
+            DenseOrder::Other(s) => Some(s.clone()),
+        })
+    }
+
+    fn find_dense_order(&self) -> Result<DenseOrder> {
+        if self.numel() == 0 || self.is_c_contiguous() || !self.is_dense_block() {
+            return Ok(DenseOrder::None);
+        }
+        let row_major = contiguous_strides(self.dims())?;
+        let strides: DimVec<isize> = self
+            .dims()
+            .iter()
+            .zip(self.strides())
+            .zip(&row_major)
+            .map(|((&d, &s), &c)| if d == 1 { c } else { s })
+            .collect();
+        if strides[..] == *self.strides() {
+            return Ok(DenseOrder::Same);
+        }
+        Ok(DenseOrder::Other(
+            self.0.intern_beside(self.dims(), &strides)?,
+        ))
+    }
+
+    /// Whether the elements cover `numel` consecutive positions from the lowest one with
+    /// positive strides, in some dim order (row-major, a transpose, any permutation; size-1
+    /// dims ignored). Empty shapes are not.
+    pub(crate) fn is_dense_block(&self) -> bool {
+        if self.numel() == 0 {
+            return false;
+        }
+        let mut axes: DimVec<(isize, usize)> = self
+            .dims()
+            .iter()
+            .zip(self.strides())
+            .filter(|&(&d, _)| d > 1)
+            .map(|(&d, &s)| (s, d))
+            .collect();
+        axes.sort_unstable();
+        let mut expected: isize = 1;
+        for &(s, d) in &axes {
+            if s != expected {
+                return false;
+            }
+            // A dense block of `numel` elements: these products stay at most `numel`.
+            expected = expected.wrapping_mul(d as isize);
+        }
+        true
     }
 
     /// Number of dimensions.
@@ -155,5 +220,38 @@ impl fmt::Debug for Shape {
             self.dims(),
             self.strides()
         )
+    }
+}
+
+#[cfg(test)]
+mod dense_order_tests {
+    use super::*;
+
+    #[test]
+    fn dense_order_is_kept_once_without_a_reference_cycle() {
+        let cache = ShapeCache::with_retention(0);
+        // A transpose is its own dense order: the descriptor keeps no handle to itself.
+        let t = cache.intern(&[3, 4], &[1, 3]).unwrap();
+        assert_eq!(t.dense_order().unwrap(), Some(t.clone()));
+        // A size-1 dim with another stride: a second descriptor, kept with its head.
+        let u = cache.intern(&[3, 1, 4], &[1, 7, 3]).unwrap();
+        let d = u.dense_order().unwrap().unwrap();
+        assert_eq!((d.dims(), d.strides()), (&[3, 1, 4][..], &[1, 4, 3][..]));
+        assert_eq!(u.dense_order().unwrap(), Some(d.clone()));
+        assert_eq!(cache.len(), 3);
+        drop(d);
+        assert_eq!(cache.len(), 3, "the head keeps its dense order");
+        drop((t, u));
+        assert_eq!(cache.len(), 0, "nothing leaks");
+        // Row-major, strided, flipped and empty shapes have none.
+        for (dims, strides) in [
+            (vec![3, 4], vec![4, 1]),
+            (vec![3], vec![2]),
+            (vec![3], vec![-1]),
+            (vec![0, 2], vec![1, 0]),
+        ] {
+            let s = cache.intern(&dims, &strides).unwrap();
+            assert!(s.dense_order().unwrap().is_none(), "{dims:?} {strides:?}");
+        }
     }
 }

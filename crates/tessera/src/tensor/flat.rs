@@ -130,6 +130,23 @@ pub(super) fn map_flat<O: Element, A: Element>(
     src: &Tensor,
     f: impl Fn(A) -> O,
 ) -> Result<Option<Tensor>> {
+    fill_flat::<O, A>(src, |out, x| {
+        with_simd(|| {
+            for (o, &v) in out.iter_mut().zip(x) {
+                *o = f(v);
+            }
+        });
+        true
+    })
+}
+
+/// A fresh tensor of dtype `O` in `src`'s memory order that `fill(out, x)` writes from the
+/// slice `x` of `src`'s elements (in memory order), when `src` is one flat run as for
+/// [`map_flat`]. `None`, with the buffer dropped, when `src` is not or `fill` returns false.
+pub(super) fn fill_flat<O: Element, A: Element>(
+    src: &Tensor,
+    fill: impl FnOnce(&mut [O], &[A]) -> bool,
+) -> Result<Option<Tensor>> {
     let l = src.layout();
     if l.numel() >= cut_over(PAR_MIN) {
         return Ok(None);
@@ -145,16 +162,12 @@ pub(super) fn map_flat<O: Element, A: Element>(
     };
     let (n, start) = (l.numel(), l.offset());
     let mut storage = Storage::for_overwrite(O::DTYPE, n)?;
-    {
+    // An empty view's offset may lie anywhere, even past its storage: nothing to read.
+    if n > 0 {
         let out = storage.fresh_mut::<O>();
         let x = src.dense_storage()?.read_as::<A>();
-        // An empty view's offset may lie anywhere, even past its storage: nothing to read.
-        if n > 0 {
-            with_simd(|| {
-                for (o, &v) in out.iter_mut().zip(&x[start..start + n]) {
-                    *o = f(v);
-                }
-            });
+        if !fill(out, &x[start..start + n]) {
+            return Ok(None);
         }
     }
     Ok(Some(Tensor::from_parts(Arc::new(storage), layout)))

@@ -21,7 +21,7 @@
 use super::arith::{op_enum, zip_into};
 use super::flat::zip_flat;
 use super::map::{map_into, map_new};
-use super::vector_math::{vector_math_into, VecFn};
+use super::vector_math::{vector_math_into, vector_math_new, VecFn};
 use super::Tensor;
 use crate::complex::{C128, C64};
 use crate::dtype::{DType, Element};
@@ -307,6 +307,9 @@ impl Tensor {
                     _ => None,
                 };
                 if let Some(f) = vector {
+                    if let Some(out) = vector_math_new(f, &src)? {
+                        return Ok(out);
+                    }
                     let out = Tensor::for_overwrite_in_order(self.layout(), dt)?;
                     if vector_math_into(f, &src, &out)? {
                         return Ok(out);

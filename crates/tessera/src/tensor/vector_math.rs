@@ -12,6 +12,7 @@
 //! loop per piece of the two buffers, with the function inlined into the loop's AVX2 copy
 //! (`flat_loop!`); other layouts (strided, broadcast, flipped) go through the generic driver.
 
+use super::flat::fill_flat;
 use super::map::map_into;
 use super::reduce::resolve_axes;
 use super::Tensor;
@@ -93,6 +94,38 @@ macro_rules! flat_loop {
             base(out, a)
         }
     }};
+}
+
+/// `f(src)` into a fresh tensor when `src` is `f32`/`f64` and one small flat run
+/// ([`fill_flat`]): the flat loop without an output lock or layout checks. `None` for other
+/// inputs, and for `sin`/`cos` of a slice holding a huge argument.
+pub(crate) fn vector_math_new(f: VecFn, src: &Tensor) -> Result<Option<Tensor>> {
+    macro_rules! run {
+        ($t:ident) => {{
+            let trig = matches!(f, VecFn::Sin | VecFn::Cos);
+            let run: &(dyn Fn(&mut [$t], &[$t]) + Sync) = match f {
+                VecFn::Exp => &flat_loop!($t, exp),
+                VecFn::Expm1 => &flat_loop!($t, expm1),
+                VecFn::Log => &flat_loop!($t, log),
+                VecFn::Tanh => &flat_loop!($t, tanh),
+                VecFn::Sin => &flat_loop!($t, sin),
+                VecFn::Cos => &flat_loop!($t, cos),
+            };
+            fill_flat::<$t, $t>(src, |o, a| {
+                let above = AnyAbove(TRIG_LIMIT);
+                if trig && a.iter().any(|&x| above.lift(x)) {
+                    return false;
+                }
+                drive_flat(o, a, run);
+                true
+            })
+        }};
+    }
+    match src.dtype() {
+        DType::F32 => run!(f32),
+        DType::F64 => run!(f64),
+        _ => Ok(None),
+    }
 }
 
 /// Where `src`'s elements start in its storage when they and `out`'s can be walked as two
