@@ -181,3 +181,28 @@ fn a_chain_of_100_000_ops_neither_overflows_backward_nor_drop() {
     }
     drop(y);
 }
+
+/// The gradient of `sin` keeps its relative accuracy near a zero of the cosine (it was
+/// computed as `sin(x + pi/2)`, off by 1.4e-12 relative here: a Hypothesis case).
+#[test]
+fn sin_gradient_is_accurate_near_a_zero_of_the_cosine() {
+    let xs = [
+        1.5710012381654181,
+        std::f64::consts::FRAC_PI_2 * 3.0 + 1e-7,
+        0.5,
+    ];
+    let x = leaf(&xs, &[3]);
+    let y = x
+        .unary(tessera::UnaryOp::Sin)
+        .unwrap()
+        .sum(None, false)
+        .unwrap();
+    autograd::backward(&y, None, false).unwrap();
+    for (g, &x0) in vals(&x.grad().unwrap()).iter().zip(&xs) {
+        let want = x0.cos();
+        assert!(
+            ((g - want) / want).abs() < 1e-15,
+            "d sin({x0}) = {g}, want {want}"
+        );
+    }
+}

@@ -76,6 +76,15 @@ fn allowed_ulps(op: MathOp) -> u64 {
     }
 }
 
+/// Ulps allowed on f32 only: the functions computed with the vectorised f64 ones
+/// (`vmath::f32_via_f64`) are within 1 ulp of the rounded f64 reference.
+fn allowed_ulps_f32(op: MathOp) -> u64 {
+    match op {
+        MathOp::Sinh | MathOp::Cosh | MathOp::Log2 | MathOp::Log10 => 1,
+        _ => allowed_ulps(op),
+    }
+}
+
 fn check_float_fn(op: MathOp, xs: &[f64]) {
     let f = reference(op).unwrap();
     let tol = allowed_ulps(op);
@@ -96,7 +105,7 @@ fn check_float_fn(op: MathOp, xs: &[f64]) {
     for (i, &x) in x32.iter().enumerate() {
         let want = f(x as f64) as f32;
         assert!(
-            ulps32(got[i], want) <= tol,
+            ulps32(got[i], want) <= allowed_ulps_f32(op),
             "{} f32 at {x}: {} vs {want}",
             op.name(),
             got[i]

@@ -47,6 +47,10 @@ fn f32_cases() -> Vec<F32Case> {
         ("tanh", vmath::f32::tanh, f64::tanh, 2),
         ("sin", vmath::f32::sin, f64::sin, 2),
         ("cos", vmath::f32::cos, f64::cos, 2),
+        ("sinh", vmath::f32_via_f64::sinh, f64::sinh, 1),
+        ("cosh", vmath::f32_via_f64::cosh, f64::cosh, 1),
+        ("log2", vmath::f32_via_f64::log2, f64::log2, 1),
+        ("log10", vmath::f32_via_f64::log10, f64::log10, 1),
     ]
 }
 
@@ -369,5 +373,68 @@ fn a_huge_trig_argument_sends_the_whole_tensor_to_the_c_library() {
                 }
             }
         }
+    }
+}
+
+/// The f32 functions computed through f64 (`vmath::f32_via_f64`): special values and signed
+/// zeros as C99 Annex F gives them, overflow where f32 overflows, and exact logarithms of
+/// powers of their base.
+#[test]
+fn f32_via_f64_special_values_and_exact_powers() {
+    use vmath::f32_via_f64 as w;
+    let (inf, nan) = (f32::INFINITY, f32::NAN);
+    let same = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+    // (x, sinh, cosh, log2, log10)
+    let table = [
+        (0.0, 0.0, 1.0, -inf, -inf),
+        (-0.0, -0.0, 1.0, -inf, -inf),
+        (inf, inf, inf, inf, inf),
+        (-inf, -inf, inf, nan, nan),
+        (nan, nan, nan, nan, nan),
+        (
+            -1.0,
+            (-1.0f64).sinh() as f32,
+            (1.0f64).cosh() as f32,
+            nan,
+            nan,
+        ),
+        (
+            1.0,
+            (1.0f64).sinh() as f32,
+            (1.0f64).cosh() as f32,
+            0.0,
+            0.0,
+        ),
+        (100.0, inf, inf, (100f64).log2() as f32, 2.0),
+        (-100.0, -inf, inf, nan, nan),
+        (
+            89.0,
+            (89f64).sinh() as f32,
+            (89f64).cosh() as f32,
+            (89f64).log2() as f32,
+            (89f64).log10() as f32,
+        ),
+    ];
+    for (x, s, c, l2, l10) in table {
+        for (name, got, want) in [
+            ("sinh", w::sinh(x), s),
+            ("cosh", w::cosh(x), c),
+            ("log2", w::log2(x), l2),
+            ("log10", w::log10(x), l10),
+        ] {
+            assert!(same(got, want), "{name}({x:e}) = {got:e}, want {want:e}");
+        }
+    }
+    assert!(w::sinh(89.0).is_finite() && w::sinh(89.5).is_infinite());
+    for k in -149i32..=127 {
+        // 2^k from its bits (subnormal below 2^-126; `powi` overflows on the way there).
+        let x = match k {
+            -126.. => f32::from_bits(((k + 127) as u32) << 23),
+            _ => f32::from_bits(1 << (k + 149)),
+        };
+        assert_eq!(w::log2(x), k as f32, "log2(2^{k})");
+    }
+    for k in 0..=10 {
+        assert_eq!(w::log10(10f32.powi(k)), k as f32, "log10(10^{k})");
     }
 }

@@ -299,6 +299,17 @@ impl Tensor {
                 with_int_dtype!(dt, T => map_new::<T, T>(self, IntMath::sign),
                     else => Err(bad()))
             }
+            // f32 through the vectorised f64 functions, rounded once (kernels::vmath).
+            Sinh | Cosh | Log2 | Log10 if dt == DType::F32 => {
+                use crate::kernels::vmath::f32_via_f64 as w;
+                let src = self.astype_if(dt)?;
+                match op {
+                    Sinh => map_new::<f32, f32>(&src, w::sinh),
+                    Cosh => map_new::<f32, f32>(&src, w::cosh),
+                    Log2 => map_new::<f32, f32>(&src, w::log2),
+                    _ => map_new::<f32, f32>(&src, w::log10),
+                }
+            }
             _ => {
                 let src = self.astype_if(dt)?;
                 let vector = match op {
