@@ -21,7 +21,7 @@
 use super::arith::{op_enum, zip_into};
 use super::flat::zip_flat;
 use super::map::{map_into, map_new};
-use super::vector_math::{vector_math_into, vector_math_new, VecFn};
+use super::vector_math::{vector_math_into, vector_math_new, via_f64_new, VecFn, ViaF64};
 use super::Tensor;
 use crate::complex::{C128, C64};
 use crate::dtype::{DType, Element};
@@ -303,6 +303,16 @@ impl Tensor {
             Sinh | Cosh | Log2 | Log10 if dt == DType::F32 => {
                 use crate::kernels::vmath::f32_via_f64 as w;
                 let src = self.astype_if(dt)?;
+                let via = match op {
+                    Sinh => ViaF64::Sinh,
+                    Cosh => ViaF64::Cosh,
+                    Log2 => ViaF64::Log2,
+                    _ => ViaF64::Log10,
+                };
+                if let Some(out) = via_f64_new(via, &src)? {
+                    return Ok(out);
+                }
+                // Strided or large inputs: the generic loop, one element at a time.
                 match op {
                     Sinh => map_new::<f32, f32>(&src, w::sinh),
                     Cosh => map_new::<f32, f32>(&src, w::cosh),
