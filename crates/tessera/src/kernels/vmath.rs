@@ -316,7 +316,7 @@ fn reduce_pio2_f32(x: f32) -> (i64, f32) {
 /// `f32` functions computed with the `f64` ones above and rounded once. The `f64` result is
 /// within a few `f64` ulps (about `2^-50` relative) of the true value, far below half an
 /// `f32` ulp, so these are within 1 `f32` ulp (`tests/vector_math.rs`). Small flat inputs run
-/// them in a loop of their own (`tensor::vector_math::via_f64_new`), vectorised: callgrind
+/// them in a loop of their own (`tensor::vector_math::via_f64`), vectorised: callgrind
 /// counts 33 instructions per element for `sinh` and 23 for `log2` there, against 87 and 99
 /// from the generic element-wise loop, which kept them out of line (95 for libm's `tan`).
 pub mod f32_via_f64 {

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use super::flat::zip_flat;
 use super::map::{map_into, map_new, operand};
-use super::vector_math::{vector_math_into, vector_math_new, VecFn};
+use super::vector_math::{vector_math, VecFn};
 use super::Tensor;
 use crate::dtype::{DType, Element, Scalar};
 use crate::error::{DTypeFacts, Result, TesseraError};
@@ -208,11 +208,7 @@ impl Tensor {
             _ => None,
         };
         if let Some(f) = vector {
-            if let Some(out) = vector_math_new(f, &src)? {
-                return Ok(out);
-            }
-            let out = Tensor::for_overwrite_in_order(self.layout(), dt)?;
-            if vector_math_into(f, &src, &out)? {
+            if let Some(out) = vector_math(f, &src)? {
                 return Ok(out);
             }
         }

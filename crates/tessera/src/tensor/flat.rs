@@ -23,55 +23,43 @@ enum Run {
     Const(usize),
 }
 
+/// The layout of a fresh output that walks like `l`, when `l` is one run below the
+/// parallel cut-over: row-major (sharing a canonical descriptor, no shape-cache lookup), or
+/// a dense block in another order, whose order the output takes (P6). `None` otherwise.
+fn run_layout(l: &Layout) -> Result<Option<Layout>> {
+    if l.numel() >= cut_over(PAR_MIN) {
+        return Ok(None);
+    }
+    if l.is_canonical() {
+        return Ok(Some(l.clone()));
+    }
+    if let Some(order) = l.dense_order()? {
+        return Ok(Some(order));
+    }
+    Ok(match l.is_contiguous() {
+        true => Some(Layout::contiguous(l.dims())?),
+        false => None,
+    })
+}
+
 /// The runs of `a` and `b` and the output's layout, or `None` when the call is not one
-/// flat run.
+/// flat run: two operands of one shape walked in the same order ([`run_layout`]), or one
+/// such operand next to a single element (with no more dims than it).
 fn flat_pair(a: &Tensor, b: &Tensor) -> Result<Option<(Run, Run, Layout)>> {
     let (la, lb) = (a.layout(), b.layout());
-    if la.numel().max(lb.numel()) >= cut_over(PAR_MIN) {
-        return Ok(None);
-    }
-    // A canonical layout is shared (no shape-cache lookup); a run at an offset is not.
-    let row_major = |l: &Layout| match l.is_canonical() {
-        true => Ok(l.clone()),
-        false => Layout::contiguous(l.dims()),
-    };
-    let run = |l: &Layout| l.is_contiguous().then(|| Run::Flat(l.offset()));
-    // A single element broadcasts to the other operand's dims when it has no more dims.
-    let one = |l: &Layout, other: &Layout| {
-        (l.numel() == 1 && l.rank() <= other.rank()).then(|| Run::Const(l.offset()))
-    };
-    if la.dims() == lb.dims() {
-        if let (Some(ra), Some(rb)) = (run(la), run(lb)) {
-            return Ok(Some((ra, rb, row_major(la)?)));
-        }
-        // Both one dense block walked in the same order (a transpose, say): memory order is
-        // the same element order in both, and in an output laid out in that order (P6).
-        if la.strides() == lb.strides() {
-            if let Some(order) = la.dense_order()? {
-                return Ok(Some((
-                    Run::Flat(la.offset()),
-                    Run::Flat(lb.offset()),
-                    order,
-                )));
-            }
-        }
-        return Ok(None);
-    }
-    // A full-size operand next to a single element: row-major, or a dense block in another
-    // order, which the output then takes (P6).
-    let full = |l: &Layout| -> Result<Option<(Run, Layout)>> {
-        if l.is_contiguous() {
-            return Ok(Some((Run::Flat(l.offset()), row_major(l)?)));
-        }
-        Ok(l.dense_order()?.map(|order| (Run::Flat(l.offset()), order)))
-    };
-    if let Some(rb) = one(lb, la) {
-        return Ok(full(la)?.map(|(ra, out)| (ra, rb, out)));
-    }
-    if let Some(ra) = one(la, lb) {
-        return Ok(full(lb)?.map(|(rb, out)| (ra, rb, out)));
-    }
-    Ok(None)
+    let (fa, fb) = (Run::Flat(la.offset()), Run::Flat(lb.offset()));
+    let one = |l: &Layout, other: &Layout| l.numel() == 1 && l.rank() <= other.rank();
+    let same_order = la.dims() == lb.dims()
+        && (la.strides() == lb.strides() || (la.is_contiguous() && lb.is_contiguous()));
+    Ok(if same_order {
+        run_layout(la)?.map(|out| (fa, fb, out))
+    } else if one(lb, la) {
+        run_layout(la)?.map(|out| (fa, Run::Const(lb.offset()), out))
+    } else if one(la, lb) {
+        run_layout(lb)?.map(|out| (Run::Const(la.offset()), fb, out))
+    } else {
+        None
+    })
 }
 
 /// `f(a, b)` elementwise into a fresh row-major tensor of dtype `O`, when both operands
@@ -148,16 +136,7 @@ pub(super) fn fill_flat<O: Element, A: Element>(
     fill: impl FnOnce(&mut [O], &[A]) -> bool,
 ) -> Result<Option<Tensor>> {
     let l = src.layout();
-    if l.numel() >= cut_over(PAR_MIN) {
-        return Ok(None);
-    }
-    let layout = if l.is_canonical() {
-        l.clone()
-    } else if let Some(order) = l.dense_order()? {
-        order
-    } else if l.is_contiguous() {
-        Layout::contiguous(l.dims())?
-    } else {
+    let Some(layout) = run_layout(l)? else {
         return Ok(None);
     };
     let (n, start) = (l.numel(), l.offset());

@@ -21,7 +21,7 @@
 use super::arith::{op_enum, zip_into};
 use super::flat::zip_flat;
 use super::map::{map_into, map_new};
-use super::vector_math::{vector_math_into, vector_math_new, via_f64_new, VecFn, ViaF64};
+use super::vector_math::{vector_math, via_f64, VecFn, ViaF64};
 use super::Tensor;
 use crate::complex::{C128, C64};
 use crate::dtype::{DType, Element};
@@ -301,24 +301,13 @@ impl Tensor {
             }
             // f32 through the vectorised f64 functions, rounded once (kernels::vmath).
             Sinh | Cosh | Log2 | Log10 if dt == DType::F32 => {
-                use crate::kernels::vmath::f32_via_f64 as w;
-                let src = self.astype_if(dt)?;
                 let via = match op {
                     Sinh => ViaF64::Sinh,
                     Cosh => ViaF64::Cosh,
                     Log2 => ViaF64::Log2,
                     _ => ViaF64::Log10,
                 };
-                if let Some(out) = via_f64_new(via, &src)? {
-                    return Ok(out);
-                }
-                // Strided or large inputs: the generic loop, one element at a time.
-                match op {
-                    Sinh => map_new::<f32, f32>(&src, w::sinh),
-                    Cosh => map_new::<f32, f32>(&src, w::cosh),
-                    Log2 => map_new::<f32, f32>(&src, w::log2),
-                    _ => map_new::<f32, f32>(&src, w::log10),
-                }
+                via_f64(via, &self.astype_if(dt)?)
             }
             _ => {
                 let src = self.astype_if(dt)?;
@@ -328,11 +317,7 @@ impl Tensor {
                     _ => None,
                 };
                 if let Some(f) = vector {
-                    if let Some(out) = vector_math_new(f, &src)? {
-                        return Ok(out);
-                    }
-                    let out = Tensor::for_overwrite_in_order(self.layout(), dt)?;
-                    if vector_math_into(f, &src, &out)? {
+                    if let Some(out) = vector_math(f, &src)? {
                         return Ok(out);
                     }
                 }

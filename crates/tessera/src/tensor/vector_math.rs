@@ -13,7 +13,7 @@
 //! (`flat_loop!`); other layouts (strided, broadcast, flipped) go through the generic driver.
 
 use super::flat::fill_flat;
-use super::map::map_into;
+use super::map::{map_into, map_new};
 use super::reduce::resolve_axes;
 use super::Tensor;
 use crate::dtype::{DType, Element};
@@ -99,6 +99,59 @@ macro_rules! flat_loop {
     }};
 }
 
+/// The flat loop (`flat_loop!`) of `$f` for element type `$t`, as a `&dyn Fn`.
+macro_rules! vec_loop {
+    ($t:ident, $f:expr) => {{
+        let run: &(dyn Fn(&mut [$t], &[$t]) + Sync) = match $f {
+            VecFn::Exp => &flat_loop!($t, exp),
+            VecFn::Expm1 => &flat_loop!($t, expm1),
+            VecFn::Log => &flat_loop!($t, log),
+            VecFn::Tanh => &flat_loop!($t, tanh),
+            VecFn::Sin => &flat_loop!($t, sin),
+            VecFn::Cos => &flat_loop!($t, cos),
+        };
+        run
+    }};
+}
+
+/// Whether a slice holds a magnitude above [`TRIG_LIMIT`] (or an infinity), which `sin` and
+/// `cos` send to the C library.
+fn holds_huge<T: Element>(a: &[T]) -> bool
+where
+    AnyAbove: Reducer<T, Acc = bool>,
+{
+    let above = AnyAbove(TRIG_LIMIT);
+    a.iter().any(|&x| above.lift(x))
+}
+
+/// `f(src)` into a fresh tensor in `src`'s memory order for an `f32`/`f64` tensor: the flat
+/// loop straight into a buffer nobody shares when `src` is one small run ([`fill_flat`]),
+/// else [`vector_math_into`]. `None` for other dtypes (the caller's generic loop).
+pub(crate) fn vector_math(f: VecFn, src: &Tensor) -> Result<Option<Tensor>> {
+    macro_rules! flat {
+        ($t:ident) => {{
+            let (trig, run) = (matches!(f, VecFn::Sin | VecFn::Cos), vec_loop!($t, f));
+            fill_flat::<$t, $t>(src, |o, a| {
+                if trig && holds_huge(a) {
+                    return false;
+                }
+                drive_flat(o, a, run);
+                true
+            })?
+        }};
+    }
+    let flat = match src.dtype() {
+        DType::F32 => flat!(f32),
+        DType::F64 => flat!(f64),
+        _ => return Ok(None),
+    };
+    if flat.is_some() {
+        return Ok(flat);
+    }
+    let out = Tensor::for_overwrite_in_order(src.layout(), src.dtype())?;
+    Ok(vector_math_into(f, src, &out)?.then_some(out))
+}
+
 /// The `f32` functions computed with the `f64` ones (`vmath::f32_via_f64`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ViaF64 {
@@ -108,56 +161,30 @@ pub(crate) enum ViaF64 {
     Log10,
 }
 
-/// `f(src)` for an `f32` tensor that is one small flat run ([`fill_flat`]), into a fresh
-/// tensor, through a loop with the function inlined into its AVX2 copy (`flat_loop!`: called
-/// from the generic element-wise loop, `sinh`, `log2` and `log10` stayed out of line, at
-/// about 90 instructions per element). `None` for other inputs.
-pub(crate) fn via_f64_new(f: ViaF64, src: &Tensor) -> Result<Option<Tensor>> {
-    if src.dtype() != DType::F32 {
-        return Ok(None);
-    }
+/// `f(src)` for an `f32` tensor, in `src`'s memory order. One small flat run goes through a
+/// loop with the function inlined into its AVX2 copy (`flat_loop!`: called from the generic
+/// element-wise loop, `sinh`, `log2` and `log10` stayed out of line, at about 90
+/// instructions per element); other inputs take the generic loop (`map_new`).
+pub(crate) fn via_f64(f: ViaF64, src: &Tensor) -> Result<Tensor> {
     use vmath::f32_via_f64 as w;
-    let run: &(dyn Fn(&mut [f32], &[f32]) + Sync) = match f {
-        ViaF64::Sinh => &flat_loop!(f32, path w::sinh),
-        ViaF64::Cosh => &flat_loop!(f32, path w::cosh),
-        ViaF64::Log2 => &flat_loop!(f32, path w::log2),
-        ViaF64::Log10 => &flat_loop!(f32, path w::log10),
-    };
-    fill_flat::<f32, f32>(src, |o, a| {
-        drive_flat(o, a, run);
-        true
-    })
-}
-
-/// `f(src)` into a fresh tensor when `src` is `f32`/`f64` and one small flat run
-/// ([`fill_flat`]): the flat loop without an output lock or layout checks. `None` for other
-/// inputs, and for `sin`/`cos` of a slice holding a huge argument.
-pub(crate) fn vector_math_new(f: VecFn, src: &Tensor) -> Result<Option<Tensor>> {
     macro_rules! run {
-        ($t:ident) => {{
-            let trig = matches!(f, VecFn::Sin | VecFn::Cos);
-            let run: &(dyn Fn(&mut [$t], &[$t]) + Sync) = match f {
-                VecFn::Exp => &flat_loop!($t, exp),
-                VecFn::Expm1 => &flat_loop!($t, expm1),
-                VecFn::Log => &flat_loop!($t, log),
-                VecFn::Tanh => &flat_loop!($t, tanh),
-                VecFn::Sin => &flat_loop!($t, sin),
-                VecFn::Cos => &flat_loop!($t, cos),
-            };
-            fill_flat::<$t, $t>(src, |o, a| {
-                let above = AnyAbove(TRIG_LIMIT);
-                if trig && a.iter().any(|&x| above.lift(x)) {
-                    return false;
-                }
-                drive_flat(o, a, run);
+        ($g:path) => {{
+            let run = flat_loop!(f32, path $g);
+            let flat = fill_flat::<f32, f32>(src, |o, a| {
+                drive_flat(o, a, &run);
                 true
-            })
+            })?;
+            match flat {
+                Some(out) => Ok(out),
+                None => map_new::<f32, f32>(src, $g),
+            }
         }};
     }
-    match src.dtype() {
-        DType::F32 => run!(f32),
-        DType::F64 => run!(f64),
-        _ => Ok(None),
+    match f {
+        ViaF64::Sinh => run!(w::sinh),
+        ViaF64::Cosh => run!(w::cosh),
+        ViaF64::Log2 => run!(w::log2),
+        ViaF64::Log10 => run!(w::log10),
     }
 }
 
@@ -173,7 +200,7 @@ fn flat_offset(src: &Tensor, out: &Tensor, out_len: usize) -> Option<usize> {
 
 /// `out = f(src)` elementwise when both are `f32` or both `f64` (same shape, `out` fresh from
 /// [`Tensor::for_overwrite_in_order`]); `Ok(false)`, with nothing written, for other dtypes.
-pub(crate) fn vector_math_into(f: VecFn, src: &Tensor, out: &Tensor) -> Result<bool> {
+fn vector_math_into(f: VecFn, src: &Tensor, out: &Tensor) -> Result<bool> {
     macro_rules! run {
         ($t:ident) => {{
             use vmath::$t as m;
@@ -188,14 +215,7 @@ pub(crate) fn vector_math_into(f: VecFn, src: &Tensor, out: &Tensor) -> Result<b
                 (true, true) => Some(any_above::<$t>(src, TRIG_LIMIT)?),
                 (true, false) => None,
             };
-            let run: &(dyn Fn(&mut [$t], &[$t]) + Sync) = match f {
-                VecFn::Exp => &flat_loop!($t, exp),
-                VecFn::Expm1 => &flat_loop!($t, expm1),
-                VecFn::Log => &flat_loop!($t, log),
-                VecFn::Tanh => &flat_loop!($t, tanh),
-                VecFn::Sin => &flat_loop!($t, sin),
-                VecFn::Cos => &flat_loop!($t, cos),
-            };
+            let run = vec_loop!($t, f);
             let mut done = false;
             if big != Some(true) {
                 let mut o = out.dense_storage()?.write_as::<$t>();
@@ -204,8 +224,7 @@ pub(crate) fn vector_math_into(f: VecFn, src: &Tensor, out: &Tensor) -> Result<b
                 if let (Some(o), Some(a)) =
                     (o.get_mut(..n), at.and_then(|at| a.get(at..)?.get(..n)))
                 {
-                    let above = AnyAbove(TRIG_LIMIT);
-                    let huge = *big.get_or_insert_with(|| a.iter().any(|&x| above.lift(x)));
+                    let huge = *big.get_or_insert_with(|| holds_huge(a));
                     if !huge {
                         drive_flat(o, a, run);
                         done = true;
