@@ -47,5 +47,6 @@ mod sparse_ops;
 mod sparse_shared_parts;
 mod sparse_tampered;
 mod vector_math;
+mod vector_math_derived;
 mod view_edges;
 mod views;

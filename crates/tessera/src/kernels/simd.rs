@@ -23,6 +23,21 @@ pub(crate) fn has_avx2() -> bool {
     }
 }
 
+/// Whether this CPU has the AVX-512 subsets that 512-bit loops over floats and integers use
+/// (F, VL, DQ, BW) besides AVX2 and FMA (cached by `std`).
+#[inline]
+pub(crate) fn has_avx512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::is_x86_feature_detected as has;
+        has_avx2() && has!("avx512f") && has!("avx512vl") && has!("avx512dq") && has!("avx512bw")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// Runs `f`, compiled for AVX2 and FMA when the CPU has them (see the module doc).
 ///
 /// ```

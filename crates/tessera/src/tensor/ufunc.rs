@@ -21,12 +21,13 @@
 use super::arith::{op_enum, zip_into};
 use super::flat::zip_flat;
 use super::map::{map_into, map_new};
-use super::vector_math::{vector_math, via_f64, VecFn, ViaF64};
+use super::vector_math::{vector_math, VecFn};
 use super::Tensor;
 use crate::complex::{C128, C64};
 use crate::dtype::{DType, Element};
 use crate::error::{DTypeFacts, Result, TesseraError};
 use crate::kernels::real_math::{with_float_dtype, with_int_dtype, Bits, Flt, IntMath, RealFloat};
+use crate::kernels::vmath;
 use crate::promote::{float_result, result_type};
 use crate::with_dtype;
 
@@ -299,21 +300,23 @@ impl Tensor {
                 with_int_dtype!(dt, T => map_new::<T, T>(self, IntMath::sign),
                     else => Err(bad()))
             }
-            // f32 through the vectorised f64 functions, rounded once (kernels::vmath).
-            Sinh | Cosh | Log2 | Log10 if dt == DType::F32 => {
-                let via = match op {
-                    Sinh => ViaF64::Sinh,
-                    Cosh => ViaF64::Cosh,
-                    Log2 => ViaF64::Log2,
-                    _ => ViaF64::Log10,
-                };
-                via_f64(via, &self.astype_if(dt)?)
-            }
             _ => {
                 let src = self.astype_if(dt)?;
                 let vector = match op {
                     Cos => Some(VecFn::Cos),
+                    Tan => Some(VecFn::Tan),
+                    Asin => Some(VecFn::Asin),
+                    Acos => Some(VecFn::Acos),
+                    Atan => Some(VecFn::Atan),
+                    Sinh => Some(VecFn::Sinh),
+                    Cosh => Some(VecFn::Cosh),
+                    Asinh => Some(VecFn::Asinh),
+                    Acosh => Some(VecFn::Acosh),
+                    Atanh => Some(VecFn::Atanh),
                     Expm1 => Some(VecFn::Expm1),
+                    Log1p => Some(VecFn::Log1p),
+                    Log2 => Some(VecFn::Log2),
+                    Log10 => Some(VecFn::Log10),
                     _ => None,
                 };
                 if let Some(f) = vector {
@@ -379,6 +382,21 @@ impl Tensor {
                 return Ok(out);
             }};
         }
+        if op.is_logical() && self.dtype() == other.dtype() && !flat {
+            // Operands of one non-bool dtype: their truth read in place, without converting
+            // both to bool first (one flat run; `x != 0`, so NaN is true as NumPy has it).
+            with_dtype!(self.dtype(), T => {
+                let zero = T::default();
+                let out = match op {
+                    LogicalAnd => zip_flat::<bool, T>(self, other, |x, y| (x != zero) & (y != zero))?,
+                    LogicalOr => zip_flat::<bool, T>(self, other, |x, y| (x != zero) | (y != zero))?,
+                    _ => zip_flat::<bool, T>(self, other, |x, y| (x != zero) ^ (y != zero))?,
+                };
+                if let Some(out) = out {
+                    return Ok(out);
+                }
+            });
+        }
         if op.is_logical() {
             match op {
                 LogicalAnd => zip!(bool, bool, |x, y| x & y),
@@ -393,6 +411,14 @@ impl Tensor {
                 BitwiseXor => zip!(bool, bool, Bits::xor),
                 _ => return Err(bad()),
             }
+        }
+        // The vectorised `atan2` and `hypot` (kernels::vmath, docs/design.md P2).
+        match (op, dt) {
+            (Atan2, DType::F32) => zip!(f32, f32, vmath::f32::atan2),
+            (Atan2, DType::F64) => zip!(f64, f64, vmath::f64::atan2),
+            (Hypot, DType::F32) => zip!(f32, f32, vmath::f32::hypot),
+            (Hypot, DType::F64) => zip!(f64, f64, vmath::f64::hypot),
+            _ => {}
         }
         with_float_dtype!(dt, T => {
             macro_rules! run {

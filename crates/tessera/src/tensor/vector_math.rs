@@ -1,8 +1,9 @@
-//! The routing of `exp`, `expm1`, `log`, `sin`, `cos` and `tanh` on `f32`/`f64` tensors to the
-//! vectorised functions of [`kernels::vmath`](crate::kernels::vmath) (docs/design.md P2).
+//! The routing of the transcendental functions of `f32`/`f64` tensors (`exp`, `expm1`, `log`,
+//! `log1p`, `log2`, `log10`, the trigonometric and hyperbolic functions and their inverses) to
+//! the vectorised functions of [`kernels::vmath`](crate::kernels::vmath) (docs/design.md P2).
 //!
 //! Both the contiguous and the strided paths apply the same function to every element, so
-//! a result does not depend on the layout. `sin` and `cos` reduce their argument correctly
+//! a result does not depend on the layout. `sin`, `cos` and `tan` reduce their argument correctly
 //! up to [`TRIG_LIMIT`]; a tensor holding a larger magnitude (or an infinity) is computed by
 //! the C library's functions instead (`f32` through `f64`, rounded once), found by one
 //! read-only pass first.
@@ -13,7 +14,7 @@
 //! (`flat_loop!`); other layouts (strided, broadcast, flipped) go through the generic driver.
 
 use super::flat::fill_flat;
-use super::map::{map_into, map_new};
+use super::map::map_into;
 use super::reduce::resolve_axes;
 use super::Tensor;
 use crate::dtype::{DType, Element};
@@ -22,7 +23,7 @@ use crate::kernels::elementwise::PAR_MIN_COSTLY;
 use crate::kernels::flat::drive_flat;
 use crate::kernels::reduce::Reducer;
 #[cfg(target_arch = "x86_64")]
-use crate::kernels::simd::has_avx2;
+use crate::kernels::simd::{has_avx2, has_avx512};
 use crate::kernels::vmath::{self, TRIG_LIMIT};
 
 /// A function with a vectorised implementation.
@@ -31,9 +32,29 @@ pub(crate) enum VecFn {
     Exp,
     Expm1,
     Log,
+    Log1p,
+    Log2,
+    Log10,
     Sin,
     Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
     Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+}
+
+impl VecFn {
+    /// Whether the function reduces its argument modulo π/2, correctly only up to
+    /// [`TRIG_LIMIT`].
+    fn is_trig(self) -> bool {
+        matches!(self, VecFn::Sin | VecFn::Cos | VecFn::Tan)
+    }
 }
 
 /// Whether some element's magnitude exceeds a limit (NaN does not).
@@ -77,6 +98,13 @@ macro_rules! flat_loop {
     };
     ($t:ident, path $f:path) => {{
         #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
+        fn widest(out: &mut [$t], a: &[$t]) {
+            for (o, &x) in out.iter_mut().zip(a) {
+                *o = $f(x);
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2,fma")]
         fn wide(out: &mut [$t], a: &[$t]) {
             for (o, &x) in out.iter_mut().zip(a) {
@@ -89,6 +117,11 @@ macro_rules! flat_loop {
             }
         }
         |out: &mut [$t], a: &[$t]| {
+            #[cfg(target_arch = "x86_64")]
+            if has_avx512() {
+                // SAFETY: `widest` only needs the features `has_avx512` has just confirmed.
+                return unsafe { widest(out, a) };
+            }
             #[cfg(target_arch = "x86_64")]
             if has_avx2() {
                 // SAFETY: `wide` only needs AVX2 and FMA, which `has_avx2` has just confirmed.
@@ -106,9 +139,21 @@ macro_rules! vec_loop {
             VecFn::Exp => &flat_loop!($t, exp),
             VecFn::Expm1 => &flat_loop!($t, expm1),
             VecFn::Log => &flat_loop!($t, log),
-            VecFn::Tanh => &flat_loop!($t, tanh),
+            VecFn::Log1p => &flat_loop!($t, log1p),
+            VecFn::Log2 => &flat_loop!($t, log2),
+            VecFn::Log10 => &flat_loop!($t, log10),
             VecFn::Sin => &flat_loop!($t, sin),
             VecFn::Cos => &flat_loop!($t, cos),
+            VecFn::Tan => &flat_loop!($t, tan),
+            VecFn::Asin => &flat_loop!($t, asin),
+            VecFn::Acos => &flat_loop!($t, acos),
+            VecFn::Atan => &flat_loop!($t, atan),
+            VecFn::Sinh => &flat_loop!($t, sinh),
+            VecFn::Cosh => &flat_loop!($t, cosh),
+            VecFn::Tanh => &flat_loop!($t, tanh),
+            VecFn::Asinh => &flat_loop!($t, asinh),
+            VecFn::Acosh => &flat_loop!($t, acosh),
+            VecFn::Atanh => &flat_loop!($t, atanh),
         };
         run
     }};
@@ -130,7 +175,7 @@ where
 pub(crate) fn vector_math(f: VecFn, src: &Tensor) -> Result<Option<Tensor>> {
     macro_rules! flat {
         ($t:ident) => {{
-            let (trig, run) = (matches!(f, VecFn::Sin | VecFn::Cos), vec_loop!($t, f));
+            let (trig, run) = (f.is_trig(), vec_loop!($t, f));
             fill_flat::<$t, $t>(src, |o, a| {
                 if trig && holds_huge(a) {
                     return false;
@@ -148,44 +193,14 @@ pub(crate) fn vector_math(f: VecFn, src: &Tensor) -> Result<Option<Tensor>> {
     if flat.is_some() {
         return Ok(flat);
     }
+    if !src.is_contiguous() && src.numel() > 0 && src.layout().dense_order()?.is_none() {
+        // Strided, broadcast or flipped: the function runs over a row-major copy (the order
+        // such an input's output takes anyway). The generic driver would call it out of line,
+        // element by element: 2-20x the cost of the copy.
+        return vector_math(f, &src.copy_dense()?);
+    }
     let out = Tensor::for_overwrite_in_order(src.layout(), src.dtype())?;
     Ok(vector_math_into(f, src, &out)?.then_some(out))
-}
-
-/// The `f32` functions computed with the `f64` ones (`vmath::f32_via_f64`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ViaF64 {
-    Sinh,
-    Cosh,
-    Log2,
-    Log10,
-}
-
-/// `f(src)` for an `f32` tensor, in `src`'s memory order. One small flat run goes through a
-/// loop with the function inlined into its AVX2 copy (`flat_loop!`: called from the generic
-/// element-wise loop, `sinh`, `log2` and `log10` stayed out of line, at about 90
-/// instructions per element); other inputs take the generic loop (`map_new`).
-pub(crate) fn via_f64(f: ViaF64, src: &Tensor) -> Result<Tensor> {
-    use vmath::f32_via_f64 as w;
-    macro_rules! run {
-        ($g:path) => {{
-            let run = flat_loop!(f32, path $g);
-            let flat = fill_flat::<f32, f32>(src, |o, a| {
-                drive_flat(o, a, &run);
-                true
-            })?;
-            match flat {
-                Some(out) => Ok(out),
-                None => map_new::<f32, f32>(src, $g),
-            }
-        }};
-    }
-    match f {
-        ViaF64::Sinh => run!(w::sinh),
-        ViaF64::Cosh => run!(w::cosh),
-        ViaF64::Log2 => run!(w::log2),
-        ViaF64::Log10 => run!(w::log10),
-    }
 }
 
 /// Where `src`'s elements start in its storage when they and `out`'s can be walked as two
@@ -204,7 +219,7 @@ fn vector_math_into(f: VecFn, src: &Tensor, out: &Tensor) -> Result<bool> {
     macro_rules! run {
         ($t:ident) => {{
             use vmath::$t as m;
-            let trig = matches!(f, VecFn::Sin | VecFn::Cos);
+            let trig = f.is_trig();
             let n = src.numel();
             // Whether a trig argument is huge: found up front for a large source (a parallel
             // reduction); for a small one in the slice the flat loop reads (the reduction
@@ -236,19 +251,36 @@ fn vector_math_into(f: VecFn, src: &Tensor, out: &Tensor) -> Result<bool> {
                 None => any_above::<$t>(src, TRIG_LIMIT)?,
             };
             if !done {
+                // The generic driver, for layouts the flat loop does not cover.
+                macro_rules! each {
+                    ($g:expr) => {
+                        map_into::<$t, $t>(out, src, |_, x| $g(x))?
+                    };
+                }
                 match f {
-                    VecFn::Exp => map_into::<$t, $t>(out, src, |_, x| m::exp(x))?,
-                    VecFn::Expm1 => map_into::<$t, $t>(out, src, |_, x| m::expm1(x))?,
-                    VecFn::Log => map_into::<$t, $t>(out, src, |_, x| m::log(x))?,
-                    VecFn::Tanh => map_into::<$t, $t>(out, src, |_, x| m::tanh(x))?,
-                    VecFn::Sin if big => {
-                        map_into::<$t, $t>(out, src, |_, x| (x as f64).sin() as $t)?
-                    }
-                    VecFn::Cos if big => {
-                        map_into::<$t, $t>(out, src, |_, x| (x as f64).cos() as $t)?
-                    }
-                    VecFn::Sin => map_into::<$t, $t>(out, src, |_, x| m::sin(x))?,
-                    VecFn::Cos => map_into::<$t, $t>(out, src, |_, x| m::cos(x))?,
+                    VecFn::Sin | VecFn::Cos | VecFn::Tan if big => match f {
+                        VecFn::Sin => each!(|x: $t| (x as f64).sin() as $t),
+                        VecFn::Cos => each!(|x: $t| (x as f64).cos() as $t),
+                        _ => each!(|x: $t| (x as f64).tan() as $t),
+                    },
+                    VecFn::Exp => each!(m::exp),
+                    VecFn::Expm1 => each!(m::expm1),
+                    VecFn::Log => each!(m::log),
+                    VecFn::Log1p => each!(m::log1p),
+                    VecFn::Log2 => each!(m::log2),
+                    VecFn::Log10 => each!(m::log10),
+                    VecFn::Sin => each!(m::sin),
+                    VecFn::Cos => each!(m::cos),
+                    VecFn::Tan => each!(m::tan),
+                    VecFn::Asin => each!(m::asin),
+                    VecFn::Acos => each!(m::acos),
+                    VecFn::Atan => each!(m::atan),
+                    VecFn::Sinh => each!(m::sinh),
+                    VecFn::Cosh => each!(m::cosh),
+                    VecFn::Tanh => each!(m::tanh),
+                    VecFn::Asinh => each!(m::asinh),
+                    VecFn::Acosh => each!(m::acosh),
+                    VecFn::Atanh => each!(m::atanh),
                 }
             }
         }};

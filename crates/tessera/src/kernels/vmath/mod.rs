@@ -30,6 +30,8 @@
 
 use std::f64::consts::LN_2;
 
+mod derived;
+
 /// Largest `|x|` for which `sin` and `cos` here reduce their argument correctly.
 pub const TRIG_LIMIT: f64 = 524_288.0;
 
@@ -89,7 +91,7 @@ const fn trig_coeffs<const N: usize>(first: usize) -> [f64; N] {
 macro_rules! vmath {
     ($t:ident, $u:ident, $i:ident, mant: $mant:expr, expm1: $ne:expr, log: $nl:expr,
      exp_range: ($lo:expr, $hi:expr), expm1_lo: $elo:expr, ln2_hi_bits: $lb:expr,
-     trig: ($ns:expr, $nc:expr), reduce_pio2: $red:path) => {
+     trig: ($ns:expr, $nc:expr), reduce_pio2: $red:path, tan: $tan:ident) => {
         /// The functions for this width.
         pub mod $t {
             use super::*;
@@ -105,7 +107,7 @@ macro_rules! vmath {
             const SIN_C: [$t; $ns] = cast(trig_coeffs::<$ns>(3));
             const COS_C: [$t; $nc] = cast(trig_coeffs::<$nc>(4));
 
-            const fn cast<const N: usize>(c: [f64; N]) -> [$t; N] {
+            pub(super) const fn cast<const N: usize>(c: [f64; N]) -> [$t; N] {
                 let (mut o, mut k) = ([0.0; N], 0);
                 while k < N {
                     o[k] = c[k] as $t;
@@ -202,9 +204,12 @@ macro_rules! vmath {
                 }
             }
 
-            /// Natural logarithm.
+            /// The reduction of the logarithms for a positive `x` (subnormals scaled first):
+            /// `x = 2^k (1 + f)` with `1 + f` in `[sqrt(1/2), sqrt(2))`, returned as
+            /// `(k, f, f²/2, s (f²/2 + R(s²)))` with `s = f / (2 + f)`, so that
+            /// `log(1 + f) = f - (f²/2 - s (f²/2 + R(s²)))`.
             #[inline(always)]
-            pub fn log(x: $t) -> $t {
+            pub(super) fn log_reduce(x: $t) -> ($t, $t, $t, $t) {
                 let sub = x < <$t>::MIN_POSITIVE;
                 let xs = if sub {
                     x * (1u64 << (MANT + 2)) as $t
@@ -223,8 +228,14 @@ macro_rules! vmath {
                 let z = s * s;
                 let r = z * horner(z, &LOG_C);
                 let hfsq = 0.5 * f * f;
-                let k = e as $t;
-                let y = k * LN2_HI - ((hfsq - (s * (hfsq + r) + k * LN2_LO)) - f);
+                (e as $t, f, hfsq, s * (hfsq + r))
+            }
+
+            /// `y` (a logarithm of `x` computed for positive finite `x`) with the special
+            /// values of every logarithm: `+inf` at `+inf`, `-inf` at `±0`, NaN below 0 or
+            /// at NaN.
+            #[inline(always)]
+            pub(super) fn log_special(x: $t, y: $t) -> $t {
                 let y = if x == <$t>::INFINITY { x } else { y };
                 let y = if x == 0.0 { <$t>::NEG_INFINITY } else { y };
                 if x < 0.0 {
@@ -236,6 +247,13 @@ macro_rules! vmath {
                 }
             }
 
+            /// Natural logarithm.
+            #[inline(always)]
+            pub fn log(x: $t) -> $t {
+                let (k, f, hfsq, sr) = log_reduce(x);
+                log_special(x, k * LN2_HI - ((hfsq - (sr + k * LN2_LO)) - f))
+            }
+
             /// Hyperbolic tangent.
             #[inline(always)]
             pub fn tanh(x: $t) -> $t {
@@ -243,12 +261,18 @@ macro_rules! vmath {
                 (-u / (u + 2.0)).copysign(x)
             }
 
+            /// `(sin r, cos r)` for `|r| <= π/4`.
+            #[inline(always)]
+            pub(super) fn sin_cos(r: $t) -> ($t, $t) {
+                let z = r * r;
+                let s = r + r * (z * horner(z, &SIN_C));
+                (s, (1.0 - 0.5 * z) + z * z * horner(z, &COS_C))
+            }
+
             /// `sin(n π/2 + r)` for `|r| <= π/4`.
             #[inline(always)]
             fn quadrant(n: i64, r: $t) -> $t {
-                let z = r * r;
-                let s = r + r * (z * horner(z, &SIN_C));
-                let c = (1.0 - 0.5 * z) + z * z * horner(z, &COS_C);
+                let (s, c) = sin_cos(r);
                 let y = if n & 1 == 0 { s } else { c };
                 if n & 2 == 0 {
                     y
@@ -275,14 +299,17 @@ macro_rules! vmath {
                 let (n, r) = $red(x);
                 quadrant(n + 1, r)
             }
+
+            pub use super::derived::tangent::$tan as tan;
+            pub use super::derived::$t::*;
         }
     };
 }
 
 vmath!(f32, u32, i32, mant: 23, expm1: 7, log: 4, exp_range: (-104.0, 89.0),
-    expm1_lo: -18.0, ln2_hi_bits: 43, trig: (4, 4), reduce_pio2: reduce_pio2_f32);
+    expm1_lo: -18.0, ln2_hi_bits: 43, trig: (4, 4), reduce_pio2: reduce_pio2_f32, tan: tan_f32);
 vmath!(f64, u64, i64, mant: 52, expm1: 12, log: 10, exp_range: (-746.0, 710.0),
-    expm1_lo: -38.0, ln2_hi_bits: 32, trig: (8, 7), reduce_pio2: reduce_pio2_f64);
+    expm1_lo: -38.0, ln2_hi_bits: 32, trig: (8, 7), reduce_pio2: reduce_pio2_f64, tan: tan_f64);
 
 /// π/2 = `PIO2_1 + PIO2_2 + PIO2_3 + PIO2_4` to about 150 bits: consecutive pieces of its
 /// binary expansion, the first three of 33 significant bits each (so their products by
@@ -311,45 +338,4 @@ fn reduce_pio2_f32(x: f32) -> (i64, f32) {
     let x = x as f64;
     let (nf, n) = f64::round_int(x * std::f64::consts::FRAC_2_PI);
     (n, ((x - nf * PIO2_1) - nf * PIO2_REST) as f32)
-}
-
-/// `f32` functions computed with the `f64` ones above and rounded once. The `f64` result is
-/// within a few `f64` ulps (about `2^-50` relative) of the true value, far below half an
-/// `f32` ulp, so these are within 1 `f32` ulp (`tests/vector_math.rs`). Small flat inputs run
-/// them in a loop of their own (`tensor::vector_math::via_f64`), vectorised: callgrind
-/// counts 33 instructions per element for `sinh` and 23 for `log2` there, against 87 and 99
-/// from the generic element-wise loop, which kept them out of line (95 for libm's `tan`).
-pub mod f32_via_f64 {
-    use std::f64::consts::{LOG10_E, LOG2_E};
-
-    /// Hyperbolic sine: `sign(x) (s + s / (s + 1)) / 2` with `s = expm1(|x|)`, which has no
-    /// cancellation near 0 (`e^|x| - e^-|x| = s + s / (s + 1)`); `-0` stays `-0`.
-    #[inline(always)]
-    pub fn sinh(x: f32) -> f32 {
-        let s = super::f64::expm1((x as f64).abs());
-        let y = 0.5 * (s + s / (s + 1.0));
-        // `s / (s + 1)` is NaN for `s = inf`.
-        let y = if s == f64::INFINITY { s } else { y };
-        (y as f32).copysign(x)
-    }
-
-    /// Hyperbolic cosine: `(e + 1 / e) / 2` with `e = exp(|x|)` (no cancellation).
-    #[inline(always)]
-    pub fn cosh(x: f32) -> f32 {
-        let e = super::f64::exp((x as f64).abs());
-        (0.5 * (e + 1.0 / e)) as f32
-    }
-
-    /// Base-2 logarithm: `log(x) log2(e)`. Powers of two come out exact: the product is
-    /// within `2^-51` of the integer, which rounds to it.
-    #[inline(always)]
-    pub fn log2(x: f32) -> f32 {
-        (super::f64::log(x as f64) * LOG2_E) as f32
-    }
-
-    /// Base-10 logarithm: `log(x) log10(e)` (`log10(1000) = 3` exactly, as for `log2`).
-    #[inline(always)]
-    pub fn log10(x: f32) -> f32 {
-        (super::f64::log(x as f64) * LOG10_E) as f32
-    }
 }

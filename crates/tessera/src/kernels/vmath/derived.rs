@@ -1,0 +1,310 @@
+//! The functions built from the core ones of [`vmath`](super) (docs/design.md P2), as
+//! branch-free code that vectorises in the same way:
+//! - `log1p(x) = log(u) + (x - (u - 1)) / u` with `u = 1 + x` rounded: the second term is the
+//!   rounding error of `u` carried through `log`'s derivative, so the result keeps the
+//!   accuracy of `log` near 0.
+//! - `atan`: reduced to `|t| <= tan(π/8)` by `atan(a) = π/2 + atan(-1/a)` above `tan(3π/8)`
+//!   and `π/4 + atan((a - 1)/(a + 1))` above `tan(π/8)`, then `t - t³/3 + t⁵/5 - ...` with
+//!   enough terms that the truncation is far below half an ulp (π/2 and π/4 in two parts).
+//! - `atan2(y, x)`: `atan(min/max)` of the magnitudes, reflected into the right octant
+//!   (`π/2 - r`, `π - r`), with the C99 special values (`atan2(±0, -0) = ±π`,
+//!   `atan2(±inf, ±inf)` the diagonals).
+//! - `asin(x) = atan(x / sqrt(1 - x²))` with `1 - x²` as one fused multiply-add (rounded
+//!   once); `acos(x) = 2 atan(sqrt((1 - x)/(1 + x)))`, which keeps its relative accuracy
+//!   near `x = 1` where `π/2 - asin(x)` would cancel.
+//! - `asinh(a) = log1p(a + a²/(1 + sqrt(1 + a²)))` (no cancellation near 0), `log(a) + ln 2`
+//!   once `1/(4a²)` is below half an ulp; `acosh(x) = log1p(t + sqrt(t (t + 2)))` with
+//!   `t = x - 1`, likewise `log(x) + ln 2` for large `x`; `atanh(a) = log1p(2a + 2a²/(1 - a))/2`.
+//! - `sinh`, `cosh` through `expm1` and `exp` (no cancellation near 0), with
+//!   `exp(|x|/2)²/2` past `exp`'s overflow, where they are still finite;
+//!   `hypot(x, y) = hi sqrt(1 + (lo/hi)²)` over the magnitudes (no overflow, no underflow);
+//!   `log2(x) = k + log(m) log2(e)` and `log10(x) = k log10(2) + log(m) log10(e)` with
+//!   `x = 2^k m` (so `log2(2^k) = k` exactly, and `k log10(2)` in two parts keeps
+//!   `log10(10^k) = k`).
+//! - `tan = sin r / cos r` (or `-cos r / sin r`) on `sin`'s reduction; `f32` computes it in
+//!   `f64` and rounds once (the `f32` quotient reached 4 ulp).
+//!
+//! Signed zeros are kept (`atan(-0) = -0`, ...), and the results at `±inf`, `±1` and NaN
+//! are C99's. The maximum errors are measured and asserted by `tests/vector_math.rs`.
+
+/// `[-1/3, 1/5, -1/7, ...]`: `atan(t) = t + t z (c0 + c1 z + ...)`, `z = t²`.
+const fn atan_coeffs<const N: usize>() -> [f64; N] {
+    let (mut c, mut k) = ([0.0; N], 0);
+    while k < N {
+        let sign = if k % 2 == 0 { -1.0 } else { 1.0 };
+        c[k] = sign / (2 * k + 3) as f64;
+        k += 1;
+    }
+    c
+}
+
+/// `log10(2) - LOG10_2`: the part of `log10(2)` below `f64` precision.
+const LOG10_2_TAIL: f64 = -2.803_728_127_785_17e-18;
+
+/// `π/2 - FRAC_PI_2`: the part of π/2 below `f64` precision.
+const PIO2_TAIL: f64 = 6.123_233_995_736_766e-17;
+
+/// One width's derived functions: `$na` terms of the `atan` series, `$large` the magnitude
+/// from which `asinh` and `acosh` are `log(x) + ln 2`.
+macro_rules! derived {
+    ($t:ident, atan: $na:expr, large: $large:expr, exp_safe: $exp_safe:expr,
+     log10_2_hi_mask: $hi_mask:expr) => {
+        /// The derived functions for this width.
+        pub mod $t {
+            use super::super::$t::{cast, exp, expm1, horner, log, log_reduce, log_special};
+            use super::{atan_coeffs, LOG10_2_TAIL, PIO2_TAIL};
+            use std::f64::consts::{FRAC_PI_2, LN_2, LOG10_2, LOG10_E, LOG2_E, PI, SQRT_2};
+
+            const ATAN_C: [$t; $na] = cast(atan_coeffs::<$na>());
+            const PIO2_HI: $t = FRAC_PI_2 as $t;
+            const PIO2_LO: $t = ((FRAC_PI_2 - PIO2_HI as f64) + PIO2_TAIL) as $t;
+            const PIO4_HI: $t = PIO2_HI * 0.5;
+            const PIO4_LO: $t = PIO2_LO * 0.5;
+            const PI_HI: $t = PI as $t;
+            const PI_LO: $t = ((PI - PI_HI as f64) + 2.0 * PIO2_TAIL) as $t;
+            const TAN_PI_8: $t = (SQRT_2 - 1.0) as $t;
+            const TAN_3PI_8: $t = (SQRT_2 + 1.0) as $t;
+            const LARGE: $t = $large;
+            /// From here `exp(|x|)` overflows before `sinh` and `cosh` do.
+            const EXP_SAFE: $t = $exp_safe;
+            /// `log10(2)` in two parts, the first short enough that `k LOG10_2_HI` is exact for
+            /// every exponent `k`, the second with the part of `log10(2)` below `f64` precision.
+            const LOG10_2_HI: $t = <$t>::from_bits((LOG10_2 as $t).to_bits() & !$hi_mask);
+            const LOG10_2_LO: $t = ((LOG10_2 - LOG10_2_HI as f64) + LOG10_2_TAIL) as $t;
+
+            /// `log(1 + x)`, accurate near 0.
+            #[inline(always)]
+            pub fn log1p(x: $t) -> $t {
+                let u = 1.0 + x;
+                let y = log(u) + (x - (u - 1.0)) / u;
+                // At `u = 0` or `inf` the correction is 0/0 or inf/inf: `log(u)` is the value.
+                let y = if u == 0.0 || u == <$t>::INFINITY {
+                    log(u)
+                } else {
+                    y
+                };
+                if x == 0.0 {
+                    x
+                } else {
+                    y
+                }
+            }
+
+            /// `atan(a)` for `a >= 0` (NaN passes through), in `[0, π/2]`.
+            #[inline(always)]
+            fn atan_pos(a: $t) -> $t {
+                let big = a > TAN_3PI_8;
+                let mid = a > TAN_PI_8;
+                let num = if big {
+                    -1.0
+                } else if mid {
+                    a - 1.0
+                } else {
+                    a
+                };
+                let den = if big {
+                    a
+                } else if mid {
+                    a + 1.0
+                } else {
+                    1.0
+                };
+                let (hi, lo) = if big {
+                    (PIO2_HI, PIO2_LO)
+                } else if mid {
+                    (PIO4_HI, PIO4_LO)
+                } else {
+                    (0.0, 0.0)
+                };
+                let t = num / den;
+                let z = t * t;
+                hi + (t + (t * z * horner(z, &ATAN_C) + lo))
+            }
+
+            /// Arctangent.
+            #[inline(always)]
+            pub fn atan(x: $t) -> $t {
+                atan_pos(x.abs()).copysign(x)
+            }
+
+            /// The angle of the point `(x, y)`, in `[-π, π]`.
+            #[inline(always)]
+            pub fn atan2(y: $t, x: $t) -> $t {
+                let (a, b) = (y.abs(), x.abs());
+                let steep = a > b;
+                let (lo, hi) = if steep { (b, a) } else { (a, b) };
+                // Both zero: the angle of the signs; both infinite: a diagonal.
+                let t = if hi == 0.0 {
+                    0.0
+                } else if lo == <$t>::INFINITY {
+                    1.0
+                } else {
+                    lo / hi
+                };
+                let r = atan_pos(t);
+                let r = if steep { (PIO2_HI - r) + PIO2_LO } else { r };
+                let r = if x.is_sign_negative() {
+                    (PI_HI - r) + PI_LO
+                } else {
+                    r
+                };
+                if x.is_nan() || y.is_nan() {
+                    x + y
+                } else {
+                    r.copysign(y)
+                }
+            }
+
+            /// Arcsine: `atan(x / sqrt(1 - x²))`.
+            #[inline(always)]
+            pub fn asin(x: $t) -> $t {
+                let a = x.abs();
+                atan_pos(a / (-a).mul_add(a, 1.0).sqrt()).copysign(x)
+            }
+
+            /// Arccosine: `2 atan(sqrt((1 - x) / (1 + x)))`.
+            #[inline(always)]
+            pub fn acos(x: $t) -> $t {
+                2.0 * atan_pos(((1.0 - x) / (1.0 + x)).sqrt())
+            }
+
+            /// Inverse hyperbolic sine.
+            #[inline(always)]
+            pub fn asinh(x: $t) -> $t {
+                let a = x.abs();
+                let a2 = a * a;
+                let y = if a > LARGE {
+                    log(a) + LN_2 as $t
+                } else {
+                    log1p(a + a2 / (1.0 + (1.0 + a2).sqrt()))
+                };
+                y.copysign(x)
+            }
+
+            /// Inverse hyperbolic cosine (NaN below 1).
+            #[inline(always)]
+            pub fn acosh(x: $t) -> $t {
+                let t = x - 1.0;
+                let y = if x > LARGE {
+                    log(x) + LN_2 as $t
+                } else {
+                    log1p(t + (t * (t + 2.0)).sqrt())
+                };
+                if x < 1.0 {
+                    <$t>::NAN
+                } else {
+                    y
+                }
+            }
+
+            /// Inverse hyperbolic tangent.
+            #[inline(always)]
+            pub fn atanh(x: $t) -> $t {
+                let a = x.abs();
+                let y = (0.5 * log1p(2.0 * a + 2.0 * a * a / (1.0 - a))).copysign(x);
+                // Past 1 the sum falls below -1 (NaN), except where `1 - a` rounds to `-a`.
+                if a > 1.0 {
+                    <$t>::NAN
+                } else {
+                    y
+                }
+            }
+            /// Hyperbolic sine: `sign(x) (s + s / (s + 1)) / 2` with `s = expm1(|x|)`; past
+            /// `EXP_SAFE` (where `exp` overflows first), `(h / 2) h` with `h = e^(|x|/2)` (one `expm1` either way).
+            #[inline(always)]
+            pub fn sinh(x: $t) -> $t {
+                let a = x.abs();
+                let big = a > EXP_SAFE;
+                let s = expm1(if big { 0.5 * a } else { a });
+                let y = if big {
+                    let h = s + 1.0;
+                    (0.5 * h) * h
+                } else {
+                    0.5 * (s + s / (s + 1.0))
+                };
+                y.copysign(x)
+            }
+
+            /// Hyperbolic cosine: `(e + 1/e) / 2` with `e = exp(|x|)`; past `EXP_SAFE`,
+            /// `(h / 2) h` with `h = e^(|x|/2)`.
+            #[inline(always)]
+            pub fn cosh(x: $t) -> $t {
+                let a = x.abs();
+                let big = a > EXP_SAFE;
+                let e = exp(if big { 0.5 * a } else { a });
+                if big {
+                    (0.5 * e) * e
+                } else {
+                    0.5 * (e + 1.0 / e)
+                }
+            }
+
+            /// `sqrt(x² + y²)` without undue overflow or underflow, as
+            /// `hi sqrt(1 + (lo/hi)²)`; infinite when either is infinite, even with a NaN.
+            #[inline(always)]
+            pub fn hypot(x: $t, y: $t) -> $t {
+                let (a, b) = (x.abs(), y.abs());
+                let (lo, hi) = if a > b { (b, a) } else { (a, b) };
+                let r = lo / hi;
+                let h = hi * (1.0 + r * r).sqrt();
+                let h = if hi == 0.0 && lo == 0.0 { 0.0 } else { h };
+                if a == <$t>::INFINITY || b == <$t>::INFINITY {
+                    <$t>::INFINITY
+                } else {
+                    h
+                }
+            }
+
+            /// `k` and `log(m)` with `x = 2^k m`.
+            #[inline(always)]
+            fn log_mantissa(x: $t) -> ($t, $t) {
+                let (k, f, hfsq, sr) = log_reduce(x);
+                (k, f - (hfsq - sr))
+            }
+
+            /// Base-2 logarithm: `k + log(m) log2(e)`.
+            #[inline(always)]
+            pub fn log2(x: $t) -> $t {
+                let (k, lm) = log_mantissa(x);
+                log_special(x, k + lm * LOG2_E as $t)
+            }
+
+            /// Base-10 logarithm: `k log10(2) + log(m) log10(e)`.
+            #[inline(always)]
+            pub fn log10(x: $t) -> $t {
+                let (k, lm) = log_mantissa(x);
+                log_special(x, k * LOG10_2_HI + (k * LOG10_2_LO + lm * LOG10_E as $t))
+            }
+        }
+    };
+}
+
+derived!(f32, atan: 8, large: 8192.0, exp_safe: 88.0, log10_2_hi_mask: 0xfff);
+derived!(f64, atan: 19, large: 268_435_456.0, exp_safe: 709.0, log10_2_hi_mask: 0xf_ffff);
+
+/// The `f32` and `f64` tangents (the `f32` one computed in `f64`).
+pub mod tangent {
+    use super::super::f64::sin_cos;
+    use super::super::reduce_pio2_f64;
+
+    /// Tangent, for `|x| <= TRIG_LIMIT` (other arguments give unspecified values):
+    /// `sin r / cos r`, or `-cos r / sin r` in odd quadrants.
+    #[inline(always)]
+    pub fn tan_f64(x: f64) -> f64 {
+        let (n, r) = reduce_pio2_f64(x);
+        let (s, c) = sin_cos(r);
+        let y = if n & 1 == 0 { s / c } else { -c / s };
+        if x == 0.0 {
+            x
+        } else {
+            y
+        }
+    }
+
+    /// The `f32` tangent, computed in `f64` and rounded once (within 1 ulp; in `f32`
+    /// arithmetic the quotient of the two series reached 4 ulp).
+    #[inline(always)]
+    pub fn tan_f32(x: f32) -> f32 {
+        tan_f64(x as f64) as f32
+    }
+}

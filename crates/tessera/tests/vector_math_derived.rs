@@ -1,0 +1,418 @@
+//! The vectorised functions built from the core ones (`kernels::vmath`'s `log1p`, `log2`,
+//! `log10`, `tan`, `asin`, `acos`, `atan`, `atan2`, `hypot`, `sinh`, `cosh`, `asinh`,
+//! `acosh`, `atanh`) against an independent reference: for `f32`, std's `f64` function rounded to
+//! `f32`; for `f64`, the C library's function (glibc: under 1 ulp). The bounds asserted here
+//! are the ones docs/design.md P2 documents.
+
+use crate::vector_math::{ulps32, ulps64};
+use tessera::kernels::vmath::{self, TRIG_LIMIT};
+
+// The C library's inverse hyperbolic functions: std's `f64::asinh`, `acosh` and `atanh` are
+// computed in Rust by formulas that overflow or cancel (`asinh(1e308) = inf`), so they are no
+// reference.
+unsafe extern "C" {
+    #[link_name = "asinh"]
+    safe fn c_asinh(x: f64) -> f64;
+    #[link_name = "acosh"]
+    safe fn c_acosh(x: f64) -> f64;
+    #[link_name = "atanh"]
+    safe fn c_atanh(x: f64) -> f64;
+}
+
+/// The C library's `asinh`.
+pub(crate) fn asinh(x: f64) -> f64 {
+    c_asinh(x)
+}
+
+/// The C library's `acosh`.
+pub(crate) fn acosh(x: f64) -> f64 {
+    c_acosh(x)
+}
+
+/// The C library's `atanh`.
+pub(crate) fn atanh(x: f64) -> f64 {
+    c_atanh(x)
+}
+
+type Case = (
+    &'static str,
+    fn(f32) -> f32,
+    fn(f64) -> f64,
+    fn(f64) -> f64,
+    u64,
+    u64,
+);
+
+/// (name, f32 fn, f64 fn, reference, f32 bound, f64 bound).
+fn cases() -> Vec<Case> {
+    vec![
+        (
+            "log1p",
+            vmath::f32::log1p,
+            vmath::f64::log1p,
+            f64::ln_1p,
+            1,
+            1,
+        ),
+        ("log2", vmath::f32::log2, vmath::f64::log2, f64::log2, 2, 2),
+        (
+            "log10",
+            vmath::f32::log10,
+            vmath::f64::log10,
+            f64::log10,
+            2,
+            2,
+        ),
+        ("tan", vmath::f32::tan, vmath::f64::tan, f64::tan, 1, 3),
+        ("asin", vmath::f32::asin, vmath::f64::asin, f64::asin, 3, 3),
+        ("acos", vmath::f32::acos, vmath::f64::acos, f64::acos, 2, 2),
+        ("atan", vmath::f32::atan, vmath::f64::atan, f64::atan, 2, 2),
+        ("sinh", vmath::f32::sinh, vmath::f64::sinh, f64::sinh, 2, 3),
+        ("cosh", vmath::f32::cosh, vmath::f64::cosh, f64::cosh, 2, 3),
+        ("asinh", vmath::f32::asinh, vmath::f64::asinh, asinh, 2, 1),
+        ("acosh", vmath::f32::acosh, vmath::f64::acosh, acosh, 2, 2),
+        ("atanh", vmath::f32::atanh, vmath::f64::atanh, atanh, 2, 2),
+    ]
+}
+
+/// `n + 1` evenly spaced points of `[lo, hi]`.
+fn sweep(lo: f64, hi: f64, n: usize) -> impl Iterator<Item = f64> {
+    (0..=n).map(move |k| lo + (hi - lo) * k as f64 / n as f64)
+}
+
+/// The points where the reductions switch (`tan(π/8)`, `tan(3π/8)`, `±1`, the `log(x) +
+/// ln 2` cut of `asinh`/`acosh`, the overflow cut of `sinh`/`cosh`), with 64 neighbours on
+/// each side.
+fn thresholds() -> Vec<f64> {
+    let mut v = Vec::new();
+    for t in [
+        std::f64::consts::SQRT_2 - 1.0,
+        std::f64::consts::SQRT_2 + 1.0,
+        1.0,
+        0.5,
+        8192.0,
+        268_435_456.0,
+        709.0,
+        710.4,
+    ] {
+        let bits = t.to_bits();
+        for d in 0..64u64 {
+            for b in [bits + d, bits - d] {
+                let x = f64::from_bits(b);
+                v.extend([x, -x]);
+            }
+        }
+    }
+    v
+}
+
+#[test]
+fn f32_functions_within_their_ulp_bounds() {
+    let mut xs: Vec<f32> = (0..=u32::MAX / 1021)
+        .map(|k| f32::from_bits(k * 1021))
+        .collect();
+    xs.extend(sweep(-1.0, 1.0, 400_000).map(|x| x as f32));
+    xs.extend(sweep(-12.0, 12.0, 400_000).map(|x| x as f32));
+    xs.extend(thresholds().into_iter().map(|x| x as f32));
+    for (name, f, _, reference, bound, _) in cases() {
+        let mut worst = (0u64, 0f32);
+        for &x in &xs {
+            if name == "tan" && x.abs() as f64 > TRIG_LIMIT {
+                continue;
+            }
+            let e = ulps32(f(x), reference(x as f64) as f32);
+            if e > worst.0 {
+                worst = (e, x);
+            }
+        }
+        println!("{name} f32: max {} ulp at {:e}", worst.0, worst.1);
+        assert!(worst.0 <= bound, "{name}({:e}): {} ulp", worst.1, worst.0);
+    }
+}
+
+#[test]
+fn f64_functions_within_their_ulp_bounds() {
+    let mut xs: Vec<f64> = (0..1u64 << 20)
+        .map(|k| f64::from_bits(k << 44 | k))
+        .collect();
+    for (lo, hi) in [
+        (-1.0, 1.0),
+        (1.0, 3.0),
+        (-12.0, 12.0),
+        (-1e-6, 1e-6),
+        (0.0, 1e9),
+    ] {
+        xs.extend(sweep(lo, hi, 200_000));
+    }
+    xs.extend(thresholds());
+    for k in (1..333_000u64).step_by(7).chain(1..64) {
+        let x = k as f64 * std::f64::consts::FRAC_PI_2;
+        for d in -2i64..=2 {
+            let y = f64::from_bits((x.to_bits() as i64 + d) as u64);
+            xs.extend([y, -y]);
+        }
+    }
+    for (name, _, f, reference, _, bound) in cases() {
+        let mut worst = (0u64, 0f64);
+        for &x in &xs {
+            if name == "tan" && x.abs() > TRIG_LIMIT {
+                continue;
+            }
+            let e = ulps64(f(x), reference(x));
+            if e > worst.0 {
+                worst = (e, x);
+            }
+        }
+        println!("{name} f64: max {} ulp at {:e}", worst.0, worst.1);
+        assert!(worst.0 <= bound, "{name}({:e}): {} ulp", worst.1, worst.0);
+    }
+}
+
+/// Zeros, infinities, NaN, the ends of the domains and the values just past them: where the
+/// reference is NaN, zero or infinite, exactly that (signed zeros included); elsewhere within
+/// the function's bound.
+#[test]
+fn special_values_exactly() {
+    let (inf, nan) = (f64::INFINITY, f64::NAN);
+    let specials = [
+        0.0,
+        -0.0,
+        inf,
+        -inf,
+        nan,
+        1.0,
+        -1.0,
+        2.0,
+        -2.0,
+        0.5,
+        -0.5,
+        1e-310,
+        -1e-310,
+        1e-30,
+        -1e-30,
+        1e300,
+        -1e300,
+        800.0,
+        -800.0,
+        710.0,
+        -710.0,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+    ];
+    let exact = |w: f64| w.is_nan() || w == 0.0 || w.is_infinite();
+    for (name, f32_fn, f64_fn, reference, b32, b64) in cases() {
+        for x in specials {
+            if name == "tan" && x.abs() > TRIG_LIMIT {
+                continue; // the callers send these to the C library
+            }
+            let (got, want) = (f64_fn(x), reference(x));
+            let ok = if exact(want) {
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan())
+            } else {
+                ulps64(got, want) <= b64
+            };
+            assert!(ok, "{name} f64({x:e}) = {got:e}, want {want:e}");
+            let x32 = x as f32;
+            let (got, want) = (f32_fn(x32), reference(x32 as f64) as f32);
+            let ok = if exact(want as f64) {
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan())
+            } else {
+                ulps32(got, want) <= b32
+            };
+            assert!(ok, "{name} f32({x32:e}) = {got:e}, want {want:e}");
+        }
+    }
+}
+
+type BinaryCase = (
+    &'static str,
+    fn(f32, f32) -> f32,
+    fn(f64, f64) -> f64,
+    fn(f64, f64) -> f64,
+    u64,
+);
+
+/// `atan2` and `hypot` over pairs of magnitudes and signs, against the C library, and their
+/// C99 special values (signed zeros, infinities, NaN) exactly.
+#[test]
+fn binary_functions_within_their_bounds_and_special_values_exactly() {
+    let cases: [BinaryCase; 2] = [
+        ("atan2", vmath::f32::atan2, vmath::f64::atan2, f64::atan2, 2),
+        ("hypot", vmath::f32::hypot, vmath::f64::hypot, f64::hypot, 2),
+    ];
+    for (name, f32_fn, f64_fn, reference, bound) in cases {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let (mut w32, mut w64) = (0u64, 0u64);
+        for _ in 0..400_000 {
+            let (r, s) = (next(), next());
+            // Magnitudes within a few binades of each other, and far apart.
+            let y = f64::from_bits(r >> 2 | (r & 1) << 63).clamp(-1e300, 1e300);
+            let scale = [1.0, 1e-3, 7.5, 1e12, 0.999][(s % 5) as usize];
+            let sign = if s & 8 == 0 { 1.0 } else { -1.0 };
+            let x = y * scale * sign + (s >> 40) as f64 * 1e-9;
+            w64 = w64.max(ulps64(f64_fn(y, x), reference(y, x)));
+            let y32 = (s as u32 % 2001) as f32 * 0.01 - 10.0;
+            let x32 = (r as u32 % 2001) as f32 * 0.01 - 10.0;
+            let want = reference(y32 as f64, x32 as f64) as f32;
+            w32 = w32.max(ulps32(f32_fn(y32, x32), want));
+        }
+        println!("{name}: max {w32} ulp (f32), {w64} ulp (f64)");
+        assert!(
+            w64 <= bound && w32 <= bound,
+            "{name}: {w32} ulp (f32), {w64} ulp (f64)"
+        );
+        let (inf, nan) = (f64::INFINITY, f64::NAN);
+        let vals = [0.0, -0.0, 1.0, -1.0, inf, -inf, nan, 1e-310, -3.5, 1e300];
+        for y in vals {
+            for x in vals {
+                let (got, want) = (f64_fn(y, x), reference(y, x));
+                assert!(
+                    got.to_bits() == want.to_bits()
+                        || (got.is_nan() && want.is_nan())
+                        || (ulps64(got, want) <= bound && want != 0.0 && want.is_finite()),
+                    "{name}({y:e}, {x:e}) = {got:e}, want {want:e}"
+                );
+                let (y32, x32) = (y as f32, x as f32);
+                let (got, want) = (f32_fn(y32, x32), reference(y32 as f64, x32 as f64) as f32);
+                assert!(
+                    got.to_bits() == want.to_bits()
+                        || (got.is_nan() && want.is_nan())
+                        || (ulps32(got, want) <= bound && want != 0.0 && want.is_finite()),
+                    "f32 {name}({y32:e}, {x32:e}) = {got:e}, want {want:e}"
+                );
+            }
+        }
+    }
+}
+
+/// `log2(2^k) = k` and `log10(10^k) = k` exactly in `f64`, as the C library gives them.
+#[test]
+fn f64_logarithms_of_powers_of_their_base_are_exact() {
+    for k in -1074i32..=1023 {
+        // 2^k from its bits (subnormal below 2^-1022; `powi` underflows on the way there).
+        let x = match k {
+            -1022.. => f64::from_bits(((k + 1023) as u64) << 52),
+            _ => f64::from_bits(1 << (k + 1074)),
+        };
+        assert_eq!(vmath::f64::log2(x), k as f64, "log2(2^{k})");
+    }
+    for k in 0..=22 {
+        let x = format!("1e{k}").parse::<f64>().unwrap();
+        assert_eq!(vmath::f64::log10(x), k as f64, "log10(10^{k})");
+    }
+}
+
+/// The tensor ops give exactly the scalar function of each element, on the flat loop's
+/// layouts (contiguous, transposed, over `PAR_MIN_COSTLY` elements) and the generic driver's
+/// (strided, broadcast); `atan2` and `hypot` through both of their paths too.
+#[test]
+fn tensor_results_are_the_scalar_function_on_every_layout() {
+    use tessera::{DType, MathBinaryOp, MathOp, Tensor};
+    let vals: Vec<f64> = (0..70_000)
+        .map(|i| ((i * 7919) % 20011) as f64 * 0.0003 - 3.0)
+        .collect();
+    let same = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+    let ops = [
+        MathOp::Log1p,
+        MathOp::Log2,
+        MathOp::Log10,
+        MathOp::Tan,
+        MathOp::Asin,
+        MathOp::Acos,
+        MathOp::Atan,
+        MathOp::Sinh,
+        MathOp::Cosh,
+        MathOp::Asinh,
+        MathOp::Acosh,
+        MathOp::Atanh,
+    ];
+    for dtype in [DType::F32, DType::F64] {
+        let base = Tensor::from_slice(&vals, &[350, 200])
+            .unwrap()
+            .astype(dtype)
+            .unwrap();
+        let layouts = [
+            ("contiguous", base.clone()),
+            ("transposed", base.t().unwrap()),
+            (
+                "strided",
+                base.as_strided(&[350, 100], &[200, 2], 1).unwrap(),
+            ),
+            (
+                "broadcast",
+                base.narrow(0, 7, 1).unwrap().expand(&[350, 200]).unwrap(),
+            ),
+        ];
+        for (what, t) in &layouts {
+            let xs = t.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+            for (op, (name, f32_fn, f64_fn, _, _, _)) in ops.iter().zip(cases()) {
+                let got = t.math(*op).unwrap();
+                assert_eq!(got.dtype(), dtype);
+                let got = got.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+                for (k, (&x, &g)) in xs.iter().zip(&got).enumerate() {
+                    let want = match dtype {
+                        DType::F32 => f32_fn(x as f32) as f64,
+                        _ => f64_fn(x),
+                    };
+                    assert!(
+                        same(g, want),
+                        "{name} {dtype} {what} [{k}]: {g:e} vs {want:e}"
+                    );
+                }
+            }
+            let other = t.flip(Some(&[0])).unwrap();
+            let ys = other.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+            type Pair = (MathBinaryOp, fn(f32, f32) -> f32, fn(f64, f64) -> f64);
+            let pairs: [Pair; 2] = [
+                (MathBinaryOp::Atan2, vmath::f32::atan2, vmath::f64::atan2),
+                (MathBinaryOp::Hypot, vmath::f32::hypot, vmath::f64::hypot),
+            ];
+            for (op, f32_fn, f64_fn) in pairs {
+                let got = t.math_binary(&other, op).unwrap();
+                let got = got.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+                for (k, ((&x, &y), &g)) in xs.iter().zip(&ys).zip(&got).enumerate() {
+                    let want = match dtype {
+                        DType::F32 => f32_fn(x as f32, y as f32) as f64,
+                        _ => f64_fn(x, y),
+                    };
+                    assert!(
+                        same(g, want),
+                        "{op:?} {dtype} {what} [{k}]: {g:e} vs {want:e}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// `tan` follows `sin`'s rule: one element above `TRIG_LIMIT` and the whole tensor is
+/// computed with the C library.
+#[test]
+fn a_huge_tan_argument_sends_the_whole_tensor_to_the_c_library() {
+    use tessera::{DType, MathOp, Tensor};
+    for n in [16usize, 70_000] {
+        let mut vals: Vec<f64> = (0..n).map(|i| (i % 97) as f64 * 0.37 - 17.0).collect();
+        vals[n / 2] = 3.0e6;
+        for dtype in [DType::F32, DType::F64] {
+            let t = Tensor::from_slice(&vals, &[n])
+                .unwrap()
+                .astype(dtype)
+                .unwrap();
+            let xs = t.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+            let got = t.math(MathOp::Tan).unwrap().astype(DType::F64).unwrap();
+            for (k, (&x, &g)) in xs.iter().zip(&got.to_vec::<f64>().unwrap()).enumerate() {
+                let want = match dtype {
+                    DType::F32 => (x.tan() as f32) as f64,
+                    _ => x.tan(),
+                };
+                assert_eq!(g.to_bits(), want.to_bits(), "n={n} {dtype} [{k}]");
+            }
+        }
+    }
+}
