@@ -39,6 +39,7 @@ mod registry;
 mod ring_buffer;
 mod set_membership;
 mod shape_cache;
+mod sort_keys;
 mod sparse_alloc;
 mod sparse_construct;
 mod sparse_constructors_fuzz;

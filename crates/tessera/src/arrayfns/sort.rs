@@ -49,7 +49,7 @@ fn directed<T: Element>(a: &T, b: &T, descending: bool) -> Ordering {
 
 /// Sorts one lane in place.
 fn sort_lane<T: Element>(v: &mut [T], descending: bool, stable: bool, par: bool) -> Result<()> {
-    if let (Some(key), false) = (radix::key_fn::<T>(), v.len() < radix::MIN_LEN) {
+    if let (Some(key), true) = (radix::key_fn::<T>(), v.len() >= radix::KEYED_MIN) {
         return radix::sort_by_key(v, key, descending);
     }
     let cmp = |a: &T, b: &T| directed(a, b, descending);
@@ -66,14 +66,8 @@ fn sort_lane<T: Element>(v: &mut [T], descending: bool, stable: bool, par: bool)
 
 /// Writes the stable sorting permutation of `v` into `idx`.
 fn argsort_lane<T: Element>(v: &[T], idx: &mut [i64], descending: bool, par: bool) -> Result<()> {
-    if let (Some(key), false) = (radix::key_fn::<T>(), v.len() < radix::MIN_LEN) {
-        let mut pairs: Vec<(u64, i64)> = try_with_capacity(v.len())?;
-        pairs.extend(v.iter().map(key).zip(0i64..));
-        radix::sort_by_key(&mut pairs, |p| p.0, descending)?;
-        for (o, p) in idx.iter_mut().zip(&pairs) {
-            *o = p.1;
-        }
-        return Ok(());
+    if let (Some(key), true) = (radix::key_fn::<T>(), v.len() >= radix::KEYED_MIN) {
+        return radix::argsort(v, key, descending, idx);
     }
     let mut pairs: Vec<(T, i64)> = try_with_capacity(v.len())?;
     pairs.extend(v.iter().copied().zip(0i64..));

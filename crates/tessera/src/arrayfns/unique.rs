@@ -11,7 +11,7 @@ use super::radix;
 use super::sort::{is_nan, nan_last};
 use crate::dtype::Element;
 use crate::error::Result;
-use crate::storage::try_with_capacity;
+use crate::storage::{try_vec, try_with_capacity};
 use crate::tensor::Tensor;
 use crate::with_dtype;
 
@@ -31,13 +31,16 @@ struct Groups<T> {
 
 fn groups<T: Element>(v: &[T]) -> Result<Groups<T>> {
     let mut pairs: Vec<(T, i64)> = try_with_capacity(v.len())?;
-    pairs.extend(v.iter().copied().zip(0i64..));
     let cmp = |a: &(T, i64), b: &(T, i64)| nan_last(&a.0, &b.0).then(a.1.cmp(&b.1));
-    if let (Some(key), true) = (radix::key_fn::<T>(), v.len() >= radix::MIN_LEN) {
-        radix::sort_by_key(&mut pairs, |p| key(&p.0), false)?;
+    if let Some(key) = radix::key_fn::<T>() {
+        let mut order = try_vec(0i64, v.len())?;
+        radix::argsort(v, key, false, &mut order)?;
+        pairs.extend(order.iter().map(|&i| (v[i as usize], i)));
     } else if parallel(v.len()) {
+        pairs.extend(v.iter().copied().zip(0i64..));
         pairs.par_sort_unstable_by(cmp);
     } else {
+        pairs.extend(v.iter().copied().zip(0i64..));
         pairs.sort_unstable_by(cmp);
     }
     let mut g = Groups {
@@ -70,7 +73,7 @@ impl Tensor {
                 v.extend_from_slice(s);
                 Ok(v)
             })??;
-            if let (Some(key), true) = (radix::key_fn::<T>(), v.len() >= radix::MIN_LEN) {
+            if let Some(key) = radix::key_fn::<T>() {
                 radix::sort_by_key(&mut v, key, false)?;
             } else if parallel(v.len()) {
                 v.par_sort_unstable_by(nan_last);
