@@ -1,16 +1,19 @@
 //! Bindings of the Array API functions that are typed `Tensor` methods composed of registry
-//! ops (`prod`, `var`, `std`, `all`, `any`, `count_nonzero`, `moveaxis`, `unstack`,
+//! ops (`prod`, `var`, `std`, `all`, `any`, `count_nonzero`, `sort`, `argsort`, `where`, `astype`,
+//! `moveaxis`, `unstack`,
 //! `broadcast_arrays`, `roll`, `diff`, `tril`, `triu`, `meshgrid`) and constructors (`eye`,
 //! `linspace`). Argument checking and the standard's signatures are in
 //! `python/tessera/_arrayfns.py`; these take already-normalised arguments.
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use tessera::Tensor;
 
 use crate::convert::to_tensor;
-use crate::dtype::parse_opt_dtype;
+use crate::dtype::{parse_dtype, parse_opt_dtype};
 use crate::errors::PyRes;
 use crate::handle::PyTensor;
+use crate::tensor::heavy;
 
 fn arg(x: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     to_tensor(x, None, None)
@@ -77,6 +80,65 @@ fn _arg_extreme(
     } else {
         x.argmin(axis, keepdims)
     })
+}
+
+/// `sort(x, axis, descending, stable)`, or the stable `argsort` when `arg`: the typed method,
+/// without the registry's string parameters.
+#[pyfunction]
+fn _sort(
+    x: &Bound<'_, PyAny>,
+    axis: isize,
+    descending: bool,
+    stable: bool,
+    arg_: bool,
+) -> PyResult<PyTensor> {
+    let x = arg(x)?;
+    out(if arg_ {
+        x.argsort(axis, descending)
+    } else {
+        x.sort(axis, descending, stable)
+    })
+}
+
+/// `where(condition, x1, x2)` of three tensors (the Python side turns scalars into tensors).
+#[pyfunction]
+fn _where(
+    condition: &Bound<'_, PyTensor>,
+    x1: &Bound<'_, PyTensor>,
+    x2: &Bound<'_, PyTensor>,
+) -> PyResult<PyTensor> {
+    out(Tensor::where_(
+        condition.get().t(),
+        x1.get().t(),
+        x2.get().t(),
+    ))
+}
+
+/// The Array API's `astype(x, dtype, copy=..., device=...)`: `x` itself when `copy` is false
+/// and the dtype already matches; complex to real is a `TypeError` (the standard leaves it
+/// unspecified, NumPy warns and drops the imaginary part).
+#[pyfunction]
+fn _astype(
+    x: &Bound<'_, PyTensor>,
+    dtype: &Bound<'_, PyAny>,
+    copy: bool,
+    device: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    crate::device::check_device(device)?;
+    let py = x.py();
+    let (t, d) = (x.get().t(), parse_dtype(dtype)?);
+    if t.dtype().is_complex() && !d.is_complex() {
+        return Err(PyTypeError::new_err(format!(
+            "astype: casting {} to {} drops the imaginary part",
+            t.dtype().name(),
+            d.name()
+        )));
+    }
+    if !copy && t.dtype() == d {
+        return Ok(x.clone().into_any().unbind());
+    }
+    let out: PyTensor = heavy(py, t.numel(), || t.astype(d)).py()?.into();
+    Ok(Py::new(py, out)?.into_any())
 }
 
 /// `all`, `any` or `count_nonzero` (`which`) of `x` over `axis`.
@@ -181,6 +243,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_std, m)?)?;
     m.add_function(wrap_pyfunction!(_truth, m)?)?;
     m.add_function(wrap_pyfunction!(_arg_extreme, m)?)?;
+    m.add_function(wrap_pyfunction!(_sort, m)?)?;
+    m.add_function(wrap_pyfunction!(_where, m)?)?;
+    m.add_function(wrap_pyfunction!(_astype, m)?)?;
     m.add_function(wrap_pyfunction!(_moveaxis, m)?)?;
     m.add_function(wrap_pyfunction!(_unstack, m)?)?;
     m.add_function(wrap_pyfunction!(_broadcast_arrays, m)?)?;

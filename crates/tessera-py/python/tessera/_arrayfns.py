@@ -41,15 +41,15 @@ def _axis_or_none(axis):
 def sort(x, /, *, axis=-1, descending=False, stable=True):
     """Sorted copy of ``x`` along ``axis``: NaNs last (first when ``descending``); ``stable``
     keeps equal elements in input order."""
-    return _invoke("sort", _array(x), axis=_int(axis, "axis"), descending=_builtins.bool(descending),
-                   stable=_builtins.bool(stable))
+    return _native._sort(_array(x), _int(axis, "axis"), _builtins.bool(descending),
+                         _builtins.bool(stable), False)
 
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True):
     """int64 indices that sort ``x`` along ``axis`` (always stable: equal elements keep their
     input order, in both directions)."""
     del stable  # always stable
-    return _invoke("argsort", _array(x), axis=_int(axis, "axis"), descending=_builtins.bool(descending))
+    return _native._sort(_array(x), _int(axis, "axis"), _builtins.bool(descending), True, True)
 
 
 def argmax(x, /, *, axis=None, keepdims=False):
@@ -83,11 +83,13 @@ def _scalar_like(v, other):
 def where(condition, x1, x2, /):
     """Elements of ``x1`` where ``condition`` is true, else of ``x2``; broadcast together, and
     ``x1``, ``x2`` promote to their result type (a Python scalar takes the other's dtype)."""
+    if type(condition) is _Tensor and type(x1) is _Tensor and type(x2) is _Tensor:
+        return _native._where(condition, x1, x2)
     a = _scalar_like(x1, x2)
     b = _scalar_like(x2, a)
     if not isinstance(x1, _Tensor):
         a = _scalar_like(x1, b)
-    return _invoke("where", _array(condition), a, b)
+    return _native._where(_array(condition), a, b)
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):

@@ -43,13 +43,9 @@ def astype(x, dtype, /, *, copy=True, device=None):
     """``x`` converted to ``dtype`` (a new array; with ``copy=False``, ``x`` itself when it
     already has ``dtype``). Float to integer truncates toward zero; complex to real is a
     ``TypeError`` as the standard leaves it unspecified and NumPy warns."""
-    x = _array("astype", x)
-    target = _native.dtype(dtype)
-    if x.dtype in (_native.complex64, _native.complex128) and not _isdtype(
-        target, "complex floating"
-    ):
-        raise TypeError(f"astype: casting {x.dtype} to {target} drops the imaginary part")
-    return x.astype(target, copy=copy, device=device)
+    if type(x) is not _native.Tensor:
+        x = _array("astype", x)
+    return _native._astype(x, dtype, copy, device)
 
 
 def conj(x, /):
