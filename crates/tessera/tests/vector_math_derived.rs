@@ -313,7 +313,7 @@ fn f64_logarithms_of_powers_of_their_base_are_exact() {
 /// (strided, broadcast); `atan2` and `hypot` through both of their paths too.
 #[test]
 fn tensor_results_are_the_scalar_function_on_every_layout() {
-    use tessera::{DType, MathBinaryOp, MathOp, Tensor};
+    use tessera::{DType, MathBinaryOp, MathOp, Tensor, UnaryOp};
     let vals: Vec<f64> = (0..70_000)
         .map(|i| ((i * 7919) % 20011) as f64 * 0.0003 - 3.0)
         .collect();
@@ -366,25 +366,26 @@ fn tensor_results_are_the_scalar_function_on_every_layout() {
                     );
                 }
             }
-            let other = t.flip(Some(&[0])).unwrap();
-            let ys = other.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
             type Pair = (MathBinaryOp, fn(f32, f32) -> f32, fn(f64, f64) -> f64);
             let pairs: [Pair; 2] = [
                 (MathBinaryOp::Atan2, vmath::f32::atan2, vmath::f64::atan2),
                 (MathBinaryOp::Hypot, vmath::f32::hypot, vmath::f64::hypot),
             ];
-            for (op, f32_fn, f64_fn) in pairs {
-                let got = t.math_binary(&other, op).unwrap();
-                let got = got.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
-                for (k, ((&x, &y), &g)) in xs.iter().zip(&ys).zip(&got).enumerate() {
-                    let want = match dtype {
-                        DType::F32 => f32_fn(x as f32, y as f32) as f64,
-                        _ => f64_fn(x, y),
-                    };
-                    assert!(
-                        same(g, want),
-                        "{op:?} {dtype} {what} [{k}]: {g:e} vs {want:e}"
-                    );
+            // A flipped partner takes the element-wise driver; `exp(t)`, laid out as `t`
+            // (P6), the flat loop when `t` is one run.
+            for other in [t.flip(Some(&[0])).unwrap(), t.unary(UnaryOp::Exp).unwrap()] {
+                let ys = other.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+                for (op, f32_fn, f64_fn) in pairs {
+                    let got = t.math_binary(&other, op).unwrap();
+                    let got = got.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+                    for (k, ((&x, &y), &g)) in xs.iter().zip(&ys).zip(&got).enumerate() {
+                        let want = match dtype {
+                            DType::F32 => f32_fn(x as f32, y as f32) as f64,
+                            _ => f64_fn(x, y),
+                        };
+                        let msg = format!("{op:?} {dtype} {what} [{k}]: {g:e} vs {want:e}");
+                        assert!(same(g, want), "{msg}");
+                    }
                 }
             }
         }

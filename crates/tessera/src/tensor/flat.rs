@@ -74,17 +74,7 @@ pub(super) fn zip_flat<O: Element, T: Element>(
         return Ok(None);
     };
     let n = layout.numel();
-    let mut storage = Storage::for_overwrite(O::DTYPE, n)?;
-    {
-        let out = storage.fresh_mut::<O>();
-        // One read lock serves both inputs when they share a storage (parking_lot read locks
-        // must not be taken twice by one thread: a queued writer would deadlock it).
-        let ga = a.dense_storage()?.read_as::<T>();
-        let gb = match a.shares_storage(b) {
-            true => None,
-            false => Some(b.dense_storage()?.read_as::<T>()),
-        };
-        let (xa, xb): (&[T], &[T]) = (&ga, gb.as_deref().unwrap_or(&ga));
+    fill_pair(a, b, layout, |out: &mut [O], xa: &[T], xb: &[T]| {
         // An empty view's offset may lie anywhere, even past its storage: nothing to read.
         with_simd(|| match (ra, rb) {
             _ if n == 0 => {}
@@ -106,9 +96,52 @@ pub(super) fn zip_flat<O: Element, T: Element>(
                 }
             }
             (Run::Const(i), Run::Const(j)) => out.fill(f(xa[i], xb[j])),
-        });
+        })
+    })
+    .map(Some)
+}
+
+/// `run(out, a, b)` over the two operands' element slices when they are one flat run of
+/// equal length ([`flat_pair`], neither a single broadcast element): for kernels that loop
+/// over slices themselves (the vectorised `atan2`, `hypot`); `None` otherwise.
+pub(super) fn zip_flat_slices<T: Element>(
+    a: &Tensor,
+    b: &Tensor,
+    run: impl FnOnce(&mut [T], &[T], &[T]),
+) -> Result<Option<Tensor>> {
+    let Some((Run::Flat(i), Run::Flat(j), layout)) = flat_pair(a, b)? else {
+        return Ok(None);
+    };
+    let n = layout.numel();
+    fill_pair(a, b, layout, |out: &mut [T], xa: &[T], xb: &[T]| {
+        if n > 0 {
+            run(out, &xa[i..i + n], &xb[j..j + n]);
+        }
+    })
+    .map(Some)
+}
+
+/// A fresh tensor of `layout` (dtype `O`) filled by `fill(out, a's storage, b's storage)`,
+/// before any handle shares it.
+fn fill_pair<O: Element, T: Element>(
+    a: &Tensor,
+    b: &Tensor,
+    layout: Layout,
+    fill: impl FnOnce(&mut [O], &[T], &[T]),
+) -> Result<Tensor> {
+    let mut storage = Storage::for_overwrite(O::DTYPE, layout.numel())?;
+    {
+        let out = storage.fresh_mut::<O>();
+        // One read lock serves both inputs when they share a storage (parking_lot read locks
+        // must not be taken twice by one thread: a queued writer would deadlock it).
+        let ga = a.dense_storage()?.read_as::<T>();
+        let gb = match a.shares_storage(b) {
+            true => None,
+            false => Some(b.dense_storage()?.read_as::<T>()),
+        };
+        fill(out, &ga, gb.as_deref().unwrap_or(&ga));
     }
-    Ok(Some(Tensor::from_parts(Arc::new(storage), layout)))
+    Ok(Tensor::from_parts(Arc::new(storage), layout))
 }
 
 /// `f(x)` for each element of `src` into a fresh tensor of dtype `O` in `src`'s memory

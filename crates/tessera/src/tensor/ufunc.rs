@@ -21,7 +21,7 @@
 use super::arith::{op_enum, zip_into};
 use super::flat::zip_flat;
 use super::map::{map_into, map_new};
-use super::vector_math::{vector_math, VecFn};
+use super::vector_math::{vector_math, vector_math2, VecFn, VecFn2};
 use super::Tensor;
 use crate::complex::{C128, C64};
 use crate::dtype::{DType, Element};
@@ -412,7 +412,18 @@ impl Tensor {
                 _ => return Err(bad()),
             }
         }
-        // The vectorised `atan2` and `hypot` (kernels::vmath, docs/design.md P2).
+        // The vectorised `atan2` and `hypot` (kernels::vmath, docs/design.md P2): one flat
+        // run through the widest copy of their loop, else the element-wise driver.
+        let two = match op {
+            Atan2 => Some(VecFn2::Atan2),
+            Hypot => Some(VecFn2::Hypot),
+            _ => None,
+        };
+        if let (Some(f), true) = (two, flat) {
+            if let Some(out) = vector_math2(f, self, other)? {
+                return Ok(out);
+            }
+        }
         match (op, dt) {
             (Atan2, DType::F32) => zip!(f32, f32, vmath::f32::atan2),
             (Atan2, DType::F64) => zip!(f64, f64, vmath::f64::atan2),

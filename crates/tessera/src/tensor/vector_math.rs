@@ -13,7 +13,7 @@
 //! loop per piece of the two buffers, with the function inlined into the loop's AVX2 copy
 //! (`flat_loop!`); other layouts (strided, broadcast, flipped) go through the generic driver.
 
-use super::flat::fill_flat;
+use super::flat::{fill_flat, zip_flat_slices};
 use super::map::map_into;
 use super::reduce::resolve_axes;
 use super::Tensor;
@@ -157,6 +157,70 @@ macro_rules! vec_loop {
         };
         run
     }};
+}
+
+/// A two-operand function with a vectorised implementation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum VecFn2 {
+    Atan2,
+    Hypot,
+}
+
+/// [`flat_loop!`] for a two-operand function, `out[i] = f(a[i], b[i])`.
+macro_rules! flat_loop2 {
+    ($t:ident, $f:ident) => {{
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
+        fn widest(out: &mut [$t], a: &[$t], b: &[$t]) {
+            for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                *o = vmath::$t::$f(x, y);
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2,fma")]
+        fn wide(out: &mut [$t], a: &[$t], b: &[$t]) {
+            for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                *o = vmath::$t::$f(x, y);
+            }
+        }
+        fn base(out: &mut [$t], a: &[$t], b: &[$t]) {
+            for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                *o = vmath::$t::$f(x, y);
+            }
+        }
+        |out: &mut [$t], a: &[$t], b: &[$t]| {
+            #[cfg(target_arch = "x86_64")]
+            if has_avx512() {
+                // SAFETY: `widest` only needs the features `has_avx512` has just confirmed.
+                return unsafe { widest(out, a, b) };
+            }
+            #[cfg(target_arch = "x86_64")]
+            if has_avx2() {
+                // SAFETY: `wide` only needs AVX2 and FMA, which `has_avx2` has just confirmed.
+                return unsafe { wide(out, a, b) };
+            }
+            base(out, a, b)
+        }
+    }};
+}
+
+/// `f(a, b)` into a fresh tensor when `a` and `b` are both `f32` or both `f64` and make one
+/// flat run of equal length (`flat.rs`): the function inlined into the widest copy of its
+/// loop the CPU runs. `None` for other operands (the caller's element-wise driver).
+pub(crate) fn vector_math2(f: VecFn2, a: &Tensor, b: &Tensor) -> Result<Option<Tensor>> {
+    macro_rules! run {
+        ($t:ident) => {
+            match f {
+                VecFn2::Atan2 => zip_flat_slices::<$t>(a, b, flat_loop2!($t, atan2)),
+                VecFn2::Hypot => zip_flat_slices::<$t>(a, b, flat_loop2!($t, hypot)),
+            }
+        };
+    }
+    match (a.dtype(), b.dtype()) {
+        (DType::F32, DType::F32) => run!(f32),
+        (DType::F64, DType::F64) => run!(f64),
+        _ => Ok(None),
+    }
 }
 
 /// Whether a slice holds a magnitude above [`TRIG_LIMIT`] (or an infinity), which `sin` and
