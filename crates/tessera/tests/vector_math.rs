@@ -37,6 +37,68 @@ pub(crate) fn ulps64(a: f64, b: f64) -> u64 {
     distance((a.is_nan(), b.is_nan()), key(a), key(b))
 }
 
+/// The largest error in ulps of `f` against `reference` over `xs` (skipping `|x| >`
+/// [`TRIG_LIMIT`] for the functions that send those to the C library), printed and asserted
+/// within `bound`.
+pub(crate) fn assert_f32_within(
+    name: &str,
+    xs: &[f32],
+    f: fn(f32) -> f32,
+    reference: fn(f64) -> f64,
+    bound: u64,
+    trig: bool,
+) {
+    let mut worst = (0u64, 0f32);
+    for &x in xs {
+        if trig && x.abs() as f64 > TRIG_LIMIT {
+            continue;
+        }
+        let e = ulps32(f(x), reference(x as f64) as f32);
+        if e > worst.0 {
+            worst = (e, x);
+        }
+    }
+    println!("{name} f32: max {} ulp at {:e}", worst.0, worst.1);
+    assert!(worst.0 <= bound, "{name}({:e}): {} ulp", worst.1, worst.0);
+}
+
+/// [`assert_f32_within`] for `f64` functions.
+pub(crate) fn assert_f64_within(
+    name: &str,
+    xs: &[f64],
+    f: fn(f64) -> f64,
+    reference: fn(f64) -> f64,
+    bound: u64,
+    trig: bool,
+) {
+    let mut worst = (0u64, 0f64);
+    for &x in xs {
+        if trig && x.abs() > TRIG_LIMIT {
+            continue;
+        }
+        let e = ulps64(f(x), reference(x));
+        if e > worst.0 {
+            worst = (e, x);
+        }
+    }
+    println!("{name} f64: max {} ulp at {:e}", worst.0, worst.1);
+    assert!(worst.0 <= bound, "{name}({:e}): {} ulp", worst.1, worst.0);
+}
+
+/// The doubles nearest to multiples of π/2 and their two neighbours on each side, both
+/// signs (the reduced argument is then about one ulp of x, where an imprecise π/2 shows).
+pub(crate) fn near_multiples_of_pi_2() -> Vec<f64> {
+    let mut xs = Vec::new();
+    for k in (1..333_000u64).step_by(7).chain(1..64) {
+        let x = k as f64 * std::f64::consts::FRAC_PI_2;
+        for d in -2i64..=2 {
+            let y = f64::from_bits((x.to_bits() as i64 + d) as u64);
+            xs.extend([y, -y]);
+        }
+    }
+    xs
+}
+
 type F32Case = (&'static str, fn(f32) -> f32, fn(f64) -> f64, u64);
 
 fn f32_cases() -> Vec<F32Case> {
@@ -96,19 +158,14 @@ fn f32_inputs() -> Vec<f32> {
 fn f32_functions_within_their_ulp_bounds() {
     let xs = f32_inputs();
     for (name, f, reference, bound) in f32_cases() {
-        let trig = name == "sin" || name == "cos";
-        let mut worst = (0u64, 0f32);
-        for &x in &xs {
-            if trig && x.abs() as f64 > TRIG_LIMIT {
-                continue;
-            }
-            let e = ulps32(f(x), reference(x as f64) as f32);
-            if e > worst.0 {
-                worst = (e, x);
-            }
-        }
-        println!("{name} f32: max {} ulp at {:e}", worst.0, worst.1);
-        assert!(worst.0 <= bound, "{name}({:e}): {} ulp", worst.1, worst.0);
+        assert_f32_within(
+            name,
+            &xs,
+            f,
+            reference,
+            bound,
+            name == "sin" || name == "cos",
+        );
     }
 }
 
@@ -138,31 +195,17 @@ fn f64_functions_within_their_ulp_bounds() {
         let n = 200_000;
         xs.extend((0..=n).map(|k| lo + (hi - lo) * k as f64 / n as f64));
     }
-    // The doubles nearest to multiples of π/2 (the reduced argument is then about one ulp of
-    // x, where an imprecise π/2 shows) and their neighbours, up to the trig limit; and the
-    // region where expm1 approaches -1.
-    for k in (1..333_000u64).step_by(7).chain(1..64) {
-        let x = k as f64 * std::f64::consts::FRAC_PI_2;
-        for d in -2i64..=2 {
-            let y = f64::from_bits((x.to_bits() as i64 + d) as u64);
-            xs.extend([y, -y]);
-        }
-    }
+    xs.extend(near_multiples_of_pi_2());
     xs.extend((0..20_000).map(|k| -30.0 - k as f64 * 0.0005));
     for (name, f, reference, bound) in cases {
-        let trig = name == "sin" || name == "cos";
-        let mut worst = (0u64, 0f64);
-        for &x in &xs {
-            if trig && x.abs() > TRIG_LIMIT {
-                continue;
-            }
-            let e = ulps64(f(x), reference(x));
-            if e > worst.0 {
-                worst = (e, x);
-            }
-        }
-        println!("{name} f64: max {} ulp at {:e}", worst.0, worst.1);
-        assert!(worst.0 <= bound, "{name}({:e}): {} ulp", worst.1, worst.0);
+        assert_f64_within(
+            name,
+            &xs,
+            f,
+            reference,
+            bound,
+            name == "sin" || name == "cos",
+        );
     }
 }
 

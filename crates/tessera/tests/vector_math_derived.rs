@@ -4,7 +4,9 @@
 //! `f32`; for `f64`, the C library's function (glibc: under 1 ulp). The bounds asserted here
 //! are the ones docs/design.md P2 documents.
 
-use crate::vector_math::{ulps32, ulps64};
+use crate::vector_math::{
+    assert_f32_within, assert_f64_within, near_multiples_of_pi_2, ulps32, ulps64,
+};
 use tessera::kernels::vmath::{self, TRIG_LIMIT};
 
 // The C library's inverse hyperbolic functions: std's `f64::asinh`, `acosh` and `atanh` are
@@ -115,18 +117,7 @@ fn f32_functions_within_their_ulp_bounds() {
     xs.extend(sweep(-12.0, 12.0, 400_000).map(|x| x as f32));
     xs.extend(thresholds().into_iter().map(|x| x as f32));
     for (name, f, _, reference, bound, _) in cases() {
-        let mut worst = (0u64, 0f32);
-        for &x in &xs {
-            if name == "tan" && x.abs() as f64 > TRIG_LIMIT {
-                continue;
-            }
-            let e = ulps32(f(x), reference(x as f64) as f32);
-            if e > worst.0 {
-                worst = (e, x);
-            }
-        }
-        println!("{name} f32: max {} ulp at {:e}", worst.0, worst.1);
-        assert!(worst.0 <= bound, "{name}({:e}): {} ulp", worst.1, worst.0);
+        assert_f32_within(name, &xs, f, reference, bound, name == "tan");
     }
 }
 
@@ -145,26 +136,9 @@ fn f64_functions_within_their_ulp_bounds() {
         xs.extend(sweep(lo, hi, 200_000));
     }
     xs.extend(thresholds());
-    for k in (1..333_000u64).step_by(7).chain(1..64) {
-        let x = k as f64 * std::f64::consts::FRAC_PI_2;
-        for d in -2i64..=2 {
-            let y = f64::from_bits((x.to_bits() as i64 + d) as u64);
-            xs.extend([y, -y]);
-        }
-    }
+    xs.extend(near_multiples_of_pi_2());
     for (name, _, f, reference, _, bound) in cases() {
-        let mut worst = (0u64, 0f64);
-        for &x in &xs {
-            if name == "tan" && x.abs() > TRIG_LIMIT {
-                continue;
-            }
-            let e = ulps64(f(x), reference(x));
-            if e > worst.0 {
-                worst = (e, x);
-            }
-        }
-        println!("{name} f64: max {} ulp at {:e}", worst.0, worst.1);
-        assert!(worst.0 <= bound, "{name}({:e}): {} ulp", worst.1, worst.0);
+        assert_f64_within(name, &xs, f, reference, bound, name == "tan");
     }
 }
 

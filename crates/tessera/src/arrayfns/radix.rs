@@ -83,6 +83,9 @@ pub(crate) fn argsort<T>(
     order: &mut [i64],
 ) -> Result<()> {
     let n = v.len();
+    if n == 0 {
+        return Ok(());
+    }
     let mut keys: Vec<u64> = try_with_capacity(n)?;
     keys.extend(v.iter().map(|x| {
         let k = key(x);
@@ -95,9 +98,6 @@ pub(crate) fn argsort<T>(
     let (lo, hi) = keys
         .iter()
         .fold((u64::MAX, 0), |(l, h), &k| (l.min(k), h.max(k)));
-    if n == 0 {
-        return Ok(());
-    }
     let span = hi - lo;
     if span <= u32::MAX as u64 && n <= u32::MAX as usize {
         // The keys' buffer, reused.
@@ -108,7 +108,9 @@ pub(crate) fn argsort<T>(
         if n < MIN_LEN {
             packed.sort_unstable();
         } else {
-            radix_packed(&mut packed, (u64::BITS - span.leading_zeros()).div_ceil(8))?;
+            // The key's bytes sit above the 4 bytes of the index.
+            let key_bytes = (u64::BITS - span.leading_zeros()).div_ceil(8) as usize;
+            radix(&mut packed, 4..4 + key_bytes, |&p| p)?;
         }
         for (o, p) in order.iter_mut().zip(&packed) {
             *o = (p & u32::MAX as u64) as i64;
@@ -123,52 +125,10 @@ pub(crate) fn argsort<T>(
     } else {
         let mut keyed: Vec<(u64, i64)> = try_with_capacity(n)?;
         keyed.extend(keys.iter().zip(0i64..).map(|(&k, i)| (k - lo, i)));
-        radix_by_first(&mut keyed)?;
+        radix(&mut keyed, 0..8, |p| p.0)?;
         for (o, p) in order.iter_mut().zip(&keyed) {
             *o = p.1;
         }
-    }
-    Ok(())
-}
-
-/// Sorts `key << 32 | index` values by their key (`key_bytes` bytes above the index): LSD
-/// radix passes on those bytes, skipping any that is the same in every value. Stable, as the
-/// input is in index order.
-fn radix_packed(v: &mut [u64], key_bytes: u32) -> Result<()> {
-    let n = v.len();
-    let bytes = 4..4 + key_bytes as usize;
-    let mut counts = [[0u32; 256]; 4];
-    for &p in v.iter() {
-        for (c, d) in counts.iter_mut().zip(bytes.clone()) {
-            c[((p >> (8 * d)) & 0xff) as usize] += 1;
-        }
-    }
-    let mut tmp = try_vec(0u64, n)?;
-    let mut in_v = true;
-    for (c, d) in counts.iter().zip(bytes) {
-        if c.contains(&(n as u32)) {
-            continue;
-        }
-        let mut offs = [0u32; 256];
-        let mut s = 0;
-        for (o, &m) in offs.iter_mut().zip(c) {
-            *o = s;
-            s += m;
-        }
-        let (src, dst) = if in_v {
-            (&*v, &mut tmp[..])
-        } else {
-            (&tmp[..], &mut *v)
-        };
-        for &p in src {
-            let b = ((p >> (8 * d)) & 0xff) as usize;
-            dst[offs[b] as usize] = p;
-            offs[b] += 1;
-        }
-        in_v = !in_v;
-    }
-    if !in_v {
-        v.copy_from_slice(&tmp);
     }
     Ok(())
 }
@@ -190,21 +150,27 @@ pub(crate) fn sort_by_key<T: Copy + Default>(
     Ok(())
 }
 
-/// Sorts `(key, payload)` pairs stably by key: LSD radix, one pass per byte that is not the
-/// same in every key.
-fn radix_by_first<T: Copy + Default>(v: &mut [(u64, T)]) -> Result<()> {
+/// Sorts `v` stably by `key(item)`'s bytes `bytes` (0 the lowest): LSD radix passes, skipping
+/// a byte that is the same in every item.
+fn radix<X: Copy + Default>(
+    v: &mut [X],
+    bytes: std::ops::Range<usize>,
+    key: impl Fn(&X) -> u64,
+) -> Result<()> {
     let n = v.len();
     let mut counts = [[0usize; 256]; 8];
-    for &(k, _) in v.iter() {
-        for (d, c) in counts.iter_mut().enumerate() {
-            c[((k >> (8 * d)) & 0xff) as usize] += 1;
+    for x in v.iter() {
+        let k = key(x);
+        for d in bytes.clone() {
+            counts[d][((k >> (8 * d)) & 0xff) as usize] += 1;
         }
     }
-    let mut tmp = try_vec((0u64, T::default()), n)?;
+    let mut tmp = try_vec(X::default(), n)?;
     let mut in_v = true;
-    for (d, c) in counts.iter().enumerate() {
+    for d in bytes {
+        let c = &counts[d];
         if c.contains(&n) {
-            continue; // every key has the same byte here
+            continue; // every item has the same byte here
         }
         let mut offs = [0usize; 256];
         let mut s = 0;
@@ -217,9 +183,9 @@ fn radix_by_first<T: Copy + Default>(v: &mut [(u64, T)]) -> Result<()> {
         } else {
             (&tmp[..], &mut *v)
         };
-        for p in src {
-            let b = ((p.0 >> (8 * d)) & 0xff) as usize;
-            dst[offs[b]] = *p;
+        for x in src {
+            let b = ((key(x) >> (8 * d)) & 0xff) as usize;
+            dst[offs[b]] = *x;
             offs[b] += 1;
         }
         in_v = !in_v;
