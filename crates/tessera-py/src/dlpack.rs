@@ -15,11 +15,12 @@ use dlpark::ffi::{
 use dlpark::metadata::Dynamic;
 use dlpark::python::{export_dlpack, from_dlpack as import_dlpack, DlpackExporter, ExportRequest};
 use dlpark::{DlpackFlags, Managed, ManagedTensorBase};
-use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyAttributeError, PyBufferError, PyTypeError, PyValueError};
+use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyCapsule, PyDict};
+use pyo3::types::{PyBool, PyCapsule, PyTuple};
 use smallvec::SmallVec;
 use tessera::{CompareOp, DType, Storage, StorageType, Tensor};
 
@@ -323,40 +324,63 @@ fn capsule_of<'py>(x: &Bound<'py, PyAny>, copy: Option<bool>) -> PyResult<Bound<
     if x.is_instance_of::<PyCapsule>() {
         return Ok(x.clone());
     }
-    let method = x.getattr(intern!(py, "__dlpack__")).map_err(|_| {
-        PyTypeError::new_err(format!(
-            "{} does not support the DLPack protocol (no __dlpack__)",
-            x.get_type()
-                .name()
-                .map_or_else(|_| "the object".into(), |n| n.to_string())
-        ))
-    })?;
-    // The keyword arguments of the common call (`max_version` only) are built once: a fresh
-    // dict per import was a fifth of its cost. The producer only reads them.
-    static MAX_VERSION_ONLY: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
-    let kwargs = match copy {
-        None => MAX_VERSION_ONLY
-            .get_or_try_init(py, || -> PyResult<Py<PyDict>> {
-                let d = PyDict::new(py);
-                d.set_item("max_version", (DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION))?;
-                Ok(d.unbind())
-            })?
-            .bind(py)
-            .clone(),
-        Some(c) => {
-            let d = PyDict::new(py);
-            d.set_item(
-                intern!(py, "max_version"),
-                (DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION),
-            )?;
-            d.set_item(intern!(py, "copy"), c)?;
-            d
+    let name = intern!(py, "__dlpack__");
+    match call_dlpack(x, copy) {
+        Ok(capsule) => Ok(capsule),
+        Err(e) if e.is_instance_of::<PyAttributeError>(py) && !x.hasattr(name)? => {
+            Err(PyTypeError::new_err(format!(
+                "{} does not support the DLPack protocol (no __dlpack__)",
+                x.get_type()
+                    .name()
+                    .map_or_else(|_| "the object".into(), |n| n.to_string())
+            )))
         }
-    };
-    match method.call((), Some(&kwargs)) {
         // A producer that predates the keyword arguments, asked for what it can give.
-        Err(e) if copy.is_none() && e.is_instance_of::<PyTypeError>(py) => method.call0(),
-        r => r,
+        Err(e) if copy.is_none() && e.is_instance_of::<PyTypeError>(py) => x.call_method0(name),
+        Err(e) => Err(e),
+    }
+}
+
+/// `x.__dlpack__(max_version=(major, minor))`, with `copy=c` when asked, as one vectorcall
+/// with interned keyword names: building a bound method and a keyword dict per import (what
+/// `call_method` with a dict does) was a third of the import's cost, and a producer that
+/// parses keywords by identity (NumPy) takes interned names on its fast path.
+fn call_dlpack<'py>(x: &Bound<'py, PyAny>, copy: Option<bool>) -> PyResult<Bound<'py, PyAny>> {
+    let py = x.py();
+    static VERSION: PyOnceLock<Py<PyTuple>> = PyOnceLock::new();
+    static MAX_VERSION: PyOnceLock<Py<PyTuple>> = PyOnceLock::new();
+    static MAX_VERSION_COPY: PyOnceLock<Py<PyTuple>> = PyOnceLock::new();
+    let version = VERSION.get_or_try_init(py, || {
+        PyTuple::new(py, [DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION]).map(Bound::unbind)
+    })?;
+    let max_version = intern!(py, "max_version");
+    let kwnames = match copy {
+        None => {
+            MAX_VERSION.get_or_try_init(py, || PyTuple::new(py, [max_version]).map(Bound::unbind))
+        }
+        Some(_) => MAX_VERSION_COPY.get_or_try_init(py, || {
+            PyTuple::new(py, [max_version, intern!(py, "copy")]).map(Bound::unbind)
+        }),
+    }?;
+    let flag = copy.map(|c| PyBool::new(py, c));
+    let args = [
+        x.as_ptr(),
+        version.as_ptr(),
+        flag.as_ref().map_or(std::ptr::null_mut(), |f| f.as_ptr()),
+    ];
+    // SAFETY: `args[0]` is `self` and is followed by one value per name in `kwnames` (1 or
+    // 2; a null third entry is never read when `kwnames` has one name); every pointer is a
+    // live object borrowed for the call (`x`, the cached tuples, the static bools); the
+    // positional count (1) has no offset flag, so CPython does not write to `args[-1]`.
+    // The call returns a new reference or null with an exception set.
+    unsafe {
+        let capsule = ffi::PyObject_VectorcallMethod(
+            intern!(py, "__dlpack__").as_ptr(),
+            args.as_ptr(),
+            1,
+            kwnames.as_ptr(),
+        );
+        Bound::from_owned_ptr_or_err(py, capsule)
     }
 }
 

@@ -222,3 +222,31 @@ def test_empty_and_zero_dims():
         t = ts.from_dlpack(a)
         assert t.shape == shape
         assert np.from_dlpack(t).shape == shape
+
+
+def test_producer_protocols_and_keywords():
+    a = np.arange(6.0)
+
+    class Legacy:
+        """A producer older than the versioned protocol: no keyword arguments."""
+
+        def __dlpack__(self):
+            return a.__dlpack__()
+
+    t = ts.from_dlpack(Legacy())
+    a[0] = 5
+    assert np.asarray(t).tolist() == [5, 1, 2, 3, 4, 5]  # shared, not copied
+
+    class Broken:
+        def __dlpack__(self, **kwargs):
+            raise AttributeError("inside the producer")
+
+    with pytest.raises(AttributeError, match="inside the producer"):
+        ts.from_dlpack(Broken())
+
+    # both keywords reach the producer: copy=True copies, copy=False shares
+    c = ts.from_dlpack(a, copy=True)
+    s = ts.from_dlpack(a, copy=False)
+    a[1] = 9
+    assert np.asarray(c)[1] == 1
+    assert np.asarray(s)[1] == 9
