@@ -72,3 +72,53 @@ proptest! {
         prop_assert_eq!(order, want);
     }
 }
+
+/// Signed zeros and NaNs of both signs and several payloads, among few distinct numbers.
+fn tie_heavy() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        4 => (-3i32..3).prop_map(f64::from),
+        2 => Just(-0.0),
+        2 => Just(0.0),
+        1 => Just(f64::NAN),
+        1 => Just(-f64::NAN),
+        1 => (1u64..1000).prop_map(|p| f64::from_bits(0x7ff8_0000_0000_0000 | p)),
+        1 => (1u64..1000).prop_map(|p| f64::from_bits(0xfff0_0000_0000_0000 | p)),
+        1 => -1e300f64..1e300,
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+    /// Lanes up to and past the sorting network's 256 keys: a stable sort keeps every tie
+    /// (signed zeros, NaN payloads and signs) in input order, in both directions, bit for bit.
+    #[test]
+    fn short_float_lanes_keep_ties_in_input_order(
+        raw in proptest::collection::vec(tie_heavy(), 0..300),
+        f32_lane: bool,
+        desc: bool,
+    ) {
+        let n = raw.len();
+        let dtype = if f32_lane { DType::F32 } else { DType::F64 };
+        let t = Tensor::from_slice(&raw, &[n]).unwrap().astype(dtype).unwrap();
+        let bits: Vec<u64> = if f32_lane {
+            t.to_vec::<f32>().unwrap().iter().map(|x| x.to_bits() as u64).collect()
+        } else {
+            t.to_vec::<f64>().unwrap().iter().map(|x| x.to_bits()).collect()
+        };
+        let vals = t.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+        let mut idx: Vec<usize> = (0..n).collect();
+        idx.sort_by(|&i, &j| {
+            let o = np_cmp(vals[i], vals[j]);
+            if desc { o.reverse() } else { o }
+        });
+        let got: Vec<u64> = if f32_lane {
+            t.sort(0, desc, true).unwrap().to_vec::<f32>().unwrap().iter().map(|x| x.to_bits() as u64).collect()
+        } else {
+            t.sort(0, desc, true).unwrap().to_vec::<f64>().unwrap().iter().map(|x| x.to_bits()).collect()
+        };
+        let want: Vec<u64> = idx.iter().map(|&i| bits[i]).collect();
+        prop_assert_eq!(got, want);
+        let order = t.argsort(0, desc).unwrap().to_vec::<i64>().unwrap();
+        prop_assert_eq!(order, idx.iter().map(|&i| i as i64).collect::<Vec<_>>());
+    }
+}

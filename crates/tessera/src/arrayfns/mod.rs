@@ -11,6 +11,7 @@ pub(crate) mod cumulative;
 pub(crate) mod join;
 pub(crate) mod lanes;
 pub(crate) mod locate;
+pub(crate) mod network;
 pub(crate) mod radix;
 pub(crate) mod repeat;
 pub(crate) mod search;
