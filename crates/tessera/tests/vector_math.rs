@@ -37,52 +37,70 @@ pub(crate) fn ulps64(a: f64, b: f64) -> u64 {
     distance((a.is_nan(), b.is_nan()), key(a), key(b))
 }
 
-/// The largest error in ulps of `f` against `reference` over `xs` (skipping `|x| >`
-/// [`TRIG_LIMIT`] for the functions that send those to the C library), printed and asserted
-/// within `bound`.
-pub(crate) fn assert_f32_within(
-    name: &str,
-    xs: &[f32],
-    f: fn(f32) -> f32,
-    reference: fn(f64) -> f64,
-    bound: u64,
-    trig: bool,
-) {
-    let mut worst = (0u64, 0f32);
-    for &x in xs {
-        if trig && x.abs() as f64 > TRIG_LIMIT {
-            continue;
-        }
-        let e = ulps32(f(x), reference(x as f64) as f32);
-        if e > worst.0 {
-            worst = (e, x);
-        }
-    }
-    println!("{name} f32: max {} ulp at {:e}", worst.0, worst.1);
-    assert!(worst.0 <= bound, "{name}({:e}): {} ulp", worst.1, worst.0);
+/// The float types the vectorised functions come in, as the ulp checks need them.
+pub(crate) trait Float: Copy + std::fmt::LowerExp {
+    /// The type's name in messages.
+    const NAME: &'static str;
+    fn to_f64(self) -> f64;
+    /// `x` rounded to this type.
+    fn from_f64(x: f64) -> Self;
+    /// [`ulps32`] or [`ulps64`].
+    fn ulps(a: Self, b: Self) -> u64;
 }
 
-/// [`assert_f32_within`] for `f64` functions.
-pub(crate) fn assert_f64_within(
+impl Float for f32 {
+    const NAME: &'static str = "f32";
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
+    fn ulps(a: Self, b: Self) -> u64 {
+        ulps32(a, b)
+    }
+}
+
+impl Float for f64 {
+    const NAME: &'static str = "f64";
+    fn to_f64(self) -> f64 {
+        self
+    }
+    fn from_f64(x: f64) -> Self {
+        x
+    }
+    fn ulps(a: Self, b: Self) -> u64 {
+        ulps64(a, b)
+    }
+}
+
+/// The largest error in ulps of `f` against `reference` (an `f64` function, its result
+/// rounded to `F`) over `xs`, skipping `|x| >` [`TRIG_LIMIT`] for the functions that send
+/// those to the C library (`trig`); printed, and asserted within `bound`.
+pub(crate) fn assert_within<F: Float>(
     name: &str,
-    xs: &[f64],
-    f: fn(f64) -> f64,
+    xs: &[F],
+    f: fn(F) -> F,
     reference: fn(f64) -> f64,
     bound: u64,
     trig: bool,
 ) {
-    let mut worst = (0u64, 0f64);
+    let mut worst = (0u64, None);
     for &x in xs {
-        if trig && x.abs() > TRIG_LIMIT {
+        if trig && x.to_f64().abs() > TRIG_LIMIT {
             continue;
         }
-        let e = ulps64(f(x), reference(x));
+        let e = F::ulps(f(x), F::from_f64(reference(x.to_f64())));
         if e > worst.0 {
-            worst = (e, x);
+            worst = (e, Some(x));
         }
     }
-    println!("{name} f64: max {} ulp at {:e}", worst.0, worst.1);
-    assert!(worst.0 <= bound, "{name}({:e}): {} ulp", worst.1, worst.0);
+    if let (e, Some(x)) = worst {
+        println!("{name} {}: max {e} ulp at {x:e}", F::NAME);
+        assert!(e <= bound, "{name}({x:e}): {e} ulp");
+    } else {
+        println!("{name} {}: exact on every input", F::NAME);
+    }
 }
 
 /// The doubles nearest to multiples of π/2 and their two neighbours on each side, both
@@ -158,7 +176,7 @@ fn f32_inputs() -> Vec<f32> {
 fn f32_functions_within_their_ulp_bounds() {
     let xs = f32_inputs();
     for (name, f, reference, bound) in f32_cases() {
-        assert_f32_within(
+        assert_within(
             name,
             &xs,
             f,
@@ -198,7 +216,7 @@ fn f64_functions_within_their_ulp_bounds() {
     xs.extend(near_multiples_of_pi_2());
     xs.extend((0..20_000).map(|k| -30.0 - k as f64 * 0.0005));
     for (name, f, reference, bound) in cases {
-        assert_f64_within(
+        assert_within(
             name,
             &xs,
             f,

@@ -4,9 +4,7 @@
 //! `f32`; for `f64`, the C library's function (glibc: under 1 ulp). The bounds asserted here
 //! are the ones docs/design.md P2 documents.
 
-use crate::vector_math::{
-    assert_f32_within, assert_f64_within, near_multiples_of_pi_2, ulps32, ulps64,
-};
+use crate::vector_math::{assert_within, near_multiples_of_pi_2, ulps32, ulps64};
 use tessera::kernels::vmath::{self, TRIG_LIMIT};
 
 // The C library's inverse hyperbolic functions: std's `f64::asinh`, `acosh` and `atanh` are
@@ -117,7 +115,7 @@ fn f32_functions_within_their_ulp_bounds() {
     xs.extend(sweep(-12.0, 12.0, 400_000).map(|x| x as f32));
     xs.extend(thresholds().into_iter().map(|x| x as f32));
     for (name, f, _, reference, bound, _) in cases() {
-        assert_f32_within(name, &xs, f, reference, bound, name == "tan");
+        assert_within(name, &xs, f, reference, bound, name == "tan");
     }
 }
 
@@ -138,7 +136,7 @@ fn f64_functions_within_their_ulp_bounds() {
     xs.extend(thresholds());
     xs.extend(near_multiples_of_pi_2());
     for (name, _, f, reference, _, bound) in cases() {
-        assert_f64_within(name, &xs, f, reference, bound, name == "tan");
+        assert_within(name, &xs, f, reference, bound, name == "tan");
     }
 }
 

@@ -76,6 +76,15 @@ pub(crate) fn key_fn<T: Element>() -> Option<Key<T>> {
 pub(crate) struct Key<T>(std::marker::PhantomData<fn(&T)>);
 
 impl<T: Element> Key<T> {
+    /// How many bits the keys of `T` take: 64 for `float64` and `int64`, else 32.
+    #[inline(always)]
+    pub(crate) fn bits(self) -> u32 {
+        match T::DTYPE {
+            DType::F64 | DType::I64 => 64,
+            _ => 32,
+        }
+    }
+
     /// The key of `x` (the dtype's branch is chosen at compile time).
     #[inline(always)]
     pub(crate) fn of(self, x: &T) -> u64 {
@@ -181,36 +190,11 @@ pub(crate) fn argsort<T: Element>(
     Ok(())
 }
 
-/// Sorts `v` stably by `key` (descending: by the complemented key).
-///
-/// A lane of at most [`NET_MAX`] elements sorts its bare keys
-/// in the sorting network and turns them back into values; the only equal keys of unequal
-/// elements are the signed zeros and the NaNs, which then go back in their input order
-/// (stability). Other lanes: the [`argsort`], then a gather.
+/// Sorts `v` stably by `key` (descending: by the complemented key): in the sorting network
+/// when the lane is short enough ([`sort_in_network`]), else its [`argsort`], then a gather.
 pub(crate) fn sort_by_key<T: Element>(v: &mut [T], key: Key<T>, descending: bool) -> Result<()> {
-    if v.len() <= NET_MAX {
-        let flip = if descending { u64::MAX } else { 0 };
-        let mut buf = [0u64; NET_MAX];
-        let keys = &mut buf[..v.len()];
-        for (k, x) in keys.iter_mut().zip(v.iter()) {
-            *k = key.of(x) ^ flip;
-        }
-        if network::sort(keys) {
-            let float = T::DTYPE.is_float();
-            let tied = |x: &T| float && (x.to_f64() == 0.0 || x.to_f64().is_nan());
-            let restore: Vec<T> = if v.iter().any(tied) {
-                v.iter().copied().filter(tied).collect()
-            } else {
-                Vec::new()
-            };
-            for (o, &k) in v.iter_mut().zip(keys.iter()) {
-                *o = key.value(k ^ flip);
-            }
-            if !restore.is_empty() {
-                restore_ties(v, &restore);
-            }
-            return Ok(());
-        }
+    if v.len() <= NET_MAX && sort_in_network(v, key, descending) {
+        return Ok(());
     }
     let mut order = try_vec(0i64, v.len())?;
     argsort(v, key, descending, &mut order)?;
@@ -220,6 +204,57 @@ pub(crate) fn sort_by_key<T: Element>(v: &mut [T], key: Key<T>, descending: bool
         *o = orig[i as usize];
     }
     Ok(())
+}
+
+/// Sorts a lane of at most [`NET_MAX`] elements by its bare keys in the sorting network
+/// (`u32` keys for the dtypes whose keys fit 32 bits: twice as many to a register) and turns
+/// the keys back into values. The only equal keys of unequal elements are the signed zeros
+/// and the NaNs, which then go back in their input order (stability). `false`, with `v`
+/// untouched, where the CPU has no network.
+fn sort_in_network<T: Element>(v: &mut [T], key: Key<T>, descending: bool) -> bool {
+    let n = v.len();
+    let mut buf = [0u64; NET_MAX];
+    let keys = &mut buf[..n];
+    if key.bits() <= 32 {
+        let flip = if descending { u32::MAX } else { 0 };
+        let mut narrow = [0u32; NET_MAX];
+        let narrow = &mut narrow[..n];
+        for (k, x) in narrow.iter_mut().zip(v.iter()) {
+            // A key of at most 32 bits (`Key::bits`): the cast keeps it.
+            *k = key.of(x) as u32 ^ flip;
+        }
+        if !network::sort32(narrow) {
+            return false;
+        }
+        for (w, &k) in keys.iter_mut().zip(narrow.iter()) {
+            *w = (k ^ flip) as u64;
+        }
+    } else {
+        let flip = if descending { u64::MAX } else { 0 };
+        for (k, x) in keys.iter_mut().zip(v.iter()) {
+            *k = key.of(x) ^ flip;
+        }
+        if !network::sort(keys) {
+            return false;
+        }
+        for k in keys.iter_mut() {
+            *k ^= flip;
+        }
+    }
+    // The input's zeros and NaNs, in order (none for an integer dtype: no scan).
+    let restore: Vec<T> = if T::DTYPE.is_float() {
+        let tied = |x: &T| x.to_f64() == 0.0 || x.to_f64().is_nan();
+        v.iter().copied().filter(tied).collect()
+    } else {
+        Vec::new()
+    };
+    for (o, &k) in v.iter_mut().zip(keys.iter()) {
+        *o = key.value(k);
+    }
+    if !restore.is_empty() {
+        restore_ties(v, &restore);
+    }
+    true
 }
 
 /// Puts the zeros and the NaNs of a float lane sorted by key back in input order: the k-th
