@@ -5,22 +5,25 @@
 //! The capsules, the managed-tensor structs and the protocol negotiation (versioned or legacy
 //! ABI, `max_version`, `dl_device`, `copy`) come from the `dlpark` crate.
 
-use std::ffi::c_void;
+use std::ffi::{c_void, CStr};
 use std::ptr::NonNull;
 use std::sync::Arc;
 
 use dlpark::ffi::{
-    DLDataType, DLDataTypeCode, DLDevice, DLDeviceType, DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION,
+    DLDataType, DLDataTypeCode, DLDevice, DLDeviceType, DLManagedTensorVersioned,
+    DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION,
 };
 use dlpark::metadata::Dynamic;
-use dlpark::python::{export_dlpack, from_dlpack as import_dlpack, DlpackExporter, ExportRequest};
+use dlpark::python::{
+    export_dlpack, from_dlpack as import_dlpack, DlpackExporter, ExportRequest, ImportedDlpack,
+};
 use dlpark::{DlpackFlags, Managed, ManagedTensorBase};
 use pyo3::exceptions::{PyAttributeError, PyBufferError, PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyCapsule, PyTuple};
+use pyo3::types::{PyBool, PyCapsule, PyString, PyTuple};
 use smallvec::SmallVec;
 use tessera::{CompareOp, DType, Storage, StorageType, Tensor};
 
@@ -215,7 +218,7 @@ pub fn from_dlpack(
     }
     let capsule = capsule_of(x, copy)?;
     // The copy request went to the producer; a capsule carries no options.
-    let imported = import_dlpack(capsule.as_borrowed(), None, None)?;
+    let imported = consume_capsule(&capsule)?;
     let flags = imported.flags();
     // A copy asked for and not made by the producer (a capsule given directly) is made here.
     let copy_here = copy == Some(true) && !flags.contains(DlpackFlags::IS_COPIED);
@@ -325,7 +328,7 @@ fn capsule_of<'py>(x: &Bound<'py, PyAny>, copy: Option<bool>) -> PyResult<Bound<
         return Ok(x.clone());
     }
     let name = intern!(py, "__dlpack__");
-    match call_dlpack(x, copy) {
+    match call_dlpack(x, name, copy) {
         Ok(capsule) => Ok(capsule),
         Err(e) if e.is_instance_of::<PyAttributeError>(py) && !x.hasattr(name)? => {
             Err(PyTypeError::new_err(format!(
@@ -341,11 +344,15 @@ fn capsule_of<'py>(x: &Bound<'py, PyAny>, copy: Option<bool>) -> PyResult<Bound<
     }
 }
 
-/// `x.__dlpack__(max_version=(major, minor))`, with `copy=c` when asked, as one vectorcall
+/// `x.<name>(max_version=(major, minor))` (`name` is the interned `"__dlpack__"`), with `copy=c` when asked, as one vectorcall
 /// with interned keyword names: building a bound method and a keyword dict per import (what
 /// `call_method` with a dict does) was a third of the import's cost, and a producer that
 /// parses keywords by identity (NumPy) takes interned names on its fast path.
-fn call_dlpack<'py>(x: &Bound<'py, PyAny>, copy: Option<bool>) -> PyResult<Bound<'py, PyAny>> {
+fn call_dlpack<'py>(
+    x: &Bound<'py, PyAny>,
+    name: &Bound<'py, PyString>,
+    copy: Option<bool>,
+) -> PyResult<Bound<'py, PyAny>> {
     let py = x.py();
     static VERSION: PyOnceLock<Py<PyTuple>> = PyOnceLock::new();
     static MAX_VERSION: PyOnceLock<Py<PyTuple>> = PyOnceLock::new();
@@ -374,14 +381,39 @@ fn call_dlpack<'py>(x: &Bound<'py, PyAny>, copy: Option<bool>) -> PyResult<Bound
     // positional count (1) has no offset flag, so CPython does not write to `args[-1]`.
     // The call returns a new reference or null with an exception set.
     unsafe {
-        let capsule = ffi::PyObject_VectorcallMethod(
-            intern!(py, "__dlpack__").as_ptr(),
-            args.as_ptr(),
-            1,
-            kwnames.as_ptr(),
-        );
+        let capsule =
+            ffi::PyObject_VectorcallMethod(name.as_ptr(), args.as_ptr(), 1, kwnames.as_ptr());
         Bound::from_owned_ptr_or_err(py, capsule)
     }
+}
+
+/// The managed tensor of a DLPack capsule, which this consumer now owns (the capsule is
+/// renamed "used_...", so its destructor no longer deletes the tensor). A versioned capsule,
+/// what every current producer gives, is read directly: dlpark's general import (which first
+/// works out which protocol an object speaks) cost a fifth of a NumPy array's import. Legacy
+/// capsules and anything else go through dlpark's import, which also says what is wrong with
+/// a capsule that is not a DLPack one or was consumed already.
+fn consume_capsule(capsule: &Bound<'_, PyAny>) -> PyResult<ImportedDlpack> {
+    const NAME: &CStr = c"dltensor_versioned";
+    const USED: &CStr = c"used_dltensor_versioned";
+    let p = capsule.as_ptr();
+    // SAFETY: `p` is a live object; `PyCapsule_IsValid` takes any object and sets no error.
+    if unsafe { ffi::PyCapsule_IsValid(p, NAME.as_ptr()) } != 1 {
+        return import_dlpack(capsule.as_borrowed(), None, None);
+    }
+    // SAFETY: a valid capsule of that name (checked just above) holds a non-null pointer, so
+    // `GetPointer` cannot fail; renaming a capsule fails only without memory for nothing.
+    let raw = unsafe { ffi::PyCapsule_GetPointer(p, NAME.as_ptr()) };
+    if unsafe { ffi::PyCapsule_SetName(p, USED.as_ptr()) } != 0 {
+        return Err(PyErr::fetch(capsule.py()));
+    }
+    // SAFETY: by the DLPack protocol a capsule named "dltensor_versioned" holds an initialised
+    // `DLManagedTensorVersioned` whose shape and strides stay put until its deleter runs, and
+    // the consumer that renames the capsule (just done) owns it and calls the deleter once.
+    // `from_raw` checks the version (an incompatible major version is released there).
+    let managed = unsafe { Managed::<DLManagedTensorVersioned>::from_raw(raw.cast()) }
+        .map_err(|e| PyBufferError::new_err(format!("bad DLPack tensor: {e}")))?;
+    Ok(ImportedDlpack::Versioned(managed))
 }
 
 /// Adds `from_dlpack` to the native module.

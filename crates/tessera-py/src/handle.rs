@@ -17,17 +17,19 @@ pub struct PyTensor {
     made: Tensor,
     /// The same tensor as a leaf with autograd state, once `requires_grad_()` gave it one (the
     /// class is frozen, so the handle cannot be replaced; the state's flag can be toggled).
-    leaf: OnceLock<Tensor>,
+    /// Boxed, as `dense`: both are rare, and every tensor made and dropped from Python moves
+    /// and frees this object (a `Tensor` is 48 bytes, its box 8).
+    leaf: OnceLock<Box<Tensor>>,
     /// A sparse tensor's dense copy, made on the first NumPy export and kept alive with
     /// this object (NumPy's array keeps the tensor as its base).
-    pub dense: OnceLock<Tensor>,
+    pub dense: OnceLock<Box<Tensor>>,
 }
 
 impl PyTensor {
     /// The core handle: the leaf with autograd state when there is one.
     #[inline]
     pub fn t(&self) -> &Tensor {
-        self.leaf.get().unwrap_or(&self.made)
+        self.leaf.get().map_or(&self.made, |leaf| leaf)
     }
 
     /// Marks this tensor as requiring a gradient, or not (`Tensor::requires_grad_`): the first
@@ -40,7 +42,7 @@ impl PyTensor {
         let t = self.made.clone().requires_grad_(on)?;
         if on && !self.made.requires_grad() {
             // Two threads racing here both made a state; the first one set wins for both.
-            let _ = self.leaf.set(t);
+            let _ = self.leaf.set(Box::new(t));
         }
         Ok(())
     }

@@ -110,7 +110,7 @@ impl PyTensor {
         }
         if self.dense.get().is_none() {
             let d = self.t().cast_storage(tessera::StorageType::Default).py()?;
-            let _ = self.dense.set(d);
+            let _ = self.dense.set(Box::new(d));
         }
         match self.dense.get() {
             Some(d) => array_interface(py, d),

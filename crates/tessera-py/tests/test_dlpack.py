@@ -1,6 +1,7 @@
 """DLPack (docs/design.md I1-I3): zero-copy export (`Tensor.__dlpack__`) and import
 (`tessera.from_dlpack`), checked against NumPy, which is both a producer and a consumer."""
 
+import ctypes
 import gc
 import weakref
 
@@ -200,6 +201,26 @@ def test_capsule_import():
     c = ts.from_dlpack(a.__dlpack__(max_version=(1, 0)), copy=True)  # copied by Tessera
     a[1] = 8
     assert np.asarray(c).tolist() == [7, 1, 2]
+    versioned = a.__dlpack__(max_version=(1, 0))
+    v = ts.from_dlpack(versioned)
+    a[2] = 9
+    assert np.asarray(v).tolist() == [7, 8, 9]
+    with pytest.raises(ValueError, match="consumed"):
+        ts.from_dlpack(versioned)  # a capsule is consumed once
+    del v, t
+    assert np.asarray(c).tolist() == [7, 1, 2]
+
+
+def test_foreign_capsule_is_refused():
+    new = ctypes.pythonapi.PyCapsule_New
+    new.restype = ctypes.py_object
+    new.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+    buf = ctypes.create_string_buffer(64)
+    name = ctypes.create_string_buffer(b"not_a_dltensor")
+    capsule = new(ctypes.addressof(buf), ctypes.addressof(name), None)
+    with pytest.raises(TypeError, match="DLPack"):
+        ts.from_dlpack(capsule)
+    del capsule
 
 
 def test_bad_arguments():
