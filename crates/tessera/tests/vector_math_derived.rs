@@ -119,6 +119,23 @@ fn f32_functions_within_their_ulp_bounds() {
     }
 }
 
+/// The `f32` tangent at the `f32`s nearest every multiple of π/2 up to [`TRIG_LIMIT`] and
+/// their neighbours, both signs: where the reduced argument is smallest, so its relative error
+/// shows (the reduction keeps it in `f64`), and where odd quadrants divide by it.
+#[test]
+fn f32_tangent_near_multiples_of_pi_2() {
+    let last = (TRIG_LIMIT / std::f64::consts::FRAC_PI_2) as u32;
+    let mut xs = Vec::new();
+    for k in 1..=last {
+        let x = (k as f64 * std::f64::consts::FRAC_PI_2) as f32;
+        for b in [x.to_bits() - 1, x.to_bits(), x.to_bits() + 1] {
+            let y = f32::from_bits(b);
+            xs.extend([y, -y]);
+        }
+    }
+    assert_within("tan", &xs, vmath::f32::tan, f64::tan, 1, true);
+}
+
 #[test]
 fn f64_functions_within_their_ulp_bounds() {
     let mut xs: Vec<f64> = (0..1u64 << 20)

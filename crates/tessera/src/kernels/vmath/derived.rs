@@ -284,8 +284,8 @@ derived!(f64, atan: 19, large: 268_435_456.0, exp_safe: 709.0, log10_2_hi_mask: 
 
 /// The `f32` and `f64` tangents (the `f32` one computed in `f64`).
 pub mod tangent {
-    use super::super::f64::sin_cos;
-    use super::super::reduce_pio2_f64;
+    use super::super::f64::{horner, sin_cos};
+    use super::super::{reduce_pio2_f32_wide, reduce_pio2_f64, trig_coeffs};
 
     /// Tangent, for `|x| <= TRIG_LIMIT` (other arguments give unspecified values):
     /// `sin r / cos r`, or `-cos r / sin r` in odd quadrants.
@@ -301,10 +301,28 @@ pub mod tangent {
         }
     }
 
+    /// The sine series after `r` (`-1/3!` to `-1/11!`) and the cosine series after
+    /// `1 - r²/2` (`1/4!` to `1/10!`), cut for an `f32` result: on `|r| <= π/4` the first
+    /// terms left out are below `2^-35` and `2^-32` of the sums.
+    const SIN_F32: [f64; 5] = trig_coeffs::<5>(3);
+    const COS_F32: [f64; 4] = trig_coeffs::<4>(4);
+
     /// The `f32` tangent, computed in `f64` and rounded once (within 1 ulp; in `f32`
-    /// arithmetic the quotient of the two series reached 4 ulp).
+    /// arithmetic the quotient of the two series reached 4 ulp): `f64`'s steps with the
+    /// reduction in two pieces (enough for an `f32` argument) and series of half the
+    /// length, which is all the `f32` result needs. `sin r / cos r`, or `-cos r / sin r` in
+    /// odd quadrants.
     #[inline(always)]
     pub fn tan_f32(x: f32) -> f32 {
-        tan_f64(x as f64) as f32
+        let (n, r) = reduce_pio2_f32_wide(x);
+        let z = r * r;
+        let s = r + r * (z * horner(z, &SIN_F32));
+        let c = (1.0 - 0.5 * z) + z * z * horner(z, &COS_F32);
+        let y = if n & 1 == 0 { s / c } else { -c / s };
+        if x == 0.0 {
+            x
+        } else {
+            y as f32
+        }
     }
 }

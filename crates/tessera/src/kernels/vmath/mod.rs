@@ -332,10 +332,20 @@ fn reduce_pio2_f64(x: f64) -> (i64, f64) {
     )
 }
 
-/// As [`reduce_pio2_f64`], computed in `f64` (exact for every `f32`) and rounded once.
+/// As [`reduce_pio2_f64`] for an `f32` argument, kept in `f64`: `nf * PIO2_1` and the first
+/// difference are exact for every `f32` below [`TRIG_LIMIT`], so `r` is within an `f64`
+/// rounding of `x - n π/2` (its relative error stays far below `f32`'s, even for the `f32`
+/// nearest a multiple of π/2).
 #[inline(always)]
-fn reduce_pio2_f32(x: f32) -> (i64, f32) {
+fn reduce_pio2_f32_wide(x: f32) -> (i64, f64) {
     let x = x as f64;
     let (nf, n) = f64::round_int(x * std::f64::consts::FRAC_2_PI);
-    (n, ((x - nf * PIO2_1) - nf * PIO2_REST) as f32)
+    (n, (x - nf * PIO2_1) - nf * PIO2_REST)
+}
+
+/// As [`reduce_pio2_f64`], computed in `f64` ([`reduce_pio2_f32_wide`]) and rounded once.
+#[inline(always)]
+fn reduce_pio2_f32(x: f32) -> (i64, f32) {
+    let (n, r) = reduce_pio2_f32_wide(x);
+    (n, r as f32)
 }
