@@ -6,7 +6,6 @@ use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyTuple};
-use smallvec::SmallVec;
 use tessera::{with_dtype, DType, Scalar, Tensor};
 
 use numpy::PyArrayDescrMethods;
@@ -15,8 +14,8 @@ use crate::dtype::{from_descr, typestr};
 use crate::errors::PyRes;
 use crate::handle::PyTensor;
 
-/// A small list of dims, axes or counts (no heap allocation up to 8).
-pub type DimList<T> = SmallVec<[T; 8]>;
+/// A small list of dims, axes or counts (no heap allocation up to 8): the core's.
+pub use tessera::layout::DimList;
 
 static NUMPY: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
 

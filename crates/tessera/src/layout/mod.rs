@@ -11,7 +11,7 @@ mod reshape;
 mod transform;
 
 pub use reshape::infer_shape;
-pub use transform::{normalize_axes, normalize_axis};
+pub use transform::{normalize_axes, normalize_axis, DimList};
 
 use crate::error::{Result, ShapeFacts, TesseraError};
 use crate::shape::Shape;

@@ -2,9 +2,15 @@
 //! narrow.
 //! Each returns a new [`Layout`] over the same elements or a typed error (docs/design.md §1).
 
+use smallvec::SmallVec;
+
 use super::Layout;
 use crate::error::{IndexFacts, Result, TesseraError};
 use crate::shape::Shape;
+
+/// Per-dim values of one view, on the stack for ranks up to 8: a view from Python makes
+/// several such lists, and heap cells cost more than the view's own work.
+pub type DimList<T> = SmallVec<[T; 8]>;
 
 /// Resolves a possibly negative `axis` against `rank` (NumPy: `-rank <= axis < rank`).
 pub fn normalize_axis(axis: isize, rank: usize) -> Result<usize> {
@@ -20,8 +26,8 @@ pub fn normalize_axis(axis: isize, rank: usize) -> Result<usize> {
 }
 
 /// Resolves a list of axes, rejecting out-of-range and repeated ones.
-pub fn normalize_axes(axes: &[isize], rank: usize) -> Result<Vec<usize>> {
-    let mut seen = vec![false; rank];
+pub fn normalize_axes(axes: &[isize], rank: usize) -> Result<DimList<usize>> {
+    let mut seen: DimList<bool> = smallvec::smallvec![false; rank];
     axes.iter()
         .map(|&a| {
             let a = normalize_axis(a, rank)?;
@@ -115,8 +121,8 @@ impl Layout {
             )));
         }
         let axes = normalize_axes(axes, self.rank())?;
-        let dims: Vec<usize> = axes.iter().map(|&a| self.dims()[a]).collect();
-        let strides: Vec<isize> = axes.iter().map(|&a| self.strides()[a]).collect();
+        let dims: DimList<usize> = axes.iter().map(|&a| self.dims()[a]).collect();
+        let strides: DimList<isize> = axes.iter().map(|&a| self.strides()[a]).collect();
         self.rebuild(&dims, &strides, self.offset())
     }
 
@@ -126,15 +132,15 @@ impl Layout {
             normalize_axis(a, self.rank())?,
             normalize_axis(b, self.rank())?,
         );
-        let mut axes: Vec<isize> = (0..self.rank() as isize).collect();
+        let mut axes: DimList<isize> = (0..self.rank() as isize).collect();
         axes.swap(a, b);
         self.permute(&axes)
     }
 
     /// Reverses all dims (NumPy `.T`).
     pub fn t(&self) -> Layout {
-        let dims: Vec<usize> = self.dims().iter().rev().copied().collect();
-        let strides: Vec<isize> = self.strides().iter().rev().copied().collect();
+        let dims: DimList<usize> = self.dims().iter().rev().copied().collect();
+        let strides: DimList<isize> = self.strides().iter().rev().copied().collect();
         // A permutation of a valid geometry is valid.
         self.rebuild(&dims, &strides, self.offset())
             .expect("a permuted shape is valid")
@@ -143,10 +149,10 @@ impl Layout {
     /// Removes size-1 dims: all of them (`None`), or the listed ones, each of which must have
     /// size 1 (NumPy; PyTorch silently skips others).
     pub fn squeeze(&self, axes: Option<&[isize]>) -> Result<Layout> {
-        let drop: Vec<bool> = match axes {
+        let drop: DimList<bool> = match axes {
             None => self.dims().iter().map(|&d| d == 1).collect(),
             Some(axes) => {
-                let mut drop = vec![false; self.rank()];
+                let mut drop: DimList<bool> = smallvec::smallvec![false; self.rank()];
                 for a in normalize_axes(axes, self.rank())? {
                     if self.dims()[a] != 1 {
                         return Err(TesseraError::InvalidArgument(format!(
@@ -160,11 +166,11 @@ impl Layout {
             }
         };
         let keep = |i: &usize| !drop[*i];
-        let dims: Vec<usize> = (0..self.rank())
+        let dims: DimList<usize> = (0..self.rank())
             .filter(keep)
             .map(|i| self.dims()[i])
             .collect();
-        let strides: Vec<isize> = (0..self.rank())
+        let strides: DimList<isize> = (0..self.rank())
             .filter(keep)
             .map(|i| self.strides()[i])
             .collect();
@@ -174,8 +180,8 @@ impl Layout {
     /// Inserts a size-1 dim at `axis` (`-rank-1 <= axis <= rank`).
     pub fn unsqueeze(&self, axis: isize) -> Result<Layout> {
         let at = normalize_axis(axis, self.rank() + 1)?;
-        let mut dims = self.dims().to_vec();
-        let mut strides = self.strides().to_vec();
+        let mut dims = DimList::from_slice(self.dims());
+        let mut strides = DimList::from_slice(self.strides());
         // The stride of a size-1 dim is never used; keep the geometry contiguous-looking.
         let stride = strides.get(at).map_or(1, |&s| s * dims[at] as isize);
         dims.insert(at, 1);
@@ -189,7 +195,7 @@ impl Layout {
             None => (0..self.rank()).collect(),
             Some(a) => normalize_axes(a, self.rank())?,
         };
-        let mut strides = self.strides().to_vec();
+        let mut strides = DimList::from_slice(self.strides());
         let mut offset = self.offset() as isize;
         for a in axes {
             let d = self.dims()[a];

@@ -16,7 +16,7 @@ use crate::tensor::Tensor;
 fn split_axes(rank: usize, axes: Option<&[isize]>) -> Result<(Vec<usize>, Vec<usize>)> {
     let red = match axes {
         None => (0..rank).collect(),
-        Some(a) => normalize_axes(a, rank)?,
+        Some(a) => normalize_axes(a, rank)?.into_vec(),
     };
     let keep = (0..rank).filter(|d| !red.contains(d)).collect();
     Ok((red, keep))

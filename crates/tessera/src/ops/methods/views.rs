@@ -7,6 +7,7 @@ use std::slice;
 use super::call1;
 use crate::error::Result;
 use crate::index::{self, IndexSpec};
+use crate::layout::DimList;
 use crate::ops::defs::{
     AsStridedParams, AxesParams, CreateViewParams, ExpandParams, NarrowParams, NoParams,
     PermuteParams, RepeatParams, ReshapeParams, ShapeParams, UnsqueezeParams,
@@ -140,7 +141,7 @@ impl Tensor {
 
     /// Reverses all dims (NumPy `.T`).
     pub fn t(&self) -> Result<Tensor> {
-        let axes: Vec<isize> = (0..self.rank() as isize).rev().collect();
+        let axes: DimList<isize> = (0..self.rank() as isize).rev().collect();
         self.permute(&axes)
     }
 
