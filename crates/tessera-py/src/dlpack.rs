@@ -402,7 +402,8 @@ fn consume_capsule(capsule: &Bound<'_, PyAny>) -> PyResult<ImportedDlpack> {
         return import_dlpack(capsule.as_borrowed(), None, None);
     }
     // SAFETY: a valid capsule of that name (checked just above) holds a non-null pointer, so
-    // `GetPointer` cannot fail; renaming a capsule fails only without memory for nothing.
+    // `GetPointer` cannot fail; `SetName` stores a pointer to a static name (it allocates
+    // nothing) and fails only for an invalid capsule, which this is not.
     let raw = unsafe { ffi::PyCapsule_GetPointer(p, NAME.as_ptr()) };
     if unsafe { ffi::PyCapsule_SetName(p, USED.as_ptr()) } != 0 {
         return Err(PyErr::fetch(capsule.py()));

@@ -36,7 +36,7 @@ impl PyTensor {
     /// `true` on a tensor without autograd state gives it a leaf state.
     pub fn set_requires_grad(&self, on: bool) -> tessera::Result<()> {
         if let Some(leaf) = self.leaf.get() {
-            leaf.clone().requires_grad_(on)?;
+            Tensor::clone(leaf).requires_grad_(on)?;
             return Ok(());
         }
         let t = self.made.clone().requires_grad_(on)?;

@@ -3,6 +3,7 @@
 
 import ctypes
 import gc
+import sys
 import weakref
 
 import numpy as np
@@ -194,6 +195,7 @@ def test_unaligned_memory_is_copied():
 
 def test_capsule_import():
     a = np.arange(3, dtype=np.int64)
+    refs = sys.getrefcount(a)  # each capsule's tensor holds one until its deleter runs
     t = ts.from_dlpack(a.__dlpack__())
     np.testing.assert_array_equal(np.asarray(t), a)
     a[0] = 7  # shared
@@ -207,19 +209,101 @@ def test_capsule_import():
     assert np.asarray(v).tolist() == [7, 8, 9]
     with pytest.raises(ValueError, match="consumed"):
         ts.from_dlpack(versioned)  # a capsule is consumed once
-    del v, t
+    del v, t, versioned
+    gc.collect()
     assert np.asarray(c).tolist() == [7, 1, 2]
+    assert sys.getrefcount(a) == refs  # every deleter ran, and ran once
 
 
-def test_foreign_capsule_is_refused():
+def new_capsule(pointer, name):
+    """A PyCapsule holding `pointer` under `name` (a ctypes buffer the caller keeps alive)."""
     new = ctypes.pythonapi.PyCapsule_New
     new.restype = ctypes.py_object
     new.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+    return new(pointer, ctypes.addressof(name), None)
+
+
+def test_foreign_capsule_is_refused():
     buf = ctypes.create_string_buffer(64)
     name = ctypes.create_string_buffer(b"not_a_dltensor")
-    capsule = new(ctypes.addressof(buf), ctypes.addressof(name), None)
+    capsule = new_capsule(ctypes.addressof(buf), name)
     with pytest.raises(TypeError, match="DLPack"):
         ts.from_dlpack(capsule)
+    del capsule
+
+
+class DLVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+class DLManagedTensorVersioned(ctypes.Structure):
+    pass
+
+
+DELETER = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensorVersioned))
+DLManagedTensorVersioned._fields_ = [
+    ("version", DLVersion),
+    ("manager_ctx", ctypes.c_void_p),
+    ("deleter", DELETER),
+    ("flags", ctypes.c_uint64),
+    ("dl_tensor", DLTensor),
+]
+
+
+@pytest.mark.parametrize("major", [1, 2])
+def test_hand_made_versioned_capsule(major):
+    """A producer written with ctypes: version 1 is adopted without a copy; an unknown major
+    version is refused, and in both cases the producer's deleter runs exactly once and the
+    capsule is marked consumed."""
+    calls = []
+    deleter = DELETER(lambda _: calls.append(1))
+    data = (ctypes.c_double * 3)(1.0, 2.0, 3.0)
+    shape = (ctypes.c_int64 * 1)(3)
+    m = DLManagedTensorVersioned()
+    m.version = DLVersion(major, 0)
+    m.deleter = deleter
+    m.dl_tensor.data = ctypes.addressof(data)
+    m.dl_tensor.device = DLDevice(1, 0)
+    m.dl_tensor.ndim = 1
+    m.dl_tensor.dtype = DLDataType(2, 64, 1)  # float64
+    m.dl_tensor.shape = shape
+    name = ctypes.create_string_buffer(b"dltensor_versioned")
+    capsule = new_capsule(ctypes.addressof(m), name)
+    is_valid = ctypes.pythonapi.PyCapsule_IsValid
+    is_valid.restype = ctypes.c_int
+    is_valid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    if major == 1:
+        t = ts.from_dlpack(capsule)
+        data[1] = 7.0  # shared memory
+        assert np.asarray(t).tolist() == [1.0, 7.0, 3.0]
+        assert calls == []
+        del t
+        gc.collect()
+    else:
+        with pytest.raises(BufferError, match="DLPack"):
+            ts.from_dlpack(capsule)
+    assert calls == [1]
+    assert is_valid(capsule, b"used_dltensor_versioned") == 1
     del capsule
 
 

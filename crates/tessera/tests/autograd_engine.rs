@@ -63,6 +63,68 @@ fn no_grad_detach_and_requires_grad_rules() {
     assert!(!x.gt(&x).unwrap().requires_grad());
 }
 
+/// Each plain view, from a leaf (recorded, through the registry) and from the same tensor
+/// without a gradient or under `no_grad` (the direct path, design.md G1): the same geometry
+/// and storage every way, a node only when recorded, and the backward of every recorded
+/// view reaching the leaf.
+#[test]
+fn plain_views_record_only_when_a_gradient_is_recorded() {
+    type View = fn(&Tensor) -> tessera::Result<Tensor>;
+    let views: [(&str, View); 8] = [
+        ("permute", |t| t.permute(&[2, 0, 1])),
+        ("t", |t| t.t()),
+        ("squeeze", |t| t.squeeze(None)),
+        ("unsqueeze", |t| t.unsqueeze(-1)),
+        ("flip", |t| t.flip(Some(&[0, 2]))),
+        ("expand", |t| t.expand(&[2, 2, 1, 3])),
+        ("view", |t| t.view(&[-1, 3])),
+        ("narrow", |t| t.narrow(2, 1, 2)),
+    ];
+    let data: Vec<f64> = (0..6).map(f64::from).collect();
+    for (name, f) in views {
+        let x = leaf(&data, &[2, 1, 3]);
+        let plain = x.detach();
+        let recorded = f(&x).unwrap();
+        let direct = f(&plain).unwrap();
+        let quiet = {
+            let _g = autograd::no_grad();
+            f(&x).unwrap()
+        };
+        for t in [&direct, &quiet] {
+            assert_eq!(t.layout(), recorded.layout(), "{name}");
+            assert!(t.shares_storage(&x) && !t.requires_grad(), "{name}");
+            assert_eq!(vals(t), vals(&recorded), "{name}");
+        }
+        assert!(
+            recorded.requires_grad() && recorded.grad_fn_name().is_some(),
+            "{name}"
+        );
+        let total = recorded.sum(None, false).unwrap();
+        autograd::backward(&total, None, false).unwrap();
+        let g = vals(&x.grad().unwrap());
+        // Each element of x appears in the view as often as its gradient counts.
+        let seen = if name == "expand" { 2.0 } else { 1.0 };
+        let want: Vec<f64> = if name == "narrow" {
+            (0..6)
+                .map(|k| if k % 3 == 0 { 0.0 } else { seen })
+                .collect()
+        } else {
+            vec![seen; 6]
+        };
+        assert_eq!(g, want, "{name}");
+    }
+    // Bad arguments are the same typed errors on both paths.
+    let x = leaf(&data, &[2, 1, 3]);
+    for t in [x.clone(), x.detach()] {
+        assert!(matches!(
+            t.permute(&[0, 0, 1]),
+            Err(TesseraError::InvalidArgument(_))
+        ));
+        assert!(t.squeeze(Some(&[0])).is_err());
+        assert!(t.narrow(2, 2, 2).is_err());
+    }
+}
+
 #[test]
 fn autograd_grad_returns_without_touching_leaves() {
     let x = leaf(&[2.0], &[1]);

@@ -76,11 +76,12 @@ pub(crate) fn key_fn<T: Element>() -> Option<Key<T>> {
 pub(crate) struct Key<T>(std::marker::PhantomData<fn(&T)>);
 
 impl<T: Element> Key<T> {
-    /// How many bits the keys of `T` take: 64 for `float64` and `int64`, else 32.
+    /// How many bits the keys of `T` take: 64 for the 64-bit dtypes, else 32 (every other
+    /// dtype with a key is at most 32 bits wide, `float16`/`bfloat16` through `f32`).
     #[inline(always)]
     pub(crate) fn bits(self) -> u32 {
         match T::DTYPE {
-            DType::F64 | DType::I64 => 64,
+            DType::F64 | DType::I64 | DType::U64 | DType::C64 | DType::C128 => 64,
             _ => 32,
         }
     }

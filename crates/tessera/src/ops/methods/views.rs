@@ -1,10 +1,12 @@
 //! View, copy and repeat methods of `Tensor`, each run through its registry op (and so
-//! recorded by autograd: a view of a tensor that requires a gradient requires one too). The
+//! recorded by autograd: a view of a tensor that requires a gradient requires one too); the
+//! plain views go straight to their dense kernel when nothing is recorded ([`view1`]). The
 //! layout rules are in `layout/` and `tensor/views.rs` (docs/design.md V1–V7).
 
 use std::slice;
 
 use super::call1;
+use crate::autograd::wants_record;
 use crate::error::Result;
 use crate::index::{self, IndexSpec};
 use crate::layout::DimList;
@@ -13,6 +15,7 @@ use crate::ops::defs::{
     PermuteParams, RepeatParams, ReshapeParams, ShapeParams, UnsqueezeParams,
 };
 use crate::ops::dispatch::plain_dense;
+use crate::ops::params::OpParams;
 use crate::tensor::Tensor;
 
 fn signed(v: &[usize]) -> Vec<isize> {
@@ -29,6 +32,29 @@ fn counts(op: &str, v: &[usize]) -> Result<Vec<isize>> {
             })
         })
         .collect()
+}
+
+/// Runs the view op `name` on `x`: straight to its dense kernel `dense` when no gradient is
+/// recorded, else through the registry (`call1`, the one recording point, docs/design.md G1).
+/// A view op's storage-type rule always picks its dense kernel (`view_stype`), and an
+/// unrecorded call returns the kernel's tensor without autograd state, so both branches give
+/// the same tensor; the direct one skips the registry lookup, the parameter struct and the
+/// output list, which were half of a view's cost.
+fn view1<P: OpParams>(
+    name: &str,
+    x: &Tensor,
+    params: impl FnOnce() -> P,
+    dense: impl FnOnce(&Tensor) -> Result<Tensor>,
+) -> Result<Tensor> {
+    if wants_record(slice::from_ref(x)) {
+        return call1(name, &params(), slice::from_ref(x));
+    }
+    let out = dense(x)?;
+    Ok(if out.requires_grad() {
+        out.detach()
+    } else {
+        out
+    })
 }
 
 impl Tensor {
@@ -67,12 +93,12 @@ impl Tensor {
     /// assert!(t.narrow(0, 2, 2).is_err());
     /// ```
     pub fn narrow(&self, axis: isize, start: usize, len: usize) -> Result<Tensor> {
-        let p = NarrowParams {
+        let p = || NarrowParams {
             axis,
             start,
             length: len,
         };
-        call1("narrow", &p, slice::from_ref(self))
+        view1("narrow", self, p, |x| x.narrow_dense(axis, start, len))
     }
 
     /// A view selected by index specs (CreateView, V1–V3): points drop dims, intervals slice
@@ -104,10 +130,10 @@ impl Tensor {
 
     /// PyTorch `expand` (E1): a stride-0 view; see [`crate::Layout::expand`].
     pub fn expand(&self, sizes: &[isize]) -> Result<Tensor> {
-        let p = ExpandParams {
+        let p = || ExpandParams {
             sizes: sizes.to_vec(),
         };
-        call1("expand", &p, slice::from_ref(self))
+        view1("expand", self, p, |x| x.expand_dense(sizes))
     }
 
     /// NumPy `broadcast_to`: a read-only-in-spirit stride-0 view (writes into it error, V7).
@@ -120,10 +146,10 @@ impl Tensor {
 
     /// Reorders dims (NumPy `transpose(axes)`, PyTorch `permute`).
     pub fn permute(&self, axes: &[isize]) -> Result<Tensor> {
-        let p = PermuteParams {
+        let p = || PermuteParams {
             axes: axes.to_vec(),
         };
-        call1("permute", &p, slice::from_ref(self))
+        view1("permute", self, p, |x| x.permute_dense(axes))
     }
 
     /// Swaps two dims.
@@ -147,36 +173,33 @@ impl Tensor {
 
     /// Removes size-1 dims (all, or the listed ones, which must have size 1).
     pub fn squeeze(&self, axes: Option<&[isize]>) -> Result<Tensor> {
-        let p = AxesParams {
+        let p = || AxesParams {
             axis: axes.map(<[isize]>::to_vec),
         };
-        call1("squeeze", &p, slice::from_ref(self))
+        view1("squeeze", self, p, |x| x.squeeze_dense(axes))
     }
 
     /// Inserts a size-1 dim at `axis`.
     pub fn unsqueeze(&self, axis: isize) -> Result<Tensor> {
-        call1(
-            "unsqueeze",
-            &UnsqueezeParams { axis },
-            slice::from_ref(self),
-        )
+        let p = || UnsqueezeParams { axis };
+        view1("unsqueeze", self, p, |x| x.unsqueeze_dense(axis))
     }
 
     /// Reverses the listed dims (all for `None`): a zero-copy view with negative strides.
     pub fn flip(&self, axes: Option<&[isize]>) -> Result<Tensor> {
-        let p = AxesParams {
+        let p = || AxesParams {
             axis: axes.map(<[isize]>::to_vec),
         };
-        call1("flip", &p, slice::from_ref(self))
+        view1("flip", self, p, |x| x.flip_dense(axes))
     }
 
     /// Reshape that never copies (PyTorch `view`, V5): errors when the layout cannot express
     /// the new shape; `-1` infers one dim.
     pub fn view(&self, shape: &[isize]) -> Result<Tensor> {
-        let p = ShapeParams {
+        let p = || ShapeParams {
             shape: shape.to_vec(),
         };
-        call1("view", &p, slice::from_ref(self))
+        view1("view", self, p, |x| x.view_dense(shape))
     }
 
     /// Reshape (V5): a view when the chunk rule allows it, otherwise a contiguous copy;
