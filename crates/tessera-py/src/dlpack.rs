@@ -344,8 +344,8 @@ fn capsule_of<'py>(x: &Bound<'py, PyAny>, copy: Option<bool>) -> PyResult<Bound<
     }
 }
 
-/// `x.<name>(max_version=(major, minor))` (`name` is the interned `"__dlpack__"`), with `copy=c` when asked, as one vectorcall
-/// with interned keyword names: building a bound method and a keyword dict per import (what
+/// `x.<name>(max_version=(major, minor))` (`name` is the interned `"__dlpack__"`), with
+/// `copy=c` when asked, as one vectorcall with interned keyword names: building a bound method and a keyword dict per import (what
 /// `call_method` with a dict does) was a third of the import's cost, and a producer that
 /// parses keywords by identity (NumPy) takes interned names on its fast path.
 fn call_dlpack<'py>(

@@ -13,36 +13,67 @@
 //! pair lanes of one register (a permute, a `min`, a `max` and a blend). The padding keys
 //! sort last, so the first `n` keys out are the input's, sorted.
 
-/// The longest slice [`sort`] and [`sort32`] take (32 registers of 8 `u64` keys, as many
+/// The longest slice [`sort`] takes (32 registers of 8 `u64` keys, as many
 /// registers as AVX-512 has).
 pub(crate) const NET_MAX: usize = 256;
+
+/// A key type the network sorts: `u64` (8 to a register) or `u32` (16, half the registers
+/// and the layers' work).
+pub(crate) trait NetKey:
+    Copy + Ord + std::ops::BitXor<Output = Self> + Into<u64> + 'static
+{
+    /// The zero key.
+    const ZERO: Self;
+    /// The largest key (the padding, and the complement mask of a descending sort).
+    const MAX: Self;
+    /// `k` cut to this width (the caller's keys fit it).
+    fn from_u64(k: u64) -> Self;
+    /// Sorts `v` ascending in registers.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F, and `v.len() <= NET_MAX`.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn sort_in_registers(v: &mut [Self]);
+}
+
+impl NetKey for u64 {
+    const ZERO: u64 = 0;
+    const MAX: u64 = u64::MAX;
+    fn from_u64(k: u64) -> u64 {
+        k
+    }
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn sort_in_registers(v: &mut [u64]) {
+        // SAFETY: the caller's contract is `wide::sort`'s.
+        unsafe { wide::sort(v) }
+    }
+}
+
+impl NetKey for u32 {
+    const ZERO: u32 = 0;
+    const MAX: u32 = u32::MAX;
+    fn from_u64(k: u64) -> u32 {
+        k as u32
+    }
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn sort_in_registers(v: &mut [u32]) {
+        // SAFETY: the caller's contract is `narrow::sort`'s.
+        unsafe { narrow::sort(v) }
+    }
+}
 
 /// Sorts `v` ascending and returns `true` when the CPU has AVX-512 and `v.len() <=`
 /// [`NET_MAX`]; otherwise leaves `v` as it is and returns `false` (the caller sorts another
 /// way).
-pub(crate) fn sort(v: &mut [u64]) -> bool {
+pub(crate) fn sort<K: NetKey>(v: &mut [K]) -> bool {
     #[cfg(target_arch = "x86_64")]
     if v.len() <= NET_MAX && crate::kernels::simd::has_avx512() {
         // Sorted already (a constant lane, such as a broadcast input's): one early-exiting
         // pass instead of the whole network, which costs the same for every input.
         if !v.is_sorted() {
             // SAFETY: the CPU has AVX-512F (checked just above), the one feature the
-            // function is compiled for.
-            unsafe { wide::sort(v) };
-        }
-        return true;
-    }
-    let _ = v;
-    false
-}
-
-/// [`sort`] for `u32` keys (16 to a register: half the registers and layers' work).
-pub(crate) fn sort32(v: &mut [u32]) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if v.len() <= NET_MAX && crate::kernels::simd::has_avx512() {
-        if !v.is_sorted() {
-            // SAFETY: as in `sort`.
-            unsafe { narrow::sort(v) };
+            // networks are compiled for, and the length is checked just above.
+            unsafe { K::sort_in_registers(v) };
         }
         return true;
     }
@@ -257,7 +288,7 @@ mod tests {
             assert!(!sort(&mut v));
             assert_eq!(v, [3, 1, 2]);
             let mut v32 = vec![3u32, 1, 2];
-            assert!(!sort32(&mut v32));
+            assert!(!sort(&mut v32));
             assert_eq!(v32, [3, 1, 2]);
             return;
         }
@@ -271,7 +302,7 @@ mod tests {
                 want32.sort_unstable();
                 assert!(sort(&mut v));
                 assert_eq!(v, want, "n = {n}, spread {spread}");
-                assert!(sort32(&mut v32));
+                assert!(sort(&mut v32));
                 assert_eq!(v32, want32, "u32, n = {n}, spread {spread}");
             }
         }
@@ -284,11 +315,11 @@ mod tests {
             assert!(sort(&mut reversed));
             assert_eq!(reversed, want);
             let mut reversed32: Vec<u32> = want.iter().rev().map(|&k| k as u32).collect();
-            assert!(sort32(&mut reversed32));
+            assert!(sort(&mut reversed32));
             assert!(reversed32.is_sorted());
         }
         let mut long = vec![0u64; NET_MAX + 1];
         assert!(!sort(&mut long));
-        assert!(!sort32(&mut vec![0u32; NET_MAX + 1]));
+        assert!(!sort(&mut vec![0u32; NET_MAX + 1]));
     }
 }

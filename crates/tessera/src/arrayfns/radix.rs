@@ -12,7 +12,7 @@
 //! Each key is computed once (the key function is chosen at run time, one indirect call per
 //! element); [`argsort`] says how the keys are sorted, and `sort` gathers by its order.
 
-use super::network::{self, NET_MAX};
+use super::network::{self, NetKey, NET_MAX};
 use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::storage::{try_vec, try_with_capacity};
@@ -209,38 +209,27 @@ pub(crate) fn sort_by_key<T: Element>(v: &mut [T], key: Key<T>, descending: bool
 
 /// Sorts a lane of at most [`NET_MAX`] elements by its bare keys in the sorting network
 /// (`u32` keys for the dtypes whose keys fit 32 bits: twice as many to a register) and turns
-/// the keys back into values. The only equal keys of unequal elements are the signed zeros
-/// and the NaNs, which then go back in their input order (stability). `false`, with `v`
-/// untouched, where the CPU has no network.
+/// the keys back into values. `false`, with `v` untouched, where the CPU has no network.
 fn sort_in_network<T: Element>(v: &mut [T], key: Key<T>, descending: bool) -> bool {
-    let n = v.len();
-    let mut buf = [0u64; NET_MAX];
-    let keys = &mut buf[..n];
     if key.bits() <= 32 {
-        let flip = if descending { u32::MAX } else { 0 };
-        let mut narrow = [0u32; NET_MAX];
-        let narrow = &mut narrow[..n];
-        for (k, x) in narrow.iter_mut().zip(v.iter()) {
-            // A key of at most 32 bits (`Key::bits`): the cast keeps it.
-            *k = key.of(x) as u32 ^ flip;
-        }
-        if !network::sort32(narrow) {
-            return false;
-        }
-        for (w, &k) in keys.iter_mut().zip(narrow.iter()) {
-            *w = (k ^ flip) as u64;
-        }
+        sort_keys_in_network::<T, u32>(v, key, descending)
     } else {
-        let flip = if descending { u64::MAX } else { 0 };
-        for (k, x) in keys.iter_mut().zip(v.iter()) {
-            *k = key.of(x) ^ flip;
-        }
-        if !network::sort(keys) {
-            return false;
-        }
-        for k in keys.iter_mut() {
-            *k ^= flip;
-        }
+        sort_keys_in_network::<T, u64>(v, key, descending)
+    }
+}
+
+/// [`sort_in_network`] with keys of type `K` (wide enough for every key of `T`). The only
+/// equal keys of unequal elements are the signed zeros and the NaNs, which go back in their
+/// input order afterwards (stability).
+fn sort_keys_in_network<T: Element, K: NetKey>(v: &mut [T], key: Key<T>, descending: bool) -> bool {
+    let flip = if descending { K::MAX } else { K::ZERO };
+    let mut buf = [K::ZERO; NET_MAX];
+    let keys = &mut buf[..v.len()];
+    for (k, x) in keys.iter_mut().zip(v.iter()) {
+        *k = K::from_u64(key.of(x)) ^ flip;
+    }
+    if !network::sort(keys) {
+        return false;
     }
     // The input's zeros and NaNs, in order (none for an integer dtype: no scan).
     let restore: Vec<T> = if T::DTYPE.is_float() {
@@ -250,7 +239,7 @@ fn sort_in_network<T: Element>(v: &mut [T], key: Key<T>, descending: bool) -> bo
         Vec::new()
     };
     for (o, &k) in v.iter_mut().zip(keys.iter()) {
-        *o = key.value(k);
+        *o = key.value((k ^ flip).into());
     }
     if !restore.is_empty() {
         restore_ties(v, &restore);

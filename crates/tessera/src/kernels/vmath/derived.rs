@@ -284,7 +284,7 @@ derived!(f64, atan: 19, large: 268_435_456.0, exp_safe: 709.0, log10_2_hi_mask: 
 
 /// The `f32` and `f64` tangents (the `f32` one computed in `f64`).
 pub mod tangent {
-    use super::super::f64::{horner, sin_cos};
+    use super::super::f64::{sin_cos, trig_series};
     use super::super::{reduce_pio2_f32_wide, reduce_pio2_f64, trig_coeffs};
 
     /// Tangent, for `|x| <= TRIG_LIMIT` (other arguments give unspecified values):
@@ -292,12 +292,22 @@ pub mod tangent {
     #[inline(always)]
     pub fn tan_f64(x: f64) -> f64 {
         let (n, r) = reduce_pio2_f64(x);
-        let (s, c) = sin_cos(r);
-        let y = if n & 1 == 0 { s / c } else { -c / s };
+        let y = quotient(n, sin_cos(r));
         if x == 0.0 {
             x
         } else {
             y
+        }
+    }
+
+    /// `tan(n π/2 + r)` from `(sin r, cos r)`: `sin r / cos r`, or `-cos r / sin r` in odd
+    /// quadrants.
+    #[inline(always)]
+    fn quotient(n: i64, (s, c): (f64, f64)) -> f64 {
+        if n & 1 == 0 {
+            s / c
+        } else {
+            -c / s
         }
     }
 
@@ -310,15 +320,11 @@ pub mod tangent {
     /// The `f32` tangent, computed in `f64` and rounded once (within 1 ulp; in `f32`
     /// arithmetic the quotient of the two series reached 4 ulp): `f64`'s steps with the
     /// reduction in two pieces (enough for an `f32` argument) and series of half the
-    /// length, which is all the `f32` result needs. `sin r / cos r`, or `-cos r / sin r` in
-    /// odd quadrants.
+    /// length, which is all the `f32` result needs.
     #[inline(always)]
     pub fn tan_f32(x: f32) -> f32 {
         let (n, r) = reduce_pio2_f32_wide(x);
-        let z = r * r;
-        let s = r + r * (z * horner(z, &SIN_F32));
-        let c = (1.0 - 0.5 * z) + z * z * horner(z, &COS_F32);
-        let y = if n & 1 == 0 { s / c } else { -c / s };
+        let y = quotient(n, trig_series(r, &SIN_F32, &COS_F32));
         if x == 0.0 {
             x
         } else {

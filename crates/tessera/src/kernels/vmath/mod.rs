@@ -264,9 +264,23 @@ macro_rules! vmath {
             /// `(sin r, cos r)` for `|r| <= π/4`.
             #[inline(always)]
             pub(super) fn sin_cos(r: $t) -> ($t, $t) {
+                trig_series(r, &SIN_C, &COS_C)
+            }
+
+            /// `(sin r, cos r)` for `|r| <= π/4` from the series after their leading terms
+            /// (`s` after `r`, `c` after `1 - r²/2`; [`trig_coeffs`]), as long as the caller's
+            /// precision needs.
+            #[inline(always)]
+            pub(super) fn trig_series<const NS: usize, const NC: usize>(
+                r: $t,
+                s: &[$t; NS],
+                c: &[$t; NC],
+            ) -> ($t, $t) {
                 let z = r * r;
-                let s = r + r * (z * horner(z, &SIN_C));
-                (s, (1.0 - 0.5 * z) + z * z * horner(z, &COS_C))
+                (
+                    r + r * (z * horner(z, s)),
+                    (1.0 - 0.5 * z) + z * z * horner(z, c),
+                )
             }
 
             /// `sin(n π/2 + r)` for `|r| <= π/4`.

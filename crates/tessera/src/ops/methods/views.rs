@@ -36,10 +36,11 @@ fn counts(op: &str, v: &[usize]) -> Result<Vec<isize>> {
 
 /// Runs the view op `name` on `x`: straight to its dense kernel `dense` when no gradient is
 /// recorded, else through the registry (`call1`, the one recording point, docs/design.md G1).
-/// A view op's storage-type rule always picks its dense kernel (`view_stype`), and an
-/// unrecorded call returns the kernel's tensor without autograd state, so both branches give
-/// the same tensor; the direct one skips the registry lookup, the parameter struct and the
-/// output list, which were half of a view's cost.
+/// A view op's storage-type rule always picks its dense kernel (`view_stype`), and the kernels
+/// build their views with `Tensor::with_layout`, which starts without autograd state, as an
+/// unrecorded registry call returns them; so both branches give the same tensor (a test
+/// checks each view both ways). The direct one skips the registry lookup, the parameter
+/// struct and the output list, which were half of a view's cost.
 fn view1<P: OpParams>(
     name: &str,
     x: &Tensor,
@@ -47,14 +48,10 @@ fn view1<P: OpParams>(
     dense: impl FnOnce(&Tensor) -> Result<Tensor>,
 ) -> Result<Tensor> {
     if wants_record(slice::from_ref(x)) {
-        return call1(name, &params(), slice::from_ref(x));
-    }
-    let out = dense(x)?;
-    Ok(if out.requires_grad() {
-        out.detach()
+        call1(name, &params(), slice::from_ref(x))
     } else {
-        out
-    })
+        dense(x)
+    }
 }
 
 impl Tensor {
@@ -160,7 +157,7 @@ impl Tensor {
             // The layout function gives the typed axis error.
             return self.transpose_dense(a, b);
         }
-        let mut axes: Vec<isize> = (0..rank).collect();
+        let mut axes: DimList<isize> = (0..rank).collect();
         axes.swap(norm(a) as usize, norm(b) as usize);
         self.permute(&axes)
     }
