@@ -3,13 +3,14 @@
 
 use std::sync::Arc;
 
-use tessera::{DType, Tensor};
+use tessera::autograd::{is_grad_enabled, record_function};
+use tessera::{DType, Tensor, TesseraError};
 
 use crate::boxing::{exec, plan};
 use crate::comm::identity_tensor;
 use crate::error::{DistError, Result};
 use crate::mesh::Mesh;
-use crate::sbp::{check_sbp, fmt_nd, local_ranges, physical_shape, Sbp};
+use crate::sbp::{check_sbp, dual_nd, fmt_nd, local_ranges, physical_shape, Sbp};
 
 /// A logical tensor distributed over a [`Mesh`] according to an nd-SBP.
 #[derive(Clone)]
@@ -91,6 +92,9 @@ impl GlobalTensor {
     }
 
     /// Boxing (D6): the same logical tensor with nd-SBP `dst`. Collective.
+    ///
+    /// Recorded for backward when the shard requires a gradient (D10): the gradient is boxed
+    /// back from the dual of `dst` to the dual of this placement.
     pub fn to_sbp(&self, dst: &[Sbp]) -> Result<GlobalTensor> {
         let p = plan::plan(
             &self.logical,
@@ -99,13 +103,31 @@ impl GlobalTensor {
             &self.sbp,
             dst,
         )?;
-        let local = exec::execute(&p, &self.local, &self.logical, &self.mesh)?;
+        let local = {
+            let _plain = tessera::autograd::no_grad();
+            exec::execute(&p, &self.local, &self.logical, &self.mesh)?
+        };
+        let local = if recording(&[self]) {
+            record_boxing(self, local, dst)
+        } else {
+            local
+        };
         Ok(GlobalTensor {
             local,
             logical: self.logical.clone(),
             sbp: dst.to_vec(),
             mesh: self.mesh.clone(),
         })
+    }
+
+    /// The same placement over another shard of the same physical shape (no checks).
+    pub(crate) fn with_local(&self, local: Tensor) -> GlobalTensor {
+        GlobalTensor {
+            local,
+            logical: self.logical.clone(),
+            sbp: self.sbp.clone(),
+            mesh: self.mesh.clone(),
+        }
     }
 
     /// This rank's shard.
@@ -137,4 +159,82 @@ impl GlobalTensor {
     pub fn dtype(&self) -> DType {
         self.local.dtype()
     }
+}
+
+/// Autograd (docs/design.md D10; see [`crate::autograd`]).
+impl GlobalTensor {
+    /// Whether this rank's shard requires a gradient.
+    pub fn requires_grad(&self) -> bool {
+        self.local().requires_grad()
+    }
+
+    /// Makes the shard a leaf that requires a gradient (or stops requiring one), as
+    /// [`Tensor::requires_grad_`]. Every rank must do it alike.
+    pub fn requires_grad_(self, requires: bool) -> Result<GlobalTensor> {
+        let local = self.local().clone().requires_grad_(requires)?;
+        Ok(self.with_local(local))
+    }
+
+    /// The gradient accumulated by [`crate::autograd::backward`], placed with the dual SBP of this tensor's:
+    /// `Partial(sum)` for a `Broadcast` parameter (box it to `Broadcast` to sum the ranks'
+    /// shares, which is data parallelism's all-reduce), the same split for a `Split` one.
+    pub fn grad(&self) -> Result<Option<GlobalTensor>> {
+        let Some(g) = self.local().grad() else {
+            return Ok(None);
+        };
+        let sbp = dual_nd(self.sbp())?;
+        GlobalTensor::from_local(g, self.logical_shape(), &sbp, self.mesh(), true).map(Some)
+    }
+
+    /// The same global tensor without autograd state (shares the shard's memory).
+    pub fn detach(&self) -> GlobalTensor {
+        self.with_local(self.local().detach())
+    }
+}
+
+/// Whether an op on `inputs` is recorded for backward: grad mode on and some input's shard
+/// requires a gradient. Shards of one global tensor agree on it on every rank.
+pub(crate) fn recording(inputs: &[&GlobalTensor]) -> bool {
+    is_grad_enabled() && inputs.iter().any(|g| g.requires_grad())
+}
+
+fn local_error(e: DistError) -> TesseraError {
+    match e {
+        DistError::Tensor(t) => t,
+        other => TesseraError::Autograd(format!("backward of a global op: {other}")),
+    }
+}
+
+/// Records the boxing of `x` (SBP `x.sbp()`) into `boxed` (this rank's shard under `dst`):
+/// its backward boxes the gradient from `dual(dst)` to `dual(x.sbp())`, a collective every
+/// rank runs.
+pub(crate) fn record_boxing(x: &GlobalTensor, boxed: Tensor, dst: &[Sbp]) -> Tensor {
+    let src = x.sbp().to_vec();
+    let dst = dst.to_vec();
+    let logical = x.logical_shape().to_vec();
+    let mesh: Arc<Mesh> = x.mesh().clone();
+    let backward = move |g: &[Tensor]| -> tessera::Result<Vec<Option<Tensor>>> {
+        let (from, to) = match (dual_nd(&dst), dual_nd(&src)) {
+            (Ok(f), Ok(t)) => (f, t),
+            (Err(e), _) | (_, Err(e)) => {
+                return Err(local_error(DistError::Placement(format!(
+                    "boxing {} -> {}: {e}",
+                    fmt_nd(&src),
+                    fmt_nd(&dst)
+                ))))
+            }
+        };
+        let grad = GlobalTensor::from_local(g[0].clone(), &logical, &from, &mesh, false)
+            .and_then(|g| g.to_sbp(&to))
+            .map_err(local_error)?;
+        Ok(vec![Some(grad.to_local())])
+    };
+    record_function(
+        "boxing",
+        std::slice::from_ref(x.local()),
+        vec![boxed],
+        true,
+        Box::new(backward),
+    )
+    .remove(0)
 }

@@ -18,6 +18,7 @@
 
 #[doc(hidden)]
 pub mod agreement;
+pub mod autograd;
 pub mod boxing;
 pub mod comm;
 pub mod error;
@@ -30,6 +31,7 @@ pub mod sbp;
 pub mod signatures;
 pub mod thread;
 mod tour;
+pub mod train;
 
 pub use comm::{identity, Comm, Communicator};
 pub use error::{DistError, Result};

@@ -11,7 +11,7 @@ use crate::boxing::plan;
 use crate::comm::identity_tensor;
 use crate::error::{DistError, Result};
 use crate::global::GlobalTensor;
-use crate::sbp::{fmt_nd, physical_shape, PartialOp, Sbp};
+use crate::sbp::{fmt_nd, has_dual, physical_shape, PartialOp, Sbp};
 use crate::signatures::{reduce_axes, table, LocalCall, SigCtx, Signature};
 
 /// A chosen nd-signature: one nd-SBP per input and the output's.
@@ -79,8 +79,13 @@ pub fn choose_signature(
         mesh: mesh.shape(),
     };
     let per_axis = (entry.rule)(&ctx)?;
+    // While gradients are recorded, only signatures they flow back through (D10).
+    let recording = crate::global::recording(inputs);
     let mut best: Option<(NdSignature, f64)> = None;
     for cand in products(&per_axis, mesh.shape().len(), inputs.len()) {
+        if recording && !(has_dual(&cand.output) && cand.inputs.iter().all(|s| has_dual(s))) {
+            continue;
+        }
         let mut total = 0.0;
         for (g, dst) in inputs.iter().zip(&cand.inputs) {
             let p = plan::plan(

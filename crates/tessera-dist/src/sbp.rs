@@ -136,6 +136,30 @@ pub fn physical_shape(
         .collect())
 }
 
+/// The SBP of the gradient of a tensor with SBP `s` (docs/design.md D10; the table is in [`crate::autograd`]).
+pub fn dual(s: Sbp) -> Result<Sbp> {
+    match s {
+        Sbp::Split(k) => Ok(Sbp::Split(k)),
+        Sbp::Broadcast => Ok(Sbp::Partial(PartialOp::Sum)),
+        Sbp::Partial(PartialOp::Sum) => Ok(Sbp::Broadcast),
+        Sbp::Partial(op) => Err(DistError::Placement(format!(
+            "no gradient flows through a Partial({op:?}) placement (which rank's value wins \
+             is not differentiable); box to Broadcast before the op"
+        ))),
+    }
+}
+
+/// [`dual`] of every mesh axis.
+pub fn dual_nd(sbp: &[Sbp]) -> Result<Vec<Sbp>> {
+    sbp.iter().map(|&s| dual(s)).collect()
+}
+
+/// Whether gradients flow through `sbp` (no `Partial(max)` or `Partial(min)` axis).
+pub(crate) fn has_dual(sbp: &[Sbp]) -> bool {
+    sbp.iter()
+        .all(|s| !matches!(s, Sbp::Partial(PartialOp::Max | PartialOp::Min)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -36,12 +36,18 @@ shared_tests!(
     d6_every_boxing_pair_2x2,
     collectives_uneven_counts,
     d6_all_to_all_layouts_and_dtypes,
-    d6_axis_collectives_against_slices
+    d6_axis_collectives_against_slices,
+    d10_gradients_1d,
+    d10_gradients_2x2,
+    d10_gradients_refused,
+    d11_mlp_matches_single_process,
+    d11_logreg_matches_single_process,
+    d11_training_refusals
 );
 
 #[test]
 fn every_shared_case_has_a_test() {
-    assert_eq!(common::cases().len(), 9);
+    assert_eq!(common::cases().len(), 15);
 }
 
 #[test]

@@ -268,3 +268,81 @@ fn sin_gradient_is_accurate_near_a_zero_of_the_cosine() {
         );
     }
 }
+
+/// `record_function` (docs/design.md G10): the closure's gradient reaches the leaf, checked
+/// like a registered rule's; a collective step runs even when no gradient reaches it (zeros
+/// stand in), a plain one does not; ready steps run latest-recorded first (G2).
+#[test]
+fn recorded_functions_run_in_recording_order_and_collectives_always_run() {
+    use std::sync::{Arc, Mutex};
+    let log: Arc<Mutex<Vec<String>>> = Arc::default();
+    let step = |name: &'static str, x: &Tensor, collective: bool| -> Tensor {
+        let y = autograd::no_grad_scope(|| x.mul_scalar(2.0)).unwrap();
+        let log = log.clone();
+        autograd::record_function(
+            name,
+            std::slice::from_ref(x),
+            vec![y],
+            collective,
+            Box::new(move |g| {
+                log.lock()
+                    .unwrap()
+                    .push(format!("{name} {:?}", vals(&g[0])));
+                Ok(vec![Some(g[0].mul_scalar(2.0)?)])
+            }),
+        )
+        .remove(0)
+    };
+    let x = leaf(&[1.0, 2.0], &[2]);
+    let (a, b) = (step("a", &x, true), step("b", &x, true));
+    let loss = a.add(&b).unwrap().sum(None, false).unwrap();
+    autograd::backward(&loss, None, false).unwrap();
+    assert_eq!(*log.lock().unwrap(), ["b [1.0, 1.0]", "a [1.0, 1.0]"]);
+    assert_eq!(vals(&x.grad().unwrap()), [4.0, 4.0]);
+
+    // A step that gives its input no gradient: the collective one below it still runs.
+    for collective in [true, false] {
+        log.lock().unwrap().clear();
+        let x = leaf(&[1.0, 2.0], &[2]);
+        let inner = step("inner", &x, collective);
+        let outer = autograd::record_function(
+            "outer",
+            std::slice::from_ref(&inner),
+            vec![inner.detach()],
+            false,
+            Box::new(|_| Ok(vec![None])),
+        )
+        .remove(0);
+        autograd::backward(&outer.sum(None, false).unwrap(), None, false).unwrap();
+        if collective {
+            assert_eq!(*log.lock().unwrap(), ["inner [0.0, 0.0]"]);
+            assert_eq!(vals(&x.grad().unwrap()), [0.0, 0.0]);
+        } else {
+            assert!(log.lock().unwrap().is_empty());
+            assert!(x.grad().is_none());
+        }
+    }
+
+    // A gradient of the wrong shape is an error naming the step.
+    let x = leaf(&[1.0, 2.0], &[2]);
+    let y = autograd::record_function(
+        "bad",
+        std::slice::from_ref(&x),
+        vec![x.detach()],
+        false,
+        Box::new(|_| Ok(vec![Some(Tensor::zeros(&[3], DType::F64)?)])),
+    )
+    .remove(0);
+    let e = autograd::backward(&y.sum(None, false).unwrap(), None, false).unwrap_err();
+    assert!(e.to_string().contains("\"bad\""), "{e}");
+    // Without a gradient to record, the outputs come back detached.
+    let plain = Tensor::from_slice(&[1.0f64], &[1]).unwrap();
+    let out = autograd::record_function(
+        "p",
+        std::slice::from_ref(&plain),
+        vec![plain.detach()],
+        false,
+        Box::new(|_| Ok(vec![None])),
+    );
+    assert!(!out[0].requires_grad());
+}

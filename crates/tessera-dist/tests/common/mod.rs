@@ -2,6 +2,9 @@
 //! every rank of a communicator and returns an error describing the first failure.
 #![allow(dead_code)]
 
+pub mod grads;
+pub mod training;
+
 use std::sync::Arc;
 
 use tessera::index::IndexSpec;
@@ -27,6 +30,18 @@ pub fn cases() -> Vec<Case> {
         ("collectives_uneven_counts", collectives),
         ("d6_all_to_all_layouts_and_dtypes", all_to_all_layouts),
         ("d6_axis_collectives_against_slices", axis_collectives),
+        ("d10_gradients_1d", grads::gradients_1d),
+        ("d10_gradients_2x2", grads::gradients_2x2),
+        ("d10_gradients_refused", grads::gradients_refused),
+        (
+            "d11_mlp_matches_single_process",
+            training::mlp_matches_single_process,
+        ),
+        (
+            "d11_logreg_matches_single_process",
+            training::logreg_matches_single_process,
+        ),
+        ("d11_training_refusals", training::training_refusals),
     ]
 }
 

@@ -3,7 +3,7 @@
 //! node's outputs are summed before the node runs; leaves receive theirs only when the whole
 //! pass succeeded, so an error leaves every `.grad` as it was.
 
-use std::collections::HashMap;
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
 use super::accumulate::accumulate;
@@ -179,14 +179,14 @@ pub(crate) fn run(
         deliver(edge, g, &mut pending, &mut leaves)?;
     }
     let mut deps = dependencies(&starts);
-    let mut ready: Vec<usize> = pending
-        .keys()
-        .copied()
-        .filter(|k| deps.get(k).copied().unwrap_or(0) == 0)
+    // Ready nodes run latest-recorded first: the order depends only on the recording order,
+    // so ranks of an SPMD program run their collective nodes alike (GradNode::seq).
+    let mut ready: BinaryHeap<(u64, usize)> = pending
+        .iter()
+        .filter(|(k, _)| deps.get(k).copied().unwrap_or(0) == 0)
+        .map(|(&k, p)| (p.node.seq(), k))
         .collect();
-    ready.sort_unstable();
-    ready.dedup();
-    while let Some(k) = ready.pop() {
+    while let Some((_, k)) = ready.pop() {
         let Some(Pending { node, grads }) = pending.remove(&k) else {
             continue;
         };
@@ -211,17 +211,27 @@ pub(crate) fn run(
         for (edge, g) in node.edges().into_iter().zip(input_grads) {
             let Some(edge) = edge else { continue };
             let child = match &edge {
-                Edge::Node { node, .. } => Some(key_of(node)),
+                Edge::Node { node, .. } => Some((key_of(node), node.clone())),
                 Edge::Leaf(_) => None,
             };
             if let Some(g) = g {
                 deliver(edge, g, &mut pending, &mut leaves)?;
             }
-            if let Some(c) = child {
+            if let Some((c, child)) = child {
                 let d = deps.get_mut(&c).expect("every reachable node has a count");
                 *d -= 1;
+                if *d == 0 && !pending.contains_key(&c) && child.collective() {
+                    // A collective node runs even without a gradient (zeros stand in).
+                    pending.insert(
+                        c,
+                        Pending {
+                            grads: vec![None; child.num_outputs()],
+                            node: child.clone(),
+                        },
+                    );
+                }
                 if *d == 0 && pending.contains_key(&c) {
-                    ready.push(c);
+                    ready.push((child.seq(), c));
                 }
             }
         }

@@ -16,10 +16,12 @@
 
 mod accumulate;
 mod engine;
+mod function;
 mod mode;
 pub(crate) mod node;
 mod record;
 
+pub use function::{no_grad_scope, record_function, FunctionBackward};
 pub use mode::{enable_grad, no_grad, set_grad_enabled, NoGradGuard};
 pub use node::{BackwardCtx, BackwardFn, Meta, Saves};
 pub use record::GradRule;

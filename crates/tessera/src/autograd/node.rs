@@ -10,7 +10,7 @@ use smallvec::SmallVec;
 use crate::dtype::DType;
 use crate::error::{Result, TesseraError};
 use crate::stype::StorageType;
-use crate::tensor::grad_meta::{edge_nodes, release_nodes, Edges, GradNode};
+use crate::tensor::grad_meta::{edge_nodes, next_node_seq, release_nodes, Edges, GradNode};
 use crate::tensor::Tensor;
 
 /// A backward rule: gradients of the inputs (`None` where not needed or zero) from the
@@ -181,6 +181,7 @@ pub(crate) struct OpNode<P> {
     saved: Mutex<Option<SavedState>>,
     input_metas: SmallVec<[Meta; 2]>,
     output_metas: SmallVec<[Meta; 1]>,
+    seq: u64,
 }
 
 impl<P: Send + Sync + 'static> OpNode<P> {
@@ -213,6 +214,7 @@ impl<P: Send + Sync + 'static> OpNode<P> {
             })),
             input_metas: inputs.iter().map(Meta::of).collect(),
             output_metas: outputs.iter().map(Meta::of).collect(),
+            seq: next_node_seq(),
         }
     }
 }
@@ -257,6 +259,10 @@ impl<P: Send + Sync + 'static> GradNode for OpNode<P> {
         (&m.shape, m.dtype, m.stype)
     }
 
+    fn seq(&self) -> u64 {
+        self.seq
+    }
+
     fn apply(&self, grads: &[Tensor], retain: bool) -> Result<Vec<Option<Tensor>>> {
         let mut slot = self.saved.lock();
         let Some(saved) = slot.as_ref() else {
@@ -283,37 +289,47 @@ impl<P: Send + Sync + 'static> GradNode for OpNode<P> {
             input_metas: &self.input_metas,
         };
         let out = (self.backward)(&self.params, &ctx)?;
-        if out.len() != self.input_metas.len() {
-            return Err(TesseraError::Autograd(format!(
-                "op {:?}: backward gave {} gradients for {} inputs",
-                self.name,
-                out.len(),
-                self.input_metas.len()
-            )));
-        }
-        let mut checked = Vec::with_capacity(out.len());
-        for ((g, m), need) in out.into_iter().zip(&self.input_metas).zip(&needs) {
-            let g = g.filter(|_| *need);
-            if let Some(g) = &g {
-                if g.shape() != &m.shape[..] || g.dtype() != m.dtype {
-                    return Err(TesseraError::Autograd(format!(
-                        "op {:?}: backward gave a gradient of shape {:?} and dtype {} for an \
-                         input of shape {:?} and dtype {}",
-                        self.name,
-                        g.shape(),
-                        g.dtype(),
-                        m.shape,
-                        m.dtype
-                    )));
-                }
-            }
-            checked.push(g);
-        }
+        let checked = check_gradients(self.name, out, &self.input_metas, &needs)?;
         if !retain {
             *slot = None;
         }
         Ok(checked)
     }
+}
+
+/// The gradients a backward rule of `op` gave, checked against the inputs' metas (one per
+/// input, of the input's shape and dtype); those of inputs that need none are dropped.
+pub(crate) fn check_gradients(
+    op: &str,
+    out: Vec<Option<Tensor>>,
+    metas: &[Meta],
+    needs: &[bool],
+) -> Result<Vec<Option<Tensor>>> {
+    if out.len() != metas.len() {
+        return Err(TesseraError::Autograd(format!(
+            "op {op:?}: backward gave {} gradients for {} inputs",
+            out.len(),
+            metas.len()
+        )));
+    }
+    let mut checked = Vec::with_capacity(out.len());
+    for ((g, m), need) in out.into_iter().zip(metas).zip(needs) {
+        let g = g.filter(|_| *need);
+        if let Some(g) = &g {
+            if g.shape() != &m.shape[..] || g.dtype() != m.dtype {
+                return Err(TesseraError::Autograd(format!(
+                    "op {op:?}: backward gave a gradient of shape {:?} and dtype {} for an \
+                     input of shape {:?} and dtype {}",
+                    g.shape(),
+                    g.dtype(),
+                    m.shape,
+                    m.dtype
+                )));
+            }
+        }
+        checked.push(g);
+    }
+    Ok(checked)
 }
 
 /// A node for an output of a forward-only or gradient-less op: backward through it is an

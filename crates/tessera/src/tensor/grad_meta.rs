@@ -49,6 +49,22 @@ pub trait GradNode: Send + Sync {
     /// Gradients of the inputs from gradients of the outputs (each `Some`). When `retain` is
     /// false the node frees what it saved; a second call then fails.
     fn apply(&self, grads: &[Tensor], retain: bool) -> Result<Vec<Option<Tensor>>>;
+    /// The node's creation number ([`next_node_seq`]): backward runs ready nodes latest
+    /// first, so the order depends only on the order the graph was recorded in, never on
+    /// addresses. Ranks that record the same program run their collective nodes alike.
+    fn seq(&self) -> u64;
+    /// Whether backward must run the node whenever the nodes feeding it have run, even when
+    /// none of them gave it a gradient (zeros stand in): a node that communicates must run
+    /// on every rank of an SPMD program, or its peers wait for it.
+    fn collective(&self) -> bool {
+        false
+    }
+}
+
+/// A fresh node number, increasing across the process (see [`GradNode::seq`]).
+pub(crate) fn next_node_seq() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// The edges of a node, one per input (inline for up to two inputs: recording a node and
