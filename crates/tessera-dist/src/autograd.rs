@@ -40,6 +40,7 @@
 //! }
 //! ```
 
+use tessera::autograd::LeafHook;
 use tessera::Tensor;
 
 use crate::error::{DistError, Result};
@@ -53,6 +54,23 @@ pub use crate::sbp::{dual, dual_nd};
 /// the dual of the loss's placement: 1 on every rank for a `Partial(sum)` loss, 1 on the
 /// first rank of each `Broadcast` mesh axis (and 0 on the others) for a `Broadcast` one.
 pub fn backward(loss: &GlobalTensor) -> Result<()> {
+    let seed = seed(loss)?;
+    tessera::autograd::backward(loss.local(), Some(&seed), false)?;
+    Ok(())
+}
+
+/// [`backward`] that reports each leaf shard's gradient as soon as it is final
+/// ([`tessera::autograd::backward_with_hook`]): what overlapping the reductions of data
+/// parallelism with backward needs (`train::DistOptimizer`).
+pub fn backward_with_hook(loss: &GlobalTensor, hook: LeafHook<'_>) -> Result<()> {
+    let seed = seed(loss)?;
+    tessera::autograd::backward_with_hook(loss.local(), Some(&seed), false, hook)?;
+    Ok(())
+}
+
+/// The seed of backward on this rank: the dual of the loss's placement (an error for a loss
+/// that is not one element or has no dual placement).
+pub(crate) fn seed(loss: &GlobalTensor) -> Result<Tensor> {
     if loss.logical_shape().iter().product::<usize>() != 1 {
         return Err(DistError::Placement(format!(
             "backward needs a one-element loss, got logical shape {:?}",
@@ -67,7 +85,9 @@ pub fn backward(loss: &GlobalTensor) -> Result<()> {
         }
     }
     let local = loss.local();
-    let seed = Tensor::full(local.shape(), u8::from(seed_here), local.dtype())?;
-    tessera::autograd::backward(local, Some(&seed), false)?;
-    Ok(())
+    Ok(Tensor::full(
+        local.shape(),
+        u8::from(seed_here),
+        local.dtype(),
+    )?)
 }

@@ -346,3 +346,55 @@ fn recorded_functions_run_in_recording_order_and_collectives_always_run() {
     );
     assert!(!out[0].requires_grad());
 }
+
+/// `backward_with_hook` reports a leaf as soon as no node left can add to its gradient: here
+/// `a`'s (used last, so finished first) before the step that leads to `b` runs, then `b`'s.
+#[test]
+fn leaf_hooks_fire_as_soon_as_a_gradient_is_final() {
+    use std::sync::{Arc, Mutex};
+    let log: Arc<Mutex<Vec<String>>> = Arc::default();
+    let (a, b) = (leaf(&[3.0], &[1]), leaf(&[2.0], &[1]));
+    let h = autograd::no_grad_scope(|| b.mul_scalar(2.0)).unwrap();
+    let node_log = log.clone();
+    let h = autograd::record_function(
+        "early",
+        std::slice::from_ref(&b),
+        vec![h],
+        false,
+        Box::new(move |g| {
+            node_log.lock().unwrap().push("node early".into());
+            Ok(vec![Some(g[0].mul_scalar(2.0)?)])
+        }),
+    )
+    .remove(0);
+    let loss = h.mul(&a).unwrap().sum(None, false).unwrap();
+    let (ka, kb) = (a.leaf_key().unwrap(), b.leaf_key().unwrap());
+    let mut hook = |k: autograd::LeafKey, g: &Tensor| -> tessera::Result<()> {
+        let name = if k == ka {
+            "a"
+        } else if k == kb {
+            "b"
+        } else {
+            "?"
+        };
+        log.lock()
+            .unwrap()
+            .push(format!("hook {name} {:?}", vals(g)));
+        Ok(())
+    };
+    autograd::backward_with_hook(&loss, None, false, &mut hook).unwrap();
+    assert_eq!(
+        *log.lock().unwrap(),
+        ["hook a [4.0]", "node early", "hook b [6.0]"]
+    );
+    assert_eq!(vals(&a.grad().unwrap()), [4.0]);
+    // A hook's error ends the pass, and no .grad changes.
+    let (a2, loss2) = (leaf(&[1.0], &[1]), leaf(&[1.0], &[1]));
+    let y = a2.mul(&loss2).unwrap().sum(None, false).unwrap();
+    let e = autograd::backward_with_hook(&y, None, false, &mut |_, _| {
+        Err(TesseraError::Autograd("stop".into()))
+    })
+    .unwrap_err();
+    assert!(e.to_string().contains("stop"));
+    assert!(a2.grad().is_none());
+}

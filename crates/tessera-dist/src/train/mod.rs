@@ -12,8 +12,12 @@
 //! replicas stay equal because every rank applies the same reduced gradient; a split
 //! parameter's shards are updated where they live (both optimisers are elementwise).
 
+pub mod buckets;
 pub mod mlp;
 pub mod rowsparse;
+
+use std::sync::mpsc;
+use std::time::Instant;
 
 use tessera::optim::Optimizer;
 use tessera::{StorageType, Tensor};
@@ -22,6 +26,11 @@ use crate::comm::Comm;
 use crate::error::{DistError, Result};
 use crate::global::GlobalTensor;
 use crate::sbp::{dual_nd, PartialOp, Sbp};
+pub use buckets::{Bucket, OverlapStats};
+
+/// The default bucket size: 1 MiB (PyTorch DDP takes 25 MiB for models of millions of
+/// parameters; Tessera's models here have thousands to a million).
+pub const DEFAULT_BUCKET_BYTES: usize = 1 << 20;
 
 /// An optimiser over global parameters (see the module docs). Collective: every rank makes
 /// the same calls in the same order.
@@ -34,6 +43,14 @@ pub struct DistOptimizer<O: Optimizer> {
     world: Comm,
     /// Bytes this rank received in the last reduction.
     last_bytes: usize,
+    /// The buckets of the dense gradients reduced during backward.
+    buckets: Vec<Bucket>,
+    /// Per mesh axis, a communicator of the reductions' own (`None`: no parameter is
+    /// `Broadcast` on that axis), so the communication thread's collectives never interleave
+    /// with the main thread's.
+    reduce_comms: Vec<Option<Comm>>,
+    overlap: bool,
+    stats: OverlapStats,
 }
 
 /// The address standing for a gradient tensor (its dense data, or its row_sparse block).
@@ -87,13 +104,65 @@ impl<O: Optimizer> DistOptimizer<O> {
             dual_nd(p.sbp())?;
         }
         let inner = make(params.iter().map(GlobalTensor::to_local).collect())?;
+        let axes = |p: &GlobalTensor| -> Vec<usize> {
+            (0..p.sbp().len())
+                .filter(|&a| p.sbp()[a] == Sbp::Broadcast)
+                .collect()
+        };
+        let sizes: Vec<(usize, usize, Vec<usize>)> = params
+            .iter()
+            .map(|p| (p.local().numel(), p.dtype().itemsize(), axes(p)))
+            .collect();
+        let mut reduce_comms = Vec::new();
+        for a in 0..mesh.shape().len() {
+            let used = sizes.iter().any(|(_, _, ax)| ax.contains(&a));
+            let comm = mesh.axis_comm(a);
+            // Collective: every rank makes the same parameters, so the same splits.
+            reduce_comms.push(if used {
+                Some(comm.split(0, comm.rank())?)
+            } else {
+                None
+            });
+        }
         Ok(DistOptimizer {
             reduced: vec![None; params.len()],
+            buckets: buckets::plan(&sizes, DEFAULT_BUCKET_BYTES),
             params,
             inner,
             world: mesh.world().clone(),
             last_bytes: 0,
+            reduce_comms,
+            overlap: true,
+            stats: OverlapStats::default(),
         })
+    }
+
+    /// Whether [`Self::backward`] reduces gradients during backward (the default) or after
+    /// it; and the bucket size in bytes (the buckets are planned again).
+    pub fn set_overlap(&mut self, overlap: bool, bucket_bytes: usize) {
+        self.overlap = overlap;
+        let sizes: Vec<(usize, usize, Vec<usize>)> = self
+            .params
+            .iter()
+            .map(|p| {
+                let axes = (0..p.sbp().len())
+                    .filter(|&a| p.sbp()[a] == Sbp::Broadcast)
+                    .collect();
+                (p.local().numel(), p.dtype().itemsize(), axes)
+            })
+            .collect();
+        self.buckets = buckets::plan(&sizes, bucket_bytes.max(1));
+    }
+
+    /// The buckets of the dense gradients.
+    pub fn buckets(&self) -> &[Bucket] {
+        &self.buckets
+    }
+
+    /// What the last [`Self::backward`] measured: backward's time, the reductions' time, and
+    /// the wait for reductions after backward (all of it when not overlapped).
+    pub fn last_overlap(&self) -> OverlapStats {
+        self.stats
     }
 
     /// The parameters.
@@ -116,12 +185,93 @@ impl<O: Optimizer> DistOptimizer<O> {
     /// A rank whose backward fails makes every rank return an error before any gradient is
     /// reduced (the ranks agree on success first), so no rank steps on a half-reduced
     /// gradient.
+    ///
+    /// With overlap on (the default) and no gradient accumulated before, the dense gradients
+    /// are reduced during backward, bucket by bucket, as soon as a bucket's gradients are
+    /// final ([`buckets`]); row_sparse ones after it.
     pub fn backward(&mut self, loss: &GlobalTensor) -> Result<()> {
         self.reduced.fill(None);
+        self.last_bytes = 0;
+        // A loss backward cannot start from fails on every rank before any collective (a
+        // failure inside backward leaves the peers in a collective until the backend's
+        // timeout or mismatch check ends it, D7).
+        let seed = crate::autograd::seed(loss);
+        self.agree(seed.is_err())?;
+        seed?;
+        let accumulated = self.params.iter().any(|p| p.local().grad().is_some());
+        if self.overlap && !accumulated && !self.buckets.is_empty() {
+            return self.backward_overlapped(loss);
+        }
+        let t0 = Instant::now();
         let outcome = crate::autograd::backward(loss);
+        let backward = t0.elapsed();
         self.agree(outcome.is_err())?;
         outcome?;
-        self.reduce_gradients()
+        let t1 = Instant::now();
+        self.reduce_gradients()?;
+        let comm = t1.elapsed();
+        self.stats = OverlapStats {
+            backward,
+            comm,
+            wait: comm,
+        };
+        Ok(())
+    }
+
+    fn backward_overlapped(&mut self, loss: &GlobalTensor) -> Result<()> {
+        let locals: Vec<Tensor> = self.params.iter().map(GlobalTensor::to_local).collect();
+        let (buckets, comms) = (&self.buckets, &self.reduce_comms);
+        let (tx, rx) = mpsc::channel();
+        let (outcome, served, sparse, backward, wait) = std::thread::scope(|s| {
+            let worker = s.spawn(move || buckets::serve(rx, buckets, comms));
+            let mut reducer = buckets::Reducer::new(buckets, &locals, tx);
+            let t0 = Instant::now();
+            let mut hook = |k, g: &Tensor| {
+                reducer
+                    .arrived(k, g)
+                    .map_err(|e| tessera::TesseraError::Autograd(e.to_string()))
+            };
+            let outcome = crate::autograd::backward_with_hook(loss, &mut hook);
+            let backward = t0.elapsed();
+            // Every bucket starts on every rank, even after a failure, so no peer waits.
+            let flushed = reducer.start_ready(true);
+            let sparse = reducer.sparse().to_vec();
+            drop(reducer);
+            let t1 = Instant::now();
+            let served = worker.join().unwrap_or_else(|_| {
+                Err(DistError::Aborted("the reduction thread panicked".into()))
+            });
+            (outcome.and(flushed), served, sparse, backward, t1.elapsed())
+        });
+        self.agree(outcome.is_err() || served.is_err())?;
+        outcome?;
+        let (flats, comm) = served?;
+        self.stats = OverlapStats {
+            backward,
+            comm,
+            wait,
+        };
+        for (b, flat) in self.buckets.iter().zip(flats) {
+            let flat = flat.ok_or_else(|| DistError::Aborted("a bucket was not reduced".into()))?;
+            let mut at = 0;
+            for &i in b.params.iter().filter(|&&i| !sparse[i]) {
+                let local = self.params[i].local();
+                let n = local.numel();
+                self.last_bytes += b.axes.len() * n * local.dtype().itemsize();
+                let shape: Vec<isize> = local.shape().iter().map(|&d| d as isize).collect();
+                let g = flat.narrow(0, at, n)?.reshape(&shape)?;
+                local.set_grad(Some(g.clone()))?;
+                self.reduced[i] = Some(grad_id(&g));
+                at += n;
+            }
+        }
+        // Row_sparse gradients, and those of parameters no mesh axis reduces.
+        for i in 0..self.params.len() {
+            if self.reduced[i].is_none() {
+                self.reduce_one(i)?;
+            }
+        }
+        Ok(())
     }
 
     /// Errors on every rank when any rank failed (an all-reduce of the flag).
@@ -144,32 +294,39 @@ impl<O: Optimizer> DistOptimizer<O> {
     /// rank must join each reduction).
     pub fn reduce_gradients(&mut self) -> Result<()> {
         self.last_bytes = 0;
-        for (i, p) in self.params.iter().enumerate() {
-            let local = p.local();
-            let grad = match local.grad() {
-                Some(g) => g,
-                None => Tensor::zeros(local.shape(), local.dtype())?,
-            };
-            let reduced = if grad.stype() == StorageType::RowSparse {
-                let mut g = grad;
-                for (axis, s) in p.sbp().iter().enumerate() {
-                    if *s == Sbp::Broadcast {
-                        let (sum, bytes) = rowsparse::all_reduce(&g, p.mesh().axis_comm(axis))?;
-                        self.last_bytes += bytes;
-                        g = sum;
-                    }
-                }
-                g
-            } else {
-                let dual = dual_nd(p.sbp())?;
-                let g = GlobalTensor::from_local(grad, p.logical_shape(), &dual, p.mesh(), true)?;
-                let axes = p.sbp().iter().filter(|s| **s == Sbp::Broadcast).count();
-                self.last_bytes += axes * g.local().numel() * g.dtype().itemsize();
-                g.to_sbp(p.sbp())?.to_local()
-            };
-            local.set_grad(Some(reduced.clone()))?;
-            self.reduced[i] = Some(grad_id(&reduced));
+        for i in 0..self.params.len() {
+            self.reduce_one(i)?;
         }
+        Ok(())
+    }
+
+    /// Reduces parameter `i`'s gradient (see [`Self::reduce_gradients`]).
+    fn reduce_one(&mut self, i: usize) -> Result<()> {
+        let p = &self.params[i];
+        let local = p.local();
+        let grad = match local.grad() {
+            Some(g) => g,
+            None => Tensor::zeros(local.shape(), local.dtype())?,
+        };
+        let reduced = if grad.stype() == StorageType::RowSparse {
+            let mut g = grad;
+            for (axis, s) in p.sbp().iter().enumerate() {
+                if *s == Sbp::Broadcast {
+                    let (sum, bytes) = rowsparse::all_reduce(&g, p.mesh().axis_comm(axis))?;
+                    self.last_bytes += bytes;
+                    g = sum;
+                }
+            }
+            g
+        } else {
+            let dual = dual_nd(p.sbp())?;
+            let g = GlobalTensor::from_local(grad, p.logical_shape(), &dual, p.mesh(), true)?;
+            let axes = p.sbp().iter().filter(|s| **s == Sbp::Broadcast).count();
+            self.last_bytes += axes * g.local().numel() * g.dtype().itemsize();
+            g.to_sbp(p.sbp())?.to_local()
+        };
+        local.set_grad(Some(reduced.clone()))?;
+        self.reduced[i] = Some(grad_id(&reduced));
         Ok(())
     }
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::accumulate::accumulate;
 use super::mode::NoGradGuard;
 use crate::error::{Result, ShapeFacts, TesseraError};
-use crate::tensor::grad_meta::{AutogradMeta, Edge, GradNode};
+use crate::tensor::grad_meta::{AutogradMeta, Edge, GradNode, LeafKey};
 use crate::tensor::Tensor;
 
 /// Identity of a node or leaf: the address of its shared allocation.
@@ -75,9 +75,11 @@ fn root_grads(roots: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<(Edge, T
     Ok(out)
 }
 
-/// How many edges point at each node reachable from `starts` (iterative depth-first walk).
-fn dependencies(starts: &[Arc<dyn GradNode>]) -> HashMap<usize, usize> {
+/// How many edges point at each node reachable from `starts` (iterative depth-first walk),
+/// and at each leaf (keyed by its state's address).
+fn dependencies(starts: &[Arc<dyn GradNode>]) -> (HashMap<usize, usize>, HashMap<usize, usize>) {
     let mut deps: HashMap<usize, usize> = HashMap::new();
+    let mut leaf_deps: HashMap<usize, usize> = HashMap::new();
     let mut seen: HashMap<usize, ()> = HashMap::new();
     let mut stack: Vec<Arc<dyn GradNode>> = Vec::new();
     for n in starts {
@@ -87,15 +89,18 @@ fn dependencies(starts: &[Arc<dyn GradNode>]) -> HashMap<usize, usize> {
     }
     while let Some(n) = stack.pop() {
         for e in n.edges().into_iter().flatten() {
-            if let Edge::Node { node, .. } = e {
-                *deps.entry(key_of(&node)).or_default() += 1;
-                if seen.insert(key_of(&node), ()).is_none() {
-                    stack.push(node);
+            match e {
+                Edge::Node { node, .. } => {
+                    *deps.entry(key_of(&node)).or_default() += 1;
+                    if seen.insert(key_of(&node), ()).is_none() {
+                        stack.push(node);
+                    }
                 }
+                Edge::Leaf(m) => *leaf_deps.entry(key_of(&m)).or_default() += 1,
             }
         }
     }
-    deps
+    (deps, leaf_deps)
 }
 
 /// Where the gradients of a pass go.
@@ -113,6 +118,17 @@ pub(crate) fn run(
     grads: &[Option<Tensor>],
     retain_graph: bool,
     sink: Sink<'_>,
+) -> Result<Vec<Option<Tensor>>> {
+    run_with_hook(roots, grads, retain_graph, sink, None)
+}
+
+/// [`run`], calling `hook` for each leaf once its gradient of the pass is final.
+pub(crate) fn run_with_hook(
+    roots: &[Tensor],
+    grads: &[Option<Tensor>],
+    retain_graph: bool,
+    sink: Sink<'_>,
+    mut hook: Option<super::LeafHook<'_>>,
 ) -> Result<Vec<Option<Tensor>>> {
     let _no_grad = NoGradGuard::new();
     let seeds = root_grads(roots, grads)?;
@@ -178,7 +194,8 @@ pub(crate) fn run(
         }
         deliver(edge, g, &mut pending, &mut leaves)?;
     }
-    let mut deps = dependencies(&starts);
+    let (mut deps, mut leaf_deps) = dependencies(&starts);
+    let mut signalled: HashMap<usize, ()> = HashMap::new();
     // Ready nodes run latest-recorded first: the order depends only on the recording order,
     // so ranks of an SPMD program run their collective nodes alike (GradNode::seq).
     let mut ready: BinaryHeap<(u64, usize)> = pending
@@ -210,12 +227,24 @@ pub(crate) fn run(
         drop(full);
         for (edge, g) in node.edges().into_iter().zip(input_grads) {
             let Some(edge) = edge else { continue };
-            let child = match &edge {
-                Edge::Node { node, .. } => Some((key_of(node), node.clone())),
-                Edge::Leaf(_) => None,
+            let (child, leaf) = match &edge {
+                Edge::Node { node, .. } => (Some((key_of(node), node.clone())), None),
+                Edge::Leaf(m) => (None, Some(key_of(m))),
             };
             if let Some(g) = g {
                 deliver(edge, g, &mut pending, &mut leaves)?;
+            }
+            if let (Some(l), Some(hook)) = (leaf, hook.as_mut()) {
+                let d = leaf_deps
+                    .get_mut(&l)
+                    .expect("every reachable leaf has a count");
+                *d -= 1;
+                if *d == 0 {
+                    if let Some((m, g)) = leaves.get(&l) {
+                        signalled.insert(l, ());
+                        hook(LeafKey::of(m), g)?;
+                    }
+                }
             }
             if let Some((c, child)) = child {
                 let d = deps.get_mut(&c).expect("every reachable node has a count");
@@ -234,6 +263,18 @@ pub(crate) fn run(
                     ready.push((child.seq(), c));
                 }
             }
+        }
+    }
+    if let Some(hook) = hook.as_mut() {
+        // Leaves whose last feeding node never ran (or that were roots), by address: a hook
+        // must not depend on the order of these.
+        let mut rest: Vec<(&usize, &(Arc<AutogradMeta>, Tensor))> = leaves
+            .iter()
+            .filter(|(k, _)| !signalled.contains_key(k))
+            .collect();
+        rest.sort_by_key(|(k, _)| **k);
+        for (_, (m, g)) in rest {
+            hook(LeafKey::of(m), g)?;
         }
     }
     match sink {

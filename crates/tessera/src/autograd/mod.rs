@@ -28,6 +28,7 @@ pub use record::GradRule;
 pub(crate) use record::{record, wants_record};
 
 use crate::error::Result;
+pub use crate::tensor::grad_meta::LeafKey;
 pub use crate::tensor::is_grad_enabled;
 use crate::tensor::Tensor;
 
@@ -40,6 +41,46 @@ pub fn backward(root: &Tensor, grad: Option<&Tensor>, retain_graph: bool) -> Res
         &[grad.cloned()],
         retain_graph,
         engine::Sink::Leaves,
+    )?;
+    Ok(())
+}
+
+/// Called by [`backward_with_hook`] with a leaf and its gradient of this pass, once no node
+/// left in the pass can add to it.
+pub type LeafHook<'a> = &'a mut dyn FnMut(LeafKey, &Tensor) -> Result<()>;
+
+/// [`backward`] that calls `hook` for each leaf as soon as its gradient of this pass is
+/// final (every node that feeds it has run), while the rest of the pass goes on: what
+/// PyTorch's post-accumulate-grad hooks give DDP to start a gradient's all-reduce during
+/// backward. The gradient given is this pass's alone (not summed with an earlier `.grad`);
+/// leaves are still written only when the whole pass succeeded. A hook error ends the pass
+/// with that error. A leaf whose last feeding node never ran (no gradient reached it) is
+/// signalled when the pass ends, if it got any gradient.
+///
+/// ```
+/// use tessera::{autograd, Tensor};
+/// let x = Tensor::from_slice(&[2.0f64], &[1]).unwrap().requires_grad_(true).unwrap();
+/// let y = x.mul(&x).unwrap();
+/// let mut seen = Vec::new();
+/// autograd::backward_with_hook(&y, None, false, &mut |leaf, g| {
+///     seen.push((leaf, g.to_vec::<f64>()?));
+///     Ok(())
+/// })
+/// .unwrap();
+/// assert_eq!(seen, vec![(x.leaf_key().unwrap(), vec![4.0])]);
+/// ```
+pub fn backward_with_hook(
+    root: &Tensor,
+    grad: Option<&Tensor>,
+    retain_graph: bool,
+    hook: LeafHook<'_>,
+) -> Result<()> {
+    engine::run_with_hook(
+        std::slice::from_ref(root),
+        &[grad.cloned()],
+        retain_graph,
+        engine::Sink::Leaves,
+        Some(hook),
     )?;
     Ok(())
 }

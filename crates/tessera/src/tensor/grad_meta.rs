@@ -85,6 +85,17 @@ pub enum Edge {
     Leaf(Arc<AutogradMeta>),
 }
 
+/// The identity of a leaf that requires a gradient ([`Tensor::leaf_key`]): the address of its
+/// shared autograd state, valid while the leaf lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LeafKey(usize);
+
+impl LeafKey {
+    pub(crate) fn of(m: &Arc<AutogradMeta>) -> LeafKey {
+        LeafKey(Arc::as_ptr(m) as usize)
+    }
+}
+
 /// Autograd state of one tensor.
 pub struct AutogradMeta {
     /// The node that computed this tensor and which of its outputs it is (`None`: a leaf).
@@ -270,6 +281,15 @@ impl Tensor {
             active: AtomicBool::new(true),
         }));
         self
+    }
+
+    /// The identity of this leaf in [`crate::autograd::backward_with_hook`]'s calls (`None`
+    /// unless it is a leaf that requires a gradient). Clones of a leaf share it.
+    pub fn leaf_key(&self) -> Option<LeafKey> {
+        match self.grad_edge()? {
+            Edge::Leaf(m) => Some(LeafKey::of(&m)),
+            Edge::Node { .. } => None,
+        }
     }
 
     /// The edge a gradient of this tensor flows along, if it requires one.
