@@ -1,6 +1,9 @@
 //! The Tessera tour: exercises every part of the library and prints what it did.
 //! Run from the repository root: `cargo run --release --example tour`.
 
+#[path = "parallel/jobs.rs"]
+mod jobs;
+
 use std::time::Instant;
 
 use tessera::index::{encode, Ellipsis, IndexSpec, NewAxis};
@@ -76,6 +79,7 @@ fn main() -> tessera::Result<()> {
     gradients()?;
     section("global tensors on 4 in-process ranks (seed 001, SBP)");
     tessera_dist::tour_section()?;
+    distributed_training()?;
     Ok(())
 }
 
@@ -393,6 +397,81 @@ fn gradients() -> tessera::Result<()> {
     match plot::write_svg(path, &[&sparse, &dense]) {
         Ok(()) => println!("loss and accuracy curves written to {}", path.display()),
         Err(e) => println!("could not write the curves: {e}"),
+    }
+    Ok(())
+}
+
+/// A few steps of parallel training on 4 in-process ranks (docs/design.md D11): data-parallel
+/// sparse logistic regression, then the MLP data parallel and hybrid (2x2 mesh), each against
+/// the loss the single process gets.
+fn distributed_training() -> tessera::Result<()> {
+    use tessera_dist::train::mlp::Parallelism;
+    section("distributed training: gradients through SBP on 4 in-process ranks");
+    let err = |e: tessera_dist::DistError| tessera::TesseraError::InvalidArgument(e.to_string());
+    let first = |r: Vec<Result<tessera_dist::Result<jobs::Run>, tessera_dist::DistError>>| {
+        r.into_iter()
+            .next()
+            .expect("rank 0 ran")
+            .map_err(err)?
+            .map_err(err)
+    };
+    let logreg = jobs::LogRegJob {
+        features: 20_000,
+        docs: 4_000,
+        words: 30,
+        batch: 256,
+        steps: 30,
+    };
+    let single = first(tessera_dist::run_ranks(1, move |c| {
+        jobs::logreg_dp(c, logreg)
+    }))?;
+    let four = first(tessera_dist::run_ranks(4, move |c| {
+        jobs::logreg_dp(c, logreg)
+    }))?;
+    println!(
+        "sparse logistic regression, {} features, batch {} split over 4 ranks, row_sparse \
+         gradients reduced as row_sparse ({} bytes received a step):",
+        logreg.features, logreg.batch, four.bytes
+    );
+    for step in [0, 10, 20, 29] {
+        println!(
+            "  step {step:>2}: loss {:.5} on 4 ranks, {:.5} on 1",
+            four.losses[step], single.losses[step]
+        );
+    }
+    let job = jobs::MlpJob {
+        dims: vec![2, 32, 32, 3],
+        batch: 128,
+        steps: 40,
+        points: jobs::Points::Spirals,
+        overlap: (true, 4096),
+    };
+    let one = {
+        let job = job.clone();
+        first(tessera_dist::run_ranks(1, move |c| {
+            jobs::mlp_parallel(c, Parallelism::Data, &job)
+        }))?
+    };
+    for par in [Parallelism::Data, Parallelism::Model, Parallelism::Hybrid] {
+        let job = job.clone();
+        let run = first(tessera_dist::run_ranks(4, move |c| {
+            jobs::mlp_parallel(c, par, &job)
+        }))?;
+        let worst = run
+            .losses
+            .iter()
+            .zip(&one.losses)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0f32, f32::max);
+        println!(
+            "MLP 2-32-32-3, {par:?} parallel on mesh {:?}: loss {:.4} -> {:.4} in {} steps \
+             ({:.2} ms a step; largest difference from 1 rank {worst:.1e})",
+            par.mesh_shape(4).map_err(err)?,
+            run.losses[0],
+            run.losses[run.losses.len() - 1],
+            run.losses.len(),
+            run.step_secs() * 1e3
+        );
     }
     Ok(())
 }

@@ -1,0 +1,189 @@
+#![allow(dead_code)] // shared by the example, the tour and the bench; each uses a part
+//! Parallel training jobs shared by the `train_dist` example, the tour and the `training`
+//! bench (docs/design.md D11): data-parallel sparse logistic regression and a data-, model-
+//! or hybrid-parallel MLP, each run on the ranks of one communicator.
+
+use std::time::Instant;
+
+use tessera::optim::Adam;
+use tessera::Tensor;
+use tessera_dist::train::mlp::{cross_entropy, GlobalMlp, Parallelism};
+use tessera_dist::train::{partial_loss, DistOptimizer, OverlapStats};
+use tessera_dist::{balanced_range, Comm, GlobalTensor, Mesh, Result};
+use tessera_models::data::{bag_of_words, normal, spirals};
+use tessera_models::{logreg, loss, mlp};
+
+/// What one rank measured.
+#[derive(Clone, Debug, Default)]
+pub struct Run {
+    /// The global loss of each step.
+    pub losses: Vec<f32>,
+    /// Wall seconds of the timed steps (all but the first).
+    pub secs: f64,
+    /// Samples of the global batch processed in the timed steps.
+    pub samples: usize,
+    /// Gradient bytes this rank received per step (the last step's).
+    pub bytes: usize,
+    /// The overlap of the timed steps, summed.
+    pub overlap: OverlapStats,
+}
+
+impl Run {
+    /// Samples per second of the whole job (all ranks).
+    pub fn throughput(&self) -> f64 {
+        self.samples as f64 / self.secs.max(1e-12)
+    }
+
+    /// Mean seconds per timed step.
+    pub fn step_secs(&self) -> f64 {
+        self.secs / (self.losses.len().saturating_sub(1)).max(1) as f64
+    }
+}
+
+/// Sizes of a sparse logistic regression job.
+#[derive(Clone, Copy, Debug)]
+pub struct LogRegJob {
+    pub features: usize,
+    pub docs: usize,
+    pub words: usize,
+    /// Documents per step, split over the ranks.
+    pub batch: usize,
+    pub steps: usize,
+}
+
+/// Data-parallel sparse logistic regression: every rank holds the weights (`Broadcast`),
+/// computes `dot(csr, W)` on its part of each batch, and the row_sparse gradient of W is
+/// reduced as row_sparse.
+pub fn logreg_dp(comm: Comm, job: LogRegJob) -> Result<Run> {
+    let data = bag_of_words(job.docs, job.features, job.words, 7);
+    let mesh = Mesh::line(comm.clone());
+    let (p, me) = (comm.size(), comm.rank());
+    let model = logreg::SparseLogReg::new(job.features)?;
+    let place = |t: &Tensor| {
+        GlobalTensor::from_local(
+            t.clone(),
+            t.shape(),
+            &[tessera_dist::Sbp::Broadcast],
+            &mesh,
+            true,
+        )
+    };
+    let mut opt = DistOptimizer::new(vec![place(&model.w)?, place(&model.b)?], |p| {
+        Adam::new(p, 0.05)
+    })?;
+    let mut run = Run::default();
+    let mut t0 = Instant::now();
+    for step in 0..job.steps {
+        if step == 1 {
+            comm.barrier()?;
+            t0 = Instant::now();
+        }
+        let rows: Vec<usize> = (0..job.batch)
+            .map(|i| (step * job.batch + i) % job.docs)
+            .collect();
+        let mine = &rows[balanced_range(job.batch, p, me)];
+        let (x, y) = logreg::batch(&data, mine)?;
+        opt.zero_grad()?;
+        let share = loss::logistic(&model.forward(&x)?, &y)?
+            .mul_scalar(mine.len() as f64 / job.batch as f64)?;
+        let l = partial_loss(share, &mesh)?;
+        opt.backward(&l)?;
+        opt.step()?;
+        run.losses.push(l.to_full()?.item::<f32>()?);
+        run.bytes = opt.last_reduction_bytes();
+        if step > 0 {
+            run.samples += job.batch;
+        }
+    }
+    comm.barrier()?;
+    run.secs = t0.elapsed().as_secs_f64();
+    Ok(run)
+}
+
+/// Where an MLP job's batches come from.
+#[derive(Clone, Copy, Debug)]
+pub enum Points {
+    /// The interleaved spirals of the gradients issue (2 inputs, 3 classes).
+    Spirals,
+    /// Gaussian inputs of `dims[0]` features and labels `i % classes` (timing only).
+    Random,
+}
+
+/// Sizes of an MLP job.
+#[derive(Clone, Debug)]
+pub struct MlpJob {
+    pub dims: Vec<usize>,
+    /// Samples per step (the global batch), split over the data-parallel ranks.
+    pub batch: usize,
+    pub steps: usize,
+    pub points: Points,
+    /// Reduce gradients during backward (and the bucket size in bytes).
+    pub overlap: (bool, usize),
+}
+
+fn mlp_batch(job: &MlpJob, step: usize) -> Result<(Tensor, Tensor)> {
+    let (inputs, classes) = (job.dims[0], *job.dims.last().unwrap_or(&1));
+    let n = job.batch;
+    let (x, labels): (Vec<f32>, Vec<usize>) = match job.points {
+        Points::Spirals => {
+            let (pts, lab) = spirals(400, classes, 5);
+            let rows: Vec<usize> = (0..n).map(|i| (step * n + i * 7) % pts.len()).collect();
+            (
+                rows.iter().flat_map(|&r| pts[r]).collect(),
+                rows.iter().map(|&r| lab[r]).collect(),
+            )
+        }
+        Points::Random => {
+            use rand::SeedableRng;
+            let mut rng = rand::rngs::StdRng::seed_from_u64(step as u64);
+            (
+                normal(&mut rng, n * inputs, 1.0),
+                (0..n).map(|i| i % classes).collect(),
+            )
+        }
+    };
+    let mut t = vec![0f32; n * classes];
+    for (i, &c) in labels.iter().enumerate() {
+        t[i * classes + c] = 1.0;
+    }
+    Ok((
+        Tensor::from_vec(x, &[n, inputs])?,
+        Tensor::from_vec(t, &[n, classes])?,
+    ))
+}
+
+/// The MLP trained with `par` on the ranks of `comm` (the mesh `par.mesh_shape`).
+pub fn mlp_parallel(comm: Comm, par: Parallelism, job: &MlpJob) -> Result<Run> {
+    let mesh = Mesh::new(comm.clone(), &par.mesh_shape(comm.size())?)?;
+    let start = mlp::Mlp::with_dims(&job.dims, 3)?;
+    let model = GlobalMlp::from_full(&start.layers, par, &mesh)?;
+    let mut opt = DistOptimizer::new(model.params(), |p| Adam::new(p, 0.01))?;
+    opt.set_overlap(job.overlap.0, job.overlap.1);
+    let mut run = Run::default();
+    let mut t0 = Instant::now();
+    for step in 0..job.steps {
+        if step == 1 {
+            comm.barrier()?;
+            t0 = Instant::now();
+        }
+        let (x, t) = mlp_batch(job, step)?;
+        let x = GlobalTensor::from_logical(&x, &par.batch(), &mesh)?;
+        let t = GlobalTensor::from_logical(&t, &par.batch(), &mesh)?;
+        opt.zero_grad()?;
+        let l = cross_entropy(&model.forward(&x)?, &t)?;
+        opt.backward(&l)?;
+        opt.step()?;
+        run.losses.push(l.to_full()?.item::<f32>()?);
+        run.bytes = opt.last_reduction_bytes();
+        if step > 0 {
+            run.samples += job.batch;
+            let o = opt.last_overlap();
+            run.overlap.backward += o.backward;
+            run.overlap.comm += o.comm;
+            run.overlap.wait += o.wait;
+        }
+    }
+    comm.barrier()?;
+    run.secs = t0.elapsed().as_secs_f64();
+    Ok(run)
+}
