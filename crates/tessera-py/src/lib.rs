@@ -12,6 +12,7 @@ pub mod arith;
 pub mod arrayfns;
 pub mod convert;
 pub mod device;
+pub mod dist;
 pub mod dlpack;
 pub mod dtype;
 pub mod dtype_info;
@@ -200,6 +201,7 @@ fn get_num_threads() -> usize {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTensor>()?;
+    dist::register(m)?;
     m.add_class::<PyDType>()?;
     m.add_class::<ring::PyRingBuffer>()?;
     for d in DType::ALL {

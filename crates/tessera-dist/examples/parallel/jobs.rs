@@ -9,7 +9,7 @@ use tessera::optim::Adam;
 use tessera::Tensor;
 use tessera_dist::train::mlp::{cross_entropy, GlobalMlp, Parallelism};
 use tessera_dist::train::{partial_loss, DistOptimizer, OverlapStats};
-use tessera_dist::{balanced_range, Comm, GlobalTensor, Mesh, Result};
+use tessera_dist::{balanced_range, Comm, GlobalTensor, Mesh, Result, Sbp};
 use tessera_models::data::{bag_of_words, normal, spirals};
 use tessera_models::{logreg, loss, mlp};
 
@@ -121,25 +121,38 @@ pub struct MlpJob {
     pub overlap: (bool, usize),
 }
 
-fn mlp_batch(job: &MlpJob, step: usize) -> Result<(Tensor, Tensor)> {
+/// Rows `rows` of batch `step`: inputs `[len, dims[0]]` and one-hot targets. Each rank makes
+/// only its own rows, as a data-parallel program loads only its shard.
+pub fn mlp_batch(
+    job: &MlpJob,
+    step: usize,
+    rows: std::ops::Range<usize>,
+) -> Result<(Tensor, Tensor)> {
     let (inputs, classes) = (job.dims[0], *job.dims.last().unwrap_or(&1));
-    let n = job.batch;
+    let n = rows.len();
     let (x, labels): (Vec<f32>, Vec<usize>) = match job.points {
         Points::Spirals => {
             let (pts, lab) = spirals(400, classes, 5);
-            let rows: Vec<usize> = (0..n).map(|i| (step * n + i * 7) % pts.len()).collect();
+            let at: Vec<usize> = rows
+                .map(|i| (step * job.batch + i * 7) % pts.len())
+                .collect();
             (
-                rows.iter().flat_map(|&r| pts[r]).collect(),
-                rows.iter().map(|&r| lab[r]).collect(),
+                at.iter().flat_map(|&r| pts[r]).collect(),
+                at.iter().map(|&r| lab[r]).collect(),
             )
         }
         Points::Random => {
             use rand::SeedableRng;
-            let mut rng = rand::rngs::StdRng::seed_from_u64(step as u64);
-            (
-                normal(&mut rng, n * inputs, 1.0),
-                (0..n).map(|i| i % classes).collect(),
-            )
+            let mut x = Vec::with_capacity(n * inputs);
+            for i in rows.clone() {
+                let seed = (step * 1_000_003 + i) as u64;
+                x.extend(normal(
+                    &mut rand::rngs::StdRng::seed_from_u64(seed),
+                    inputs,
+                    1.0,
+                ));
+            }
+            (x, rows.map(|i| i % classes).collect())
         }
     };
     let mut t = vec![0f32; n * classes];
@@ -166,9 +179,15 @@ pub fn mlp_parallel(comm: Comm, par: Parallelism, job: &MlpJob) -> Result<Run> {
             comm.barrier()?;
             t0 = Instant::now();
         }
-        let (x, t) = mlp_batch(job, step)?;
-        let x = GlobalTensor::from_logical(&x, &par.batch(), &mesh)?;
-        let t = GlobalTensor::from_logical(&t, &par.batch(), &mesh)?;
+        let sbp = par.batch();
+        let rows = match sbp[0] {
+            Sbp::Split(_) => balanced_range(job.batch, mesh.shape()[0], mesh.coords()[0]),
+            _ => 0..job.batch,
+        };
+        let (x, t) = mlp_batch(job, step, rows)?;
+        let (classes, inputs) = (t.shape()[1], x.shape()[1]);
+        let x = GlobalTensor::from_local(x, &[job.batch, inputs], &sbp, &mesh, true)?;
+        let t = GlobalTensor::from_local(t, &[job.batch, classes], &sbp, &mesh, true)?;
         opt.zero_grad()?;
         let l = cross_entropy(&model.forward(&x)?, &t)?;
         opt.backward(&l)?;

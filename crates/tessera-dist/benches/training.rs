@@ -1,0 +1,196 @@
+//! Data-parallel training throughput and the costs of its reductions (issue 20's ratio
+//! lines; docs/design.md D11; docs/performance.md). Run under MPI with two ranks:
+//! `cargo bench -p tessera-dist --features mpi --bench training --no-run`, then
+//! `mpirun -np 2 target/release/deps/training-<hash> --bench`. Rank 0 prints a table and
+//! `ratio NAME VALUE` lines. Every rank's kernels run on one thread (`set_num_threads(1)`),
+//! so 1 rank and 2 ranks compare equal thread counts per rank; this machine has 2 cores.
+//!
+//! - `dp_step_scaling_2ranks`: samples per second of the data-parallel MLP (64-512-512-10,
+//!   256 samples per rank and step) on 2 MPI ranks over 1 rank (rank 0 alone, on a
+//!   communicator of its own, while rank 1 waits without spinning). The same on the thread
+//!   backend (2 in-process ranks over 1) is printed beside it.
+//! - `dp_allreduce_overlap_fraction`: the share of the 2-rank run's gradient all-reduce time
+//!   that backward hid (`1 - wait after backward / all-reduce time`); the step time without
+//!   overlap is printed too.
+//! - `rowsparse_allreduce_bytes_vs_dense`: bytes a rank receives to reduce the row_sparse
+//!   gradient of a 200 000-feature sparse logistic regression whose 2 x 100 documents of 10
+//!   words touch at most 1 % of the rows, over a dense ring all-reduce's `2 (p-1)/p N`.
+//! - `hybrid_mesh_step_time_vs_dp`: the MLP's step time on a 2x2 mesh (hybrid) over pure data
+//!   parallel on 4 ranks, on the thread backend (4 ranks on 2 cores: oversubscribed), and
+//!   under MPI when run with `-np 4`.
+//!
+//! Under `mpirun --mca pml ob1 --mca btl tcp,self -x TESSERA_DIST_SHM=0` the collectives go
+//! over TCP with Tessera's single-host path off: what a run across machines takes.
+
+#[path = "../examples/parallel/jobs.rs"]
+mod jobs;
+
+use std::time::Duration;
+
+use jobs::{LogRegJob, MlpJob, Points, Run};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::CommunicatorCollectives;
+use tessera_dist::mpi_backend::MpiUniverse;
+use tessera_dist::train::mlp::Parallelism;
+use tessera_dist::{run_ranks, Comm};
+
+fn mlp_job(batch: usize, overlap: bool) -> MlpJob {
+    MlpJob {
+        dims: vec![64, 512, 512, 10],
+        batch,
+        steps: 13,
+        points: Points::Random,
+        overlap: (overlap, tessera_dist::train::DEFAULT_BUCKET_BYTES),
+    }
+}
+
+/// Waits at a barrier of the raw world without spinning a core (so rank 0 has it alone).
+fn idle_barrier(world: &SimpleCommunicator) {
+    let mut req = world.immediate_barrier();
+    loop {
+        match req.test() {
+            Ok(_) => return,
+            Err(r) => req = r,
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+fn thread_run(ranks: usize, par: Parallelism, job: &MlpJob) -> Run {
+    let job = job.clone();
+    run_ranks(ranks, move |c| jobs::mlp_parallel(c, par, &job))
+        .into_iter()
+        .next()
+        .expect("rank 0")
+        .expect("no panic")
+        .expect("the run")
+}
+
+fn main() {
+    tessera::kernels::parallel::set_num_threads(1).expect("one thread");
+    let universe = MpiUniverse::init().expect("MPI init");
+    let comm: Comm = universe.world();
+    let world = SimpleCommunicator::world();
+    let (me, p) = (comm.rank(), comm.size());
+    let per_rank = 256;
+
+    // 1 rank: rank 0 on a communicator of its own.
+    let alone = comm.split(usize::from(me != 0), me).expect("split");
+    let one = if me == 0 {
+        let r = jobs::mlp_parallel(alone.clone(), Parallelism::Data, &mlp_job(per_rank, true));
+        idle_barrier(&world);
+        Some(r.expect("1-rank run"))
+    } else {
+        idle_barrier(&world);
+        None
+    };
+    // Every rank, overlapped and not.
+    let all = jobs::mlp_parallel(
+        comm.clone(),
+        Parallelism::Data,
+        &mlp_job(per_rank * p, true),
+    )
+    .expect("run");
+    let plain = jobs::mlp_parallel(
+        comm.clone(),
+        Parallelism::Data,
+        &mlp_job(per_rank * p, false),
+    )
+    .expect("run");
+    // Row_sparse reduction bytes.
+    let features = 200_000;
+    let logreg = jobs::logreg_dp(
+        comm.clone(),
+        LogRegJob {
+            features,
+            docs: 4_000,
+            words: 10,
+            batch: 100 * p,
+            steps: 4,
+        },
+    )
+    .expect("logreg");
+    // Hybrid against data parallel on 4 ranks, under MPI when there are 4.
+    let mpi_hybrid = (p == 4).then(|| {
+        let job = mlp_job(per_rank * 4, true);
+        let h = jobs::mlp_parallel(comm.clone(), Parallelism::Hybrid, &job).expect("hybrid");
+        let d = jobs::mlp_parallel(comm.clone(), Parallelism::Data, &job).expect("dp");
+        h.step_secs() / d.step_secs()
+    });
+    // The thread backend, on rank 0 while the others wait.
+    let threads = if me == 0 {
+        let t1 = thread_run(1, Parallelism::Data, &mlp_job(per_rank, true));
+        let t2 = thread_run(2, Parallelism::Data, &mlp_job(per_rank * 2, true));
+        let job4 = mlp_job(per_rank * 4, true);
+        let h4 = thread_run(4, Parallelism::Hybrid, &job4);
+        let d4 = thread_run(4, Parallelism::Data, &job4);
+        idle_barrier(&world);
+        Some((t1, t2, h4, d4))
+    } else {
+        idle_barrier(&world);
+        None
+    };
+    if me != 0 {
+        return;
+    }
+    let (one, (t1, t2, h4, d4)) = (one.expect("rank 0"), threads.expect("rank 0"));
+    let shm = if universe.shared_memory() {
+        "on"
+    } else {
+        "off"
+    };
+    println!("MPI: {p} ranks, single-host path {shm}; 1 kernel thread per rank");
+    println!(
+        "{:46} {:>12} {:>12}",
+        "data-parallel MLP 64-512-512-10", "samples/s", "ms/step"
+    );
+    let row = |name: &str, r: &Run| {
+        println!(
+            "{name:46} {:>12.0} {:>12.2}",
+            r.throughput(),
+            r.step_secs() * 1e3
+        );
+    };
+    row("MPI, 1 rank (256 a step)", &one);
+    row(&format!("MPI, {p} ranks (256 a rank), overlapped"), &all);
+    row(&format!("MPI, {p} ranks, reduced after backward"), &plain);
+    row("threads, 1 rank", &t1);
+    row("threads, 2 ranks", &t2);
+    row("threads, 4 ranks on a 2x2 mesh (hybrid)", &h4);
+    row("threads, 4 ranks data parallel", &d4);
+    let o = all.overlap;
+    println!(
+        "overlap over the timed steps: backward {:.1} ms, all-reduces {:.1} ms, waited after backward {:.1} ms",
+        o.backward.as_secs_f64() * 1e3,
+        o.comm.as_secs_f64() * 1e3,
+        o.wait.as_secs_f64() * 1e3
+    );
+    let dense = 2.0 * (p as f64 - 1.0) / p as f64 * (features * 4) as f64;
+    println!(
+        "row_sparse reduction: {} bytes received a step; a dense ring all-reduce of W: {dense:.0}",
+        logreg.bytes
+    );
+    println!(
+        "ratio dp_step_scaling_{p}ranks {:.3}",
+        all.throughput() / one.throughput()
+    );
+    println!(
+        "ratio dp_step_scaling_{p}ranks_threads {:.3}",
+        t2.throughput() / t1.throughput()
+    );
+    println!(
+        "ratio dp_allreduce_overlap_fraction {:.3}",
+        o.hidden_fraction()
+    );
+    println!(
+        "ratio rowsparse_allreduce_bytes_vs_dense {:.4}",
+        logreg.bytes as f64 / dense
+    );
+    println!(
+        "ratio hybrid_mesh_step_time_vs_dp_threads {:.3}",
+        h4.step_secs() / d4.step_secs()
+    );
+    if let Some(r) = mpi_hybrid {
+        println!("ratio hybrid_mesh_step_time_vs_dp {r:.3}");
+    }
+}
