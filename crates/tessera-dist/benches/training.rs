@@ -6,9 +6,10 @@
 //! so 1 rank and 2 ranks compare equal thread counts per rank; this machine has 2 cores.
 //!
 //! - `dp_step_scaling_2ranks`: samples per second of the data-parallel MLP (64-512-512-10,
-//!   256 samples per rank and step) on 2 MPI ranks over 1 rank (rank 0 alone, on a
-//!   communicator of its own, while rank 1 waits without spinning). The same on the thread
-//!   backend (2 in-process ranks over 1) is printed beside it.
+//!   256 samples per rank and step, 24 timed steps) on 2 MPI ranks over 1 rank (rank 0
+//!   alone, on a communicator of its own, while rank 1 waits without spinning); the phases
+//!   alternate three times and each keeps its fastest run. The same on the thread backend (2
+//!   in-process ranks over 1) is printed beside it.
 //! - `dp_allreduce_overlap_fraction`: the share of the 2-rank run's gradient all-reduce time
 //!   that backward hid (`1 - wait after backward / all-reduce time`); the step time without
 //!   overlap is printed too.
@@ -20,7 +21,10 @@
 //!   under MPI when run with `-np 4`.
 //!
 //! Under `mpirun --mca pml ob1 --mca btl tcp,self -x TESSERA_DIST_SHM=0` the collectives go
-//! over TCP with Tessera's single-host path off: what a run across machines takes.
+//! over TCP with Tessera's single-host path off: what a run across machines takes. With every
+//! core computing, the communication thread of the overlapped reductions competes with the
+//! ranks for cores while Open MPI spins in its waits; `-x OMPI_MCA_mpi_yield_when_idle=1`
+//! makes those waits yield (docs/performance.md, "Data-parallel training").
 
 #[path = "../examples/parallel/jobs.rs"]
 mod jobs;
@@ -38,7 +42,7 @@ fn mlp_job(batch: usize, overlap: bool) -> MlpJob {
     MlpJob {
         dims: vec![64, 512, 512, 10],
         batch,
-        steps: 13,
+        steps: 25,
         points: Points::Random,
         overlap: (overlap, tessera_dist::train::DEFAULT_BUCKET_BYTES),
     }
@@ -73,30 +77,44 @@ fn main() {
     let world = SimpleCommunicator::world();
     let (me, p) = (comm.rank(), comm.size());
     let per_rank = 256;
+    // `TESSERA_TRAINING_PROFILE=1`: only the data-parallel steps on every rank, 60 of them,
+    // reduced after backward (for a profile of one phase; `mpirun -np 1` gives 1 rank's).
+    if std::env::var_os("TESSERA_TRAINING_PROFILE").is_some() {
+        let mut job = mlp_job(per_rank * p, false);
+        job.steps = 61;
+        let r = jobs::mlp_parallel(comm.clone(), Parallelism::Data, &job).expect("run");
+        if me == 0 {
+            println!("{p} ranks: {:.2} ms a step", r.step_secs() * 1e3);
+        }
+        return;
+    }
 
-    // 1 rank: rank 0 on a communicator of its own.
+    // 1 rank (rank 0 on a communicator of its own) and every rank, overlapped and not,
+    // interleaved three times; each keeps its fastest run (the machine's speed drifts).
     let alone = comm.split(usize::from(me != 0), me).expect("split");
-    let one = if me == 0 {
-        let r = jobs::mlp_parallel(alone.clone(), Parallelism::Data, &mlp_job(per_rank, true));
-        idle_barrier(&world);
-        Some(r.expect("1-rank run"))
-    } else {
-        idle_barrier(&world);
-        None
+    let fastest = |a: Option<Run>, b: Run| match a {
+        Some(a) if a.step_secs() <= b.step_secs() => Some(a),
+        _ => Some(b),
     };
-    // Every rank, overlapped and not.
-    let all = jobs::mlp_parallel(
-        comm.clone(),
-        Parallelism::Data,
-        &mlp_job(per_rank * p, true),
-    )
-    .expect("run");
-    let plain = jobs::mlp_parallel(
-        comm.clone(),
-        Parallelism::Data,
-        &mlp_job(per_rank * p, false),
-    )
-    .expect("run");
+    let (mut one, mut all, mut plain) = (None, None, None);
+    for _ in 0..3 {
+        if me == 0 {
+            let r = jobs::mlp_parallel(alone.clone(), Parallelism::Data, &mlp_job(per_rank, true));
+            one = fastest(one, r.expect("1-rank run"));
+        }
+        idle_barrier(&world);
+        let job = mlp_job(per_rank * p, true);
+        all = fastest(
+            all,
+            jobs::mlp_parallel(comm.clone(), Parallelism::Data, &job).expect("run"),
+        );
+        let job = mlp_job(per_rank * p, false);
+        plain = fastest(
+            plain,
+            jobs::mlp_parallel(comm.clone(), Parallelism::Data, &job).expect("run"),
+        );
+    }
+    let (all, plain) = (all.expect("ran"), plain.expect("ran"));
     // Row_sparse reduction bytes.
     let features = 200_000;
     let logreg = jobs::logreg_dp(
@@ -175,7 +193,11 @@ fn main() {
         all.throughput() / one.throughput()
     );
     println!(
-        "ratio dp_step_scaling_{p}ranks_threads {:.3}",
+        "ratio dp_step_scaling_{p}ranks_reduced_after_backward {:.3}",
+        plain.throughput() / one.throughput()
+    );
+    println!(
+        "ratio dp_step_scaling_2ranks_threads {:.3}",
         t2.throughput() / t1.throughput()
     );
     println!(

