@@ -54,3 +54,57 @@ fn every_shared_case_has_a_test() {
 fn tour_section_runs() {
     tessera_dist::tour_section().unwrap();
 }
+
+/// Ranks that place a parameter differently (D7): building the optimiser is an error on every
+/// rank, and so is a training step whose placements differ between ranks (its collectives do
+/// not match), within the group's timeout.
+#[test]
+fn d11_mismatched_placements_are_errors_on_every_rank() {
+    use tessera::optim::Sgd;
+    use tessera::{DType, Tensor};
+    use tessera_dist::train::DistOptimizer;
+    use tessera_dist::{autograd, ops, Comm, GlobalTensor, Mesh, Sbp};
+    let weight = |comm: &Comm| -> tessera_dist::Result<(std::sync::Arc<Mesh>, GlobalTensor)> {
+        let mesh = Mesh::line(comm.clone());
+        let sbp = if comm.rank() == 0 {
+            Sbp::Broadcast
+        } else {
+            Sbp::Split(0)
+        };
+        let w = GlobalTensor::from_logical(&Tensor::ones(&[4, 2], DType::F64)?, &[sbp], &mesh)?;
+        Ok((mesh, w.requires_grad_(true)?))
+    };
+    let build = |comm: Comm| -> tessera_dist::Result<()> {
+        let (_, w) = weight(&comm)?;
+        DistOptimizer::new(vec![w], |p| Sgd::new(p, 0.1, 0.0)).map(|_| ())
+    };
+    let step = |comm: Comm| -> tessera_dist::Result<()> {
+        let (mesh, w) = weight(&comm)?;
+        let x = Tensor::ones(&[3, 4], DType::F64)?;
+        let x = GlobalTensor::from_logical(&x, &[Sbp::Split(0)], &mesh)?;
+        let loss = ops::reduce(&ops::matmul(&x, &w)?, "sum", None, false)?;
+        autograd::backward(&loss)?;
+        w.grad()?.map(|g| g.to_sbp(&[Sbp::Broadcast])).transpose()?;
+        Ok(())
+    };
+    let timeout = std::time::Duration::from_secs(5);
+    for p in 2..=3 {
+        for (what, out) in [
+            (
+                "optimiser",
+                tessera_dist::run_ranks_with_timeout(p, timeout, build),
+            ),
+            (
+                "step",
+                tessera_dist::run_ranks_with_timeout(p, timeout, step),
+            ),
+        ] {
+            for (rank, r) in out.into_iter().enumerate() {
+                assert!(
+                    matches!(r, Ok(Err(_))),
+                    "{what}, p = {p}, rank {rank}: mismatched placements gave {r:?}"
+                );
+            }
+        }
+    }
+}

@@ -53,6 +53,31 @@ pub struct DistOptimizer<O: Optimizer> {
     stats: OverlapStats,
 }
 
+/// Errors on every rank unless every rank passed parameters of the same logical shapes,
+/// dtypes and placements (D7): a digest of them, its maximum and minimum over the ranks.
+fn agree_on_placements(params: &[GlobalTensor], world: &Comm) -> Result<()> {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for p in params {
+        p.logical_shape().hash(&mut h);
+        p.sbp().hash(&mut h);
+        p.dtype().name().hash(&mut h);
+    }
+    // Two halves, each exact in an i64.
+    let d = h.finish();
+    let digest = Tensor::from_slice(&[(d >> 32) as i64, (d & 0xffff_ffff) as i64], &[2])?;
+    let hi = world.all_reduce(&digest, PartialOp::Max)?.to_vec::<i64>()?;
+    let lo = world.all_reduce(&digest, PartialOp::Min)?.to_vec::<i64>()?;
+    if hi != lo {
+        return Err(DistError::Mismatch(
+            "the ranks passed the optimiser parameters of different shapes, dtypes or \
+             placements"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
 /// The address standing for a gradient tensor (its dense data, or its row_sparse block).
 fn grad_id(g: &Tensor) -> usize {
     match g.as_row_sparse() {
@@ -103,6 +128,7 @@ impl<O: Optimizer> DistOptimizer<O> {
         for p in &params {
             dual_nd(p.sbp())?;
         }
+        agree_on_placements(&params, mesh.world())?;
         let inner = make(params.iter().map(GlobalTensor::to_local).collect())?;
         let axes = |p: &GlobalTensor| -> Vec<usize> {
             (0..p.sbp().len())
