@@ -5,15 +5,12 @@
 
 use std::sync::Arc;
 
-use parking_lot::Mutex;
-use smallvec::SmallVec;
-
-use super::node::{check_gradients, Meta};
+use super::node::{check_gradients, wired_node_methods, Wiring};
 use super::record::wants_record;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::stype::StorageType;
-use crate::tensor::grad_meta::{edge_nodes, next_node_seq, release_nodes, Edges, GradNode};
+use crate::tensor::grad_meta::{Edges, GradNode};
 use crate::tensor::Tensor;
 
 /// The backward of a [`record_function`] step: the gradients of its inputs (`None` for an
@@ -54,10 +51,7 @@ pub fn record_function(
         name,
         backward,
         collective,
-        edges: Mutex::new(inputs.iter().map(Tensor::grad_edge).collect()),
-        input_metas: inputs.iter().map(Meta::of).collect(),
-        output_metas: outputs.iter().map(Meta::of).collect(),
-        seq: next_node_seq(),
+        wiring: Wiring::new(inputs, &outputs),
     });
     outputs
         .into_iter()
@@ -82,16 +76,7 @@ struct FunctionNode {
     name: &'static str,
     backward: FunctionBackward,
     collective: bool,
-    edges: Mutex<Edges>,
-    input_metas: SmallVec<[Meta; 2]>,
-    output_metas: SmallVec<[Meta; 1]>,
-    seq: u64,
-}
-
-impl Drop for FunctionNode {
-    fn drop(&mut self) {
-        release_nodes(edge_nodes(std::mem::take(self.edges.get_mut())));
-    }
+    wiring: Wiring,
 }
 
 impl GradNode for FunctionNode {
@@ -99,31 +84,16 @@ impl GradNode for FunctionNode {
         self.name
     }
 
-    fn edges(&self) -> Edges {
-        self.edges.lock().clone()
-    }
-
-    fn take_edges(&self) -> Edges {
-        std::mem::take(&mut *self.edges.lock())
-    }
-
-    fn num_outputs(&self) -> usize {
-        self.output_metas.len()
-    }
-
-    fn output_meta(&self, i: usize) -> (&[usize], DType, StorageType) {
-        let m = &self.output_metas[i];
-        (&m.shape, m.dtype, m.stype)
-    }
+    wired_node_methods!();
 
     fn apply(&self, grads: &[Tensor], _retain: bool) -> Result<Vec<Option<Tensor>>> {
-        let needs: Vec<bool> = self.edges.lock().iter().map(Option::is_some).collect();
         let out = (self.backward)(grads)?;
-        check_gradients(self.name, out, &self.input_metas, &needs)
-    }
-
-    fn seq(&self) -> u64 {
-        self.seq
+        check_gradients(
+            self.name,
+            out,
+            &self.wiring.input_metas,
+            &self.wiring.needs(),
+        )
     }
 
     fn collective(&self) -> bool {

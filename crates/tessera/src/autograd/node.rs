@@ -177,12 +177,88 @@ pub(crate) struct OpNode<P> {
     name: &'static str,
     params: P,
     backward: BackwardFn<P>,
-    edges: Mutex<Edges>,
+    wiring: Wiring,
     saved: Mutex<Option<SavedState>>,
-    input_metas: SmallVec<[Meta; 2]>,
+}
+
+/// What every graph node holds besides its rule: the edges to its inputs' gradients, the
+/// metas of its inputs and outputs, and its creation number (`GradNode::seq`).
+pub(crate) struct Wiring {
+    edges: Mutex<Edges>,
+    pub(crate) input_metas: SmallVec<[Meta; 2]>,
     output_metas: SmallVec<[Meta; 1]>,
     seq: u64,
 }
+
+impl Wiring {
+    /// The wiring of a node computing `outputs` from `inputs`, numbered now.
+    pub(crate) fn new(inputs: &[Tensor], outputs: &[Tensor]) -> Wiring {
+        Wiring {
+            edges: Mutex::new(inputs.iter().map(Tensor::grad_edge).collect()),
+            input_metas: inputs.iter().map(Meta::of).collect(),
+            output_metas: outputs.iter().map(Meta::of).collect(),
+            seq: next_node_seq(),
+        }
+    }
+
+    pub(crate) fn edges(&self) -> Edges {
+        self.edges.lock().clone()
+    }
+
+    pub(crate) fn take_edges(&self) -> Edges {
+        std::mem::take(&mut *self.edges.lock())
+    }
+
+    pub(crate) fn num_outputs(&self) -> usize {
+        self.output_metas.len()
+    }
+
+    pub(crate) fn output_meta(&self, i: usize) -> (&[usize], DType, StorageType) {
+        let m = &self.output_metas[i];
+        (&m.shape, m.dtype, m.stype)
+    }
+
+    pub(crate) fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// Which inputs need a gradient (have an edge).
+    pub(crate) fn needs(&self) -> Vec<bool> {
+        self.edges.lock().iter().map(Option::is_some).collect()
+    }
+}
+
+impl Drop for Wiring {
+    fn drop(&mut self) {
+        release_nodes(edge_nodes(std::mem::take(self.edges.get_mut())));
+    }
+}
+
+/// The `GradNode` methods every node answers from its `wiring` field.
+macro_rules! wired_node_methods {
+    () => {
+        fn edges(&self) -> Edges {
+            self.wiring.edges()
+        }
+
+        fn take_edges(&self) -> Edges {
+            self.wiring.take_edges()
+        }
+
+        fn num_outputs(&self) -> usize {
+            self.wiring.num_outputs()
+        }
+
+        fn output_meta(&self, i: usize) -> (&[usize], DType, StorageType) {
+            self.wiring.output_meta(i)
+        }
+
+        fn seq(&self) -> u64 {
+            self.wiring.seq()
+        }
+    };
+}
+pub(crate) use wired_node_methods;
 
 impl<P: Send + Sync + 'static> OpNode<P> {
     /// The node of a call of `name` on `inputs` that produced `outputs`, saving what `saves`
@@ -207,21 +283,12 @@ impl<P: Send + Sync + 'static> OpNode<P> {
             name,
             params,
             backward,
-            edges: Mutex::new(inputs.iter().map(Tensor::grad_edge).collect()),
+            wiring: Wiring::new(inputs, outputs),
             saved: Mutex::new(Some(SavedState {
                 inputs: pick(inputs, saves.inputs),
                 outputs: pick(outputs, saves.outputs),
             })),
-            input_metas: inputs.iter().map(Meta::of).collect(),
-            output_metas: outputs.iter().map(Meta::of).collect(),
-            seq: next_node_seq(),
         }
-    }
-}
-
-impl<P> Drop for OpNode<P> {
-    fn drop(&mut self) {
-        release_nodes(edge_nodes(std::mem::take(self.edges.get_mut())));
     }
 }
 
@@ -242,26 +309,7 @@ impl<P: Send + Sync + 'static> GradNode for OpNode<P> {
         self.name
     }
 
-    fn edges(&self) -> Edges {
-        self.edges.lock().clone()
-    }
-
-    fn take_edges(&self) -> Edges {
-        std::mem::take(&mut *self.edges.lock())
-    }
-
-    fn num_outputs(&self) -> usize {
-        self.output_metas.len()
-    }
-
-    fn output_meta(&self, i: usize) -> (&[usize], DType, StorageType) {
-        let m = &self.output_metas[i];
-        (&m.shape, m.dtype, m.stype)
-    }
-
-    fn seq(&self) -> u64 {
-        self.seq
-    }
+    wired_node_methods!();
 
     fn apply(&self, grads: &[Tensor], retain: bool) -> Result<Vec<Option<Tensor>>> {
         let mut slot = self.saved.lock();
@@ -279,17 +327,17 @@ impl<P: Send + Sync + 'static> GradNode for OpNode<P> {
                 }
             }
         }
-        let needs: Vec<bool> = self.edges.lock().iter().map(Option::is_some).collect();
+        let needs = self.wiring.needs();
         let ctx = BackwardCtx {
             op: self.name,
             inputs: &saved.inputs,
             outputs: &saved.outputs,
             grads,
             needs: &needs,
-            input_metas: &self.input_metas,
+            input_metas: &self.wiring.input_metas,
         };
         let out = (self.backward)(&self.params, &ctx)?;
-        let checked = check_gradients(self.name, out, &self.input_metas, &needs)?;
+        let checked = check_gradients(self.name, out, &self.wiring.input_metas, &needs)?;
         if !retain {
             *slot = None;
         }
