@@ -9,7 +9,8 @@
 //!   256 samples per rank and step, 24 timed steps) on 2 MPI ranks over 1 rank (rank 0
 //!   alone, on a communicator of its own, while rank 1 waits without spinning); the phases
 //!   alternate three times and each keeps its fastest run. The same on the thread backend (2
-//!   in-process ranks over 1) is printed beside it.
+//!   in-process ranks over 1, rank 0 allowed on every CPU for it: `mpirun` binds each rank
+//!   to one core) is printed beside it.
 //! - `dp_allreduce_overlap_fraction`: the share of the 2-rank run's gradient all-reduce time
 //!   that backward hid (`1 - wait after backward / all-reduce time`); the step time without
 //!   overlap is printed too.
@@ -57,6 +58,32 @@ fn idle_barrier(world: &SimpleCommunicator) {
             Err(r) => req = r,
         }
         std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Runs `f` with this process allowed on every CPU, then restores its affinity: `mpirun`
+/// binds each rank to one core, which would put all in-process ranks of the thread backend on
+/// that one core.
+fn on_every_cpu<R>(f: impl FnOnce() -> R) -> R {
+    // SAFETY: `cpu_set_t` is plain data (zeroed is the empty set); the calls get this
+    // process's own affinity (pid 0) into a set of the size passed, and set it back.
+    unsafe {
+        let mut saved: libc::cpu_set_t = std::mem::zeroed();
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        let got = libc::sched_getaffinity(0, size, &mut saved) == 0;
+        let mut all: libc::cpu_set_t = std::mem::zeroed();
+        let cpus = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .max(libc::sysconf(libc::_SC_NPROCESSORS_ONLN).max(1) as usize);
+        for c in 0..cpus {
+            libc::CPU_SET(c, &mut all);
+        }
+        libc::sched_setaffinity(0, size, &all);
+        let r = f();
+        if got {
+            libc::sched_setaffinity(0, size, &saved);
+        }
+        r
     }
 }
 
@@ -137,13 +164,16 @@ fn main() {
     });
     // The thread backend, on rank 0 while the others wait.
     let threads = if me == 0 {
-        let t1 = thread_run(1, Parallelism::Data, &mlp_job(per_rank, true));
-        let t2 = thread_run(2, Parallelism::Data, &mlp_job(per_rank * 2, true));
-        let job4 = mlp_job(per_rank * 4, true);
-        let h4 = thread_run(4, Parallelism::Hybrid, &job4);
-        let d4 = thread_run(4, Parallelism::Data, &job4);
+        let runs = on_every_cpu(|| {
+            let t1 = thread_run(1, Parallelism::Data, &mlp_job(per_rank, true));
+            let t2 = thread_run(2, Parallelism::Data, &mlp_job(per_rank * 2, true));
+            let job4 = mlp_job(per_rank * 4, true);
+            let h4 = thread_run(4, Parallelism::Hybrid, &job4);
+            let d4 = thread_run(4, Parallelism::Data, &job4);
+            (t1, t2, h4, d4)
+        });
         idle_barrier(&world);
-        Some((t1, t2, h4, d4))
+        Some(runs)
     } else {
         idle_barrier(&world);
         None
