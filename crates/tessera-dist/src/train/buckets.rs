@@ -86,14 +86,14 @@ pub(crate) struct Job {
 /// The state of one overlapped backward: which gradients arrived, which buckets started.
 pub(crate) struct Reducer<'a> {
     buckets: &'a [Bucket],
+    /// The parameters' shards (zeros of their size stand in for a missing gradient).
+    params: &'a [Tensor],
     /// Leaf key -> parameter index.
     index: HashMap<LeafKey, usize>,
     /// The gradient each parameter got in this pass (dense ones only).
     grads: Vec<Option<Tensor>>,
     /// Parameters whose gradient came row_sparse: reduced after backward instead.
     sparse: Vec<bool>,
-    shapes: Vec<Vec<usize>>,
-    dtypes: Vec<tessera::DType>,
     started: usize,
     tx: mpsc::Sender<Job>,
 }
@@ -101,11 +101,12 @@ pub(crate) struct Reducer<'a> {
 impl<'a> Reducer<'a> {
     pub(crate) fn new(
         buckets: &'a [Bucket],
-        params: &[Tensor],
+        params: &'a [Tensor],
         tx: mpsc::Sender<Job>,
     ) -> Reducer<'a> {
         Reducer {
             buckets,
+            params,
             index: params
                 .iter()
                 .enumerate()
@@ -113,8 +114,6 @@ impl<'a> Reducer<'a> {
                 .collect(),
             grads: vec![None; params.len()],
             sparse: vec![false; params.len()],
-            shapes: params.iter().map(|p| p.shape().to_vec()).collect(),
-            dtypes: params.iter().map(Tensor::dtype).collect(),
             started: 0,
             tx,
         }
@@ -144,18 +143,26 @@ impl<'a> Reducer<'a> {
             if !ready && !flush {
                 break;
             }
+            // The bucket holds its dense gradients only, in order (the unpacking after
+            // backward skips the same ones); row_sparse gradients are reduced after
+            // backward, as row_sparse. Whether a gradient is row_sparse is the same on every
+            // rank (the same graph).
             let parts = b
                 .params
                 .iter()
+                .filter(|&&i| !self.sparse[i])
                 .map(|&i| match &self.grads[i] {
-                    Some(g) if !self.sparse[i] => Ok(g.reshape(&[-1])?),
-                    _ => Ok(Tensor::zeros(
-                        &[self.shapes[i].iter().product()],
-                        self.dtypes[i],
-                    )?),
+                    Some(g) => Ok(g.reshape(&[-1])?),
+                    None => {
+                        let p = &self.params[i];
+                        Ok(Tensor::zeros(&[p.numel()], p.dtype())?)
+                    }
                 })
                 .collect::<Result<Vec<Tensor>>>()?;
-            let flat = Tensor::concat(&parts, Some(0))?;
+            let flat = match parts.len() {
+                0 => Tensor::zeros(&[0], self.params[b.params[0]].dtype())?,
+                _ => Tensor::concat(&parts, Some(0))?,
+            };
             self.tx
                 .send(Job {
                     bucket: self.started,

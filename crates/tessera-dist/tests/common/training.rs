@@ -159,7 +159,9 @@ pub fn logreg_matches_single_process(comm: Comm) -> Result<()> {
         )
     };
     let (w, b) = (place(&local.w)?, place(&local.b)?);
-    let mut opt = DistOptimizer::new(vec![w.clone(), b.clone()], |p| Adam::new(p, 0.05))?;
+    // b before W: W's row_sparse gradient then comes first in their bucket (buckets take the
+    // parameters in reverse order), ahead of b's dense one.
+    let mut opt = DistOptimizer::new(vec![b.clone(), w.clone()], |p| Adam::new(p, 0.05))?;
     let mut got = Vec::new();
     for step in 0..STEPS {
         let all = rows(step);
