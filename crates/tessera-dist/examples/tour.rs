@@ -446,15 +446,11 @@ fn distributed_training() -> tessera::Result<()> {
         points: jobs::Points::Spirals,
         overlap: (true, 4096),
     };
-    let one = {
-        let job = job.clone();
-        first(tessera_dist::run_ranks(1, move |c| {
-            jobs::mlp_parallel(c, Parallelism::Data, &job)
-        }))?
-    };
+    let one = first(tessera_dist::run_ranks(1, |c| {
+        jobs::mlp_parallel(c, Parallelism::Data, &job)
+    }))?;
     for par in [Parallelism::Data, Parallelism::Model, Parallelism::Hybrid] {
-        let job = job.clone();
-        let run = first(tessera_dist::run_ranks(4, move |c| {
+        let run = first(tessera_dist::run_ranks(4, |c| {
             jobs::mlp_parallel(c, par, &job)
         }))?;
         let worst = run

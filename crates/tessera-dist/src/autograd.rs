@@ -54,17 +54,26 @@ pub use crate::sbp::{dual, dual_nd};
 /// the dual of the loss's placement: 1 on every rank for a `Partial(sum)` loss, 1 on the
 /// first rank of each `Broadcast` mesh axis (and 0 on the others) for a `Broadcast` one.
 pub fn backward(loss: &GlobalTensor) -> Result<()> {
-    let seed = seed(loss)?;
-    tessera::autograd::backward(loss.local(), Some(&seed), false)?;
-    Ok(())
+    backward_seeded(loss, &seed(loss)?, None)
 }
 
 /// [`backward`] that reports each leaf shard's gradient as soon as it is final
 /// ([`tessera::autograd::backward_with_hook`]): what overlapping the reductions of data
 /// parallelism with backward needs (`train::DistOptimizer`).
 pub fn backward_with_hook(loss: &GlobalTensor, hook: LeafHook<'_>) -> Result<()> {
-    let seed = seed(loss)?;
-    tessera::autograd::backward_with_hook(loss.local(), Some(&seed), false, hook)?;
+    backward_seeded(loss, &seed(loss)?, Some(hook))
+}
+
+/// Backward from `loss` with the `seed` [`seed`] gave (and a leaf hook).
+pub(crate) fn backward_seeded(
+    loss: &GlobalTensor,
+    seed: &Tensor,
+    hook: Option<LeafHook<'_>>,
+) -> Result<()> {
+    match hook {
+        Some(h) => tessera::autograd::backward_with_hook(loss.local(), Some(seed), false, h)?,
+        None => tessera::autograd::backward(loss.local(), Some(seed), false)?,
+    }
     Ok(())
 }
 

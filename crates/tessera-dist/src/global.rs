@@ -64,6 +64,15 @@ impl GlobalTensor {
         })
     }
 
+    /// A tensor every rank holds alike, placed `Broadcast` on every mesh axis without a copy:
+    /// the handle itself, so a leaf stays that leaf (a model's parameter handed to
+    /// [`crate::train::DistOptimizer`] while the model runs its forward locally).
+    pub fn from_replica(t: Tensor, mesh: &Arc<Mesh>) -> Result<GlobalTensor> {
+        let sbp = vec![Sbp::Broadcast; mesh.shape().len()];
+        let shape = t.shape().to_vec();
+        GlobalTensor::from_local(t, &shape, &sbp, mesh, false)
+    }
+
     /// Places a full logical tensor that every rank holds (the same values everywhere): each
     /// rank keeps its slice; for Partial, the first rank of that mesh axis keeps the values
     /// and the others hold the identity. No communication.
@@ -96,6 +105,11 @@ impl GlobalTensor {
     /// Recorded for backward when the shard requires a gradient (D10): the gradient is boxed
     /// back from the dual of `dst` to the dual of this placement.
     pub fn to_sbp(&self, dst: &[Sbp]) -> Result<GlobalTensor> {
+        if dst == self.sbp.as_slice() {
+            // Nothing moves, and nothing is recorded (every global op boxes each input to
+            // its signature's placement, most often the one it has).
+            return Ok(self.clone());
+        }
         let p = plan::plan(
             &self.logical,
             self.dtype().itemsize(),

@@ -136,17 +136,25 @@ pub fn physical_shape(
         .collect())
 }
 
+/// The SBP of the gradient of a tensor with SBP `s`, if gradients flow through it (not
+/// through `Partial(max)` or `Partial(min)`).
+fn dual_of(s: Sbp) -> Option<Sbp> {
+    match s {
+        Sbp::Split(k) => Some(Sbp::Split(k)),
+        Sbp::Broadcast => Some(Sbp::Partial(PartialOp::Sum)),
+        Sbp::Partial(PartialOp::Sum) => Some(Sbp::Broadcast),
+        Sbp::Partial(PartialOp::Max | PartialOp::Min) => None,
+    }
+}
+
 /// The SBP of the gradient of a tensor with SBP `s` (docs/design.md D10; the table is in [`crate::autograd`]).
 pub fn dual(s: Sbp) -> Result<Sbp> {
-    match s {
-        Sbp::Split(k) => Ok(Sbp::Split(k)),
-        Sbp::Broadcast => Ok(Sbp::Partial(PartialOp::Sum)),
-        Sbp::Partial(PartialOp::Sum) => Ok(Sbp::Broadcast),
-        Sbp::Partial(op) => Err(DistError::Placement(format!(
-            "no gradient flows through a Partial({op:?}) placement (which rank's value wins \
-             is not differentiable); box to Broadcast before the op"
-        ))),
-    }
+    dual_of(s).ok_or_else(|| {
+        DistError::Placement(format!(
+            "no gradient flows through a {s:?} placement (which rank's value wins is not \
+             differentiable); box to Broadcast before the op"
+        ))
+    })
 }
 
 /// [`dual`] of every mesh axis.
@@ -154,10 +162,9 @@ pub fn dual_nd(sbp: &[Sbp]) -> Result<Vec<Sbp>> {
     sbp.iter().map(|&s| dual(s)).collect()
 }
 
-/// Whether gradients flow through `sbp` (no `Partial(max)` or `Partial(min)` axis).
+/// Whether gradients flow through `sbp` (every axis has a [`dual`]).
 pub(crate) fn has_dual(sbp: &[Sbp]) -> bool {
-    sbp.iter()
-        .all(|s| !matches!(s, Sbp::Partial(PartialOp::Max | PartialOp::Min)))
+    sbp.iter().all(|&s| dual_of(s).is_some())
 }
 
 #[cfg(test)]

@@ -349,50 +349,11 @@ fn invoke(
     Ok(PyGlobal(ops::invoke(name, &refs, &kv).py()?))
 }
 
-/// The local optimiser of a `DistOptimizer`.
-enum Local {
-    Sgd(Sgd),
-    Adam(Adam),
-}
-
-impl Optimizer for Local {
-    fn step(&mut self) -> tessera::Result<()> {
-        match self {
-            Local::Sgd(o) => o.step(),
-            Local::Adam(o) => o.step(),
-        }
-    }
-    fn zero_grad(&self) -> tessera::Result<()> {
-        match self {
-            Local::Sgd(o) => o.zero_grad(),
-            Local::Adam(o) => o.zero_grad(),
-        }
-    }
-    fn params(&self) -> &[Tensor] {
-        match self {
-            Local::Sgd(o) => o.params(),
-            Local::Adam(o) => o.params(),
-        }
-    }
-    fn state(&self) -> tessera::Result<Vec<(String, Tensor)>> {
-        match self {
-            Local::Sgd(o) => o.state(),
-            Local::Adam(o) => o.state(),
-        }
-    }
-    fn load_state(&mut self, state: &[(String, Tensor)]) -> tessera::Result<()> {
-        match self {
-            Local::Sgd(o) => o.load_state(state),
-            Local::Adam(o) => o.load_state(state),
-        }
-    }
-}
-
 /// An optimiser over global parameters (`tessera.dist.DistOptimizer(params, "adam", lr=...)`
 /// or `"sgd"` with `momentum`): `backward(loss)` runs backward and reduces the gradients
 /// (during backward, bucketed), `step()` refuses a gradient left Partial.
 #[pyclass(name = "DistOptimizer", module = "tessera.dist", unsendable)]
-pub struct PyDistOptimizer(DistOptimizer<Local>);
+pub struct PyDistOptimizer(DistOptimizer<Box<dyn Optimizer + Send + Sync>>);
 
 #[pymethods]
 impl PyDistOptimizer {
@@ -408,17 +369,17 @@ impl PyDistOptimizer {
             .iter()
             .map(|x| global(&x))
             .collect::<PyResult<Vec<GlobalTensor>>>()?;
-        let make = |p: Vec<Tensor>| -> tessera::Result<Local> {
-            Ok(match kind {
-                "sgd" => Local::Sgd(Sgd::new(p, lr, momentum)?),
-                _ => Local::Adam(Adam::new(p, lr)?),
-            })
-        };
         if kind != "sgd" && kind != "adam" {
             return Err(PyValueError::new_err(format!(
                 "optimiser {kind:?}: 'adam' or 'sgd'"
             )));
         }
+        let make = |p: Vec<Tensor>| -> tessera::Result<Box<dyn Optimizer + Send + Sync>> {
+            Ok(match kind {
+                "sgd" => Box::new(Sgd::new(p, lr, momentum)?),
+                _ => Box::new(Adam::new(p, lr)?),
+            })
+        };
         Ok(PyDistOptimizer(DistOptimizer::new(gs, make).py()?))
     }
 
@@ -443,6 +404,15 @@ impl PyDistOptimizer {
     }
 }
 
+/// Mean softmax cross-entropy of global `logits` `[batch, classes]` against one-hot targets
+/// (`tessera.dist.cross_entropy`; the Rust `train::mlp::cross_entropy`).
+#[pyfunction]
+fn cross_entropy(logits: &Bound<'_, PyAny>, one_hot: &Bound<'_, PyAny>) -> PyResult<PyGlobal> {
+    Ok(PyGlobal(
+        tessera_dist::train::mlp::cross_entropy(&global(logits)?, &global(one_hot)?).py()?,
+    ))
+}
+
 /// Adds the `tessera.dist` classes and functions to the native module (as `dist_*`).
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyMesh>()?;
@@ -452,5 +422,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("dist_mpi_available", wrap_pyfunction!(mpi_available, m)?)?;
     m.add("dist_finalize", wrap_pyfunction!(finalize, m)?)?;
     m.add("dist_invoke", wrap_pyfunction!(invoke, m)?)?;
+    m.add("dist_cross_entropy", wrap_pyfunction!(cross_entropy, m)?)?;
     Ok(())
 }

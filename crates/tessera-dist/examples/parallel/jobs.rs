@@ -59,25 +59,12 @@ pub fn logreg_dp(comm: Comm, job: LogRegJob) -> Result<Run> {
     let mesh = Mesh::line(comm.clone());
     let (p, me) = (comm.size(), comm.rank());
     let model = logreg::SparseLogReg::new(job.features)?;
-    let place = |t: &Tensor| {
-        GlobalTensor::from_local(
-            t.clone(),
-            t.shape(),
-            &[tessera_dist::Sbp::Broadcast],
-            &mesh,
-            true,
-        )
-    };
-    let mut opt = DistOptimizer::new(vec![place(&model.w)?, place(&model.b)?], |p| {
-        Adam::new(p, 0.05)
-    })?;
-    let mut run = Run::default();
-    let mut t0 = Instant::now();
-    for step in 0..job.steps {
-        if step == 1 {
-            comm.barrier()?;
-            t0 = Instant::now();
-        }
+    let params = vec![
+        GlobalTensor::from_replica(model.w.clone(), &mesh)?,
+        GlobalTensor::from_replica(model.b.clone(), &mesh)?,
+    ];
+    let mut opt = DistOptimizer::new(params, |p| Adam::new(p, 0.05))?;
+    timed(&comm, job.steps, job.batch, |step, run| {
         let rows: Vec<usize> = (0..job.batch)
             .map(|i| (step * job.batch + i) % job.docs)
             .collect();
@@ -91,8 +78,28 @@ pub fn logreg_dp(comm: Comm, job: LogRegJob) -> Result<Run> {
         opt.step()?;
         run.losses.push(l.to_full()?.item::<f32>()?);
         run.bytes = opt.last_reduction_bytes();
+        Ok(())
+    })
+}
+
+/// Runs `steps` steps of `one` (which records its loss in the run), timing every step but the
+/// first (warm-up) between barriers, each step `batch` samples.
+fn timed(
+    comm: &Comm,
+    steps: usize,
+    batch: usize,
+    mut one: impl FnMut(usize, &mut Run) -> Result<()>,
+) -> Result<Run> {
+    let mut run = Run::default();
+    let mut t0 = Instant::now();
+    for step in 0..steps {
+        if step == 1 {
+            comm.barrier()?;
+            t0 = Instant::now();
+        }
+        one(step, &mut run)?;
         if step > 0 {
-            run.samples += job.batch;
+            run.samples += batch;
         }
     }
     comm.barrier()?;
@@ -189,13 +196,8 @@ pub fn mlp_parallel(comm: Comm, par: Parallelism, job: &MlpJob) -> Result<Run> {
             ))
         })
         .collect::<Result<Vec<_>>>()?;
-    let mut run = Run::default();
-    let mut t0 = Instant::now();
-    for (step, (x, t)) in batches.iter().enumerate() {
-        if step == 1 {
-            comm.barrier()?;
-            t0 = Instant::now();
-        }
+    timed(&comm, job.steps, job.batch, |step, run| {
+        let (x, t) = &batches[step];
         opt.zero_grad()?;
         let l = cross_entropy(&model.forward(x)?, t)?;
         opt.backward(&l)?;
@@ -203,14 +205,11 @@ pub fn mlp_parallel(comm: Comm, par: Parallelism, job: &MlpJob) -> Result<Run> {
         run.losses.push(l.to_full()?.item::<f32>()?);
         run.bytes = opt.last_reduction_bytes();
         if step > 0 {
-            run.samples += job.batch;
             let o = opt.last_overlap();
             run.overlap.backward += o.backward;
             run.overlap.comm += o.comm;
             run.overlap.wait += o.wait;
         }
-    }
-    comm.barrier()?;
-    run.secs = t0.elapsed().as_secs_f64();
-    Ok(run)
+        Ok(())
+    })
 }

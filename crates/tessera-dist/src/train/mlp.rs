@@ -86,7 +86,7 @@ impl GlobalMlp {
                     let g = GlobalTensor::from_logical(&t.detach(), sbp, mesh)?;
                     // A leaf of its own (not a view of the full weight).
                     let own = g.local().copy()?;
-                    GlobalTensor::from_local(own, t.shape(), sbp, mesh, true)?.requires_grad_(true)
+                    g.with_local(own).requires_grad_(true)
                 };
                 Ok((place(w, &ws)?, place(b, &bs)?))
             })

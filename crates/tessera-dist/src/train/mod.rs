@@ -78,6 +78,28 @@ fn agree_on_placements(params: &[GlobalTensor], world: &Comm) -> Result<()> {
     Ok(())
 }
 
+/// The mesh axes a parameter placed `sbp` is `Broadcast` on: those its gradient is summed
+/// over (the dual placement is `Partial(sum)` there).
+fn broadcast_axes(sbp: &[Sbp]) -> Vec<usize> {
+    (0..sbp.len())
+        .filter(|&a| sbp[a] == Sbp::Broadcast)
+        .collect()
+}
+
+/// The bucket planner's view of the parameters: elements, bytes per element, reduce axes.
+fn bucket_sizes(params: &[GlobalTensor]) -> Vec<(usize, usize, Vec<usize>)> {
+    params
+        .iter()
+        .map(|p| {
+            (
+                p.local().numel(),
+                p.dtype().itemsize(),
+                broadcast_axes(p.sbp()),
+            )
+        })
+        .collect()
+}
+
 /// The address standing for a gradient tensor (its dense data, or its row_sparse block).
 fn grad_id(g: &Tensor) -> usize {
     match g.as_row_sparse() {
@@ -130,15 +152,7 @@ impl<O: Optimizer> DistOptimizer<O> {
         }
         agree_on_placements(&params, mesh.world())?;
         let inner = make(params.iter().map(GlobalTensor::to_local).collect())?;
-        let axes = |p: &GlobalTensor| -> Vec<usize> {
-            (0..p.sbp().len())
-                .filter(|&a| p.sbp()[a] == Sbp::Broadcast)
-                .collect()
-        };
-        let sizes: Vec<(usize, usize, Vec<usize>)> = params
-            .iter()
-            .map(|p| (p.local().numel(), p.dtype().itemsize(), axes(p)))
-            .collect();
+        let sizes = bucket_sizes(&params);
         let mut reduce_comms = Vec::new();
         for a in 0..mesh.shape().len() {
             let used = sizes.iter().any(|(_, _, ax)| ax.contains(&a));
@@ -167,17 +181,7 @@ impl<O: Optimizer> DistOptimizer<O> {
     /// it; and the bucket size in bytes (the buckets are planned again).
     pub fn set_overlap(&mut self, overlap: bool, bucket_bytes: usize) {
         self.overlap = overlap;
-        let sizes: Vec<(usize, usize, Vec<usize>)> = self
-            .params
-            .iter()
-            .map(|p| {
-                let axes = (0..p.sbp().len())
-                    .filter(|&a| p.sbp()[a] == Sbp::Broadcast)
-                    .collect();
-                (p.local().numel(), p.dtype().itemsize(), axes)
-            })
-            .collect();
-        self.buckets = buckets::plan(&sizes, bucket_bytes.max(1));
+        self.buckets = buckets::plan(&bucket_sizes(&self.params), bucket_bytes.max(1));
     }
 
     /// The buckets of the dense gradients.
@@ -223,13 +227,13 @@ impl<O: Optimizer> DistOptimizer<O> {
         // timeout or mismatch check ends it, D7).
         let seed = crate::autograd::seed(loss);
         self.agree(seed.is_err())?;
-        seed?;
+        let seed = seed?;
         let accumulated = self.params.iter().any(|p| p.local().grad().is_some());
         if self.overlap && !accumulated && !self.buckets.is_empty() {
-            return self.backward_overlapped(loss);
+            return self.backward_overlapped(loss, &seed);
         }
         let t0 = Instant::now();
-        let outcome = crate::autograd::backward(loss);
+        let outcome = crate::autograd::backward_seeded(loss, &seed, None);
         let backward = t0.elapsed();
         self.agree(outcome.is_err())?;
         outcome?;
@@ -244,7 +248,7 @@ impl<O: Optimizer> DistOptimizer<O> {
         Ok(())
     }
 
-    fn backward_overlapped(&mut self, loss: &GlobalTensor) -> Result<()> {
+    fn backward_overlapped(&mut self, loss: &GlobalTensor, seed: &Tensor) -> Result<()> {
         let locals: Vec<Tensor> = self.params.iter().map(GlobalTensor::to_local).collect();
         let (buckets, comms) = (&self.buckets, &self.reduce_comms);
         let (tx, rx) = mpsc::channel();
@@ -257,7 +261,7 @@ impl<O: Optimizer> DistOptimizer<O> {
                     .arrived(k, g)
                     .map_err(|e| tessera::TesseraError::Autograd(e.to_string()))
             };
-            let outcome = crate::autograd::backward_with_hook(loss, &mut hook);
+            let outcome = crate::autograd::backward_seeded(loss, seed, Some(&mut hook));
             let backward = t0.elapsed();
             // Every bucket starts on every rank, even after a failure, so no peer waits.
             let flushed = reducer.start_ready(true);
@@ -336,18 +340,16 @@ impl<O: Optimizer> DistOptimizer<O> {
         };
         let reduced = if grad.stype() == StorageType::RowSparse {
             let mut g = grad;
-            for (axis, s) in p.sbp().iter().enumerate() {
-                if *s == Sbp::Broadcast {
-                    let (sum, bytes) = rowsparse::all_reduce(&g, p.mesh().axis_comm(axis))?;
-                    self.last_bytes += bytes;
-                    g = sum;
-                }
+            for axis in broadcast_axes(p.sbp()) {
+                let (sum, bytes) = rowsparse::all_reduce(&g, p.mesh().axis_comm(axis))?;
+                self.last_bytes += bytes;
+                g = sum;
             }
             g
         } else {
             let dual = dual_nd(p.sbp())?;
             let g = GlobalTensor::from_local(grad, p.logical_shape(), &dual, p.mesh(), true)?;
-            let axes = p.sbp().iter().filter(|s| **s == Sbp::Broadcast).count();
+            let axes = broadcast_axes(p.sbp()).len();
             self.last_bytes += axes * g.local().numel() * g.dtype().itemsize();
             g.to_sbp(p.sbp())?.to_local()
         };

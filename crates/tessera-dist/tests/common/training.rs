@@ -149,16 +149,8 @@ pub fn logreg_matches_single_process(comm: Comm) -> Result<()> {
     let mesh = Mesh::line(comm.clone());
     let (p, me) = (comm.size(), comm.rank());
     let local = logreg::SparseLogReg::new(features)?;
-    let place = |t: &Tensor| -> Result<GlobalTensor> {
-        GlobalTensor::from_local(
-            t.clone(),
-            t.shape(),
-            &[tessera_dist::Sbp::Broadcast],
-            &mesh,
-            true,
-        )
-    };
-    let (w, b) = (place(&local.w)?, place(&local.b)?);
+    let w = GlobalTensor::from_replica(local.w.clone(), &mesh)?;
+    let b = GlobalTensor::from_replica(local.b.clone(), &mesh)?;
     // b before W: W's row_sparse gradient then comes first in their bucket (buckets take the
     // parameters in reverse order), ahead of b's dense one.
     let mut opt = DistOptimizer::new(vec![b.clone(), w.clone()], |p| Adam::new(p, 0.05))?;

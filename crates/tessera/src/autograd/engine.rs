@@ -3,7 +3,7 @@
 //! node's outputs are summed before the node runs; leaves receive theirs only when the whole
 //! pass succeeded, so an error leaves every `.grad` as it was.
 
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
 
 use super::accumulate::accumulate;
@@ -76,8 +76,12 @@ fn root_grads(roots: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<(Edge, T
 }
 
 /// How many edges point at each node reachable from `starts` (iterative depth-first walk),
-/// and at each leaf (keyed by its state's address).
-fn dependencies(starts: &[Arc<dyn GradNode>]) -> (HashMap<usize, usize>, HashMap<usize, usize>) {
+/// and, with `count_leaves` (a pass with a leaf hook), at each leaf (keyed by its state's
+/// address).
+fn dependencies(
+    starts: &[Arc<dyn GradNode>],
+    count_leaves: bool,
+) -> (HashMap<usize, usize>, HashMap<usize, usize>) {
     let mut deps: HashMap<usize, usize> = HashMap::new();
     let mut leaf_deps: HashMap<usize, usize> = HashMap::new();
     let mut seen: HashMap<usize, ()> = HashMap::new();
@@ -96,7 +100,8 @@ fn dependencies(starts: &[Arc<dyn GradNode>]) -> (HashMap<usize, usize>, HashMap
                         stack.push(node);
                     }
                 }
-                Edge::Leaf(m) => *leaf_deps.entry(key_of(&m)).or_default() += 1,
+                Edge::Leaf(m) if count_leaves => *leaf_deps.entry(key_of(&m)).or_default() += 1,
+                Edge::Leaf(_) => {}
             }
         }
     }
@@ -194,8 +199,8 @@ pub(crate) fn run_with_hook(
         }
         deliver(edge, g, &mut pending, &mut leaves)?;
     }
-    let (mut deps, mut leaf_deps) = dependencies(&starts);
-    let mut signalled: HashMap<usize, ()> = HashMap::new();
+    let (mut deps, mut leaf_deps) = dependencies(&starts, hook.is_some());
+    let mut signalled: HashSet<usize> = HashSet::new();
     // Ready nodes run latest-recorded first: the order depends only on the recording order,
     // so ranks of an SPMD program run their collective nodes alike (GradNode::seq).
     let mut ready: BinaryHeap<(u64, usize)> = pending
@@ -241,7 +246,7 @@ pub(crate) fn run_with_hook(
                 *d -= 1;
                 if *d == 0 {
                     if let Some((m, g)) = leaves.get(&l) {
-                        signalled.insert(l, ());
+                        signalled.insert(l);
                         hook(LeafKey::of(m), g)?;
                     }
                 }
@@ -270,7 +275,7 @@ pub(crate) fn run_with_hook(
         // must not depend on the order of these.
         let mut rest: Vec<(&usize, &(Arc<AutogradMeta>, Tensor))> = leaves
             .iter()
-            .filter(|(k, _)| !signalled.contains_key(k))
+            .filter(|(k, _)| !signalled.contains(k))
             .collect();
         rest.sort_by_key(|(k, _)| **k);
         for (_, (m, g)) in rest {

@@ -42,6 +42,26 @@ pub trait Optimizer {
     fn load_state(&mut self, state: &[(String, Tensor)]) -> Result<()>;
 }
 
+/// A boxed optimiser is one: code generic over [`Optimizer`] takes an optimiser chosen at run
+/// time (`Box<dyn Optimizer + Send + Sync>`, what the Python bindings hold).
+impl<O: Optimizer + ?Sized> Optimizer for Box<O> {
+    fn step(&mut self) -> Result<()> {
+        (**self).step()
+    }
+    fn zero_grad(&self) -> Result<()> {
+        (**self).zero_grad()
+    }
+    fn params(&self) -> &[Tensor] {
+        (**self).params()
+    }
+    fn state(&self) -> Result<Vec<(String, Tensor)>> {
+        (**self).state()
+    }
+    fn load_state(&mut self, state: &[(String, Tensor)]) -> Result<()> {
+        (**self).load_state(state)
+    }
+}
+
 /// Checks that every parameter is a float leaf that requires a gradient and owns its
 /// storage as one dense block (row-major, or another order such as the result of an op on a
 /// transposed tensor, docs/design.md P6; not a view into a larger tensor).
