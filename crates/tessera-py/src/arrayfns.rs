@@ -1,16 +1,19 @@
 //! Bindings of the Array API functions that are typed `Tensor` methods composed of registry
-//! ops (`prod`, `var`, `std`, `all`, `any`, `count_nonzero`, `sort`, `argsort`, `where`, `astype`,
-//! `moveaxis`, `unstack`,
-//! `broadcast_arrays`, `roll`, `diff`, `tril`, `triu`, `meshgrid`) and constructors (`eye`,
-//! `linspace`). Argument checking and the standard's signatures are in
-//! `python/tessera/_arrayfns.py`; these take already-normalised arguments.
+//! ops. The everyday ones (`argmax`, `argmin`, `sort`, `argsort`, `cumulative_sum`,
+//! `cumulative_prod`, `where`, `astype`) are bound here with the standard's signatures and argument
+//! checks, so a small call pays no Python wrapper; the others (`prod`, `var`, `std`, `all`,
+//! `any`, `count_nonzero`, `moveaxis`, `unstack`, `broadcast_arrays`, `roll`,
+//! `diff`, `tril`, `triu`, `meshgrid`, `eye`, `linspace`) take arguments that
+//! `python/tessera/_arrayfns.py` has already normalised.
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::types::PyBool;
 use tessera::Tensor;
 
 use crate::convert::to_tensor;
 use crate::dtype::{parse_dtype, parse_opt_dtype};
+use crate::elementwise::{not_a_python_scalar, weak_pair};
 use crate::errors::PyRes;
 use crate::handle::PyTensor;
 use crate::tensor::heavy;
@@ -65,68 +68,209 @@ fn _std(
     out(arg(x)?.std(axis.as_deref(), correction, keepdims))
 }
 
-/// `argmax` (`max`) or `argmin` of `x` along `axis` (flattened when `None`): the typed
-/// method, without the registry's string parameters.
-#[pyfunction]
-fn _arg_extreme(
-    max: bool,
+/// An integer argument given as a Python int or anything with `__index__` (NumPy integers);
+/// a bool or anything else is a `TypeError` naming `what`.
+fn int_arg(v: &Bound<'_, PyAny>, what: &str) -> PyResult<isize> {
+    if v.is_instance_of::<PyBool>() || !has_index(v) {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be an int, got {}",
+            v.get_type().name()?
+        )));
+    }
+    v.extract::<isize>()
+}
+
+/// [`int_arg`], or `None` for `None`.
+fn opt_int_arg(v: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<isize>> {
+    v.filter(|v| !v.is_none())
+        .map(|v| int_arg(v, what))
+        .transpose()
+}
+
+/// The truth of a flag argument (Python's `bool(v)`), `default` when not given.
+fn flag(v: Option<&Bound<'_, PyAny>>, default: bool) -> PyResult<bool> {
+    v.map_or(Ok(default), |v| v.is_truthy())
+}
+
+/// True when the object has `__index__`.
+fn has_index(v: &Bound<'_, PyAny>) -> bool {
+    // SAFETY: `v` is a live object while the GIL is held; the check reads its type's slots.
+    unsafe { pyo3::ffi::PyIndex_Check(v.as_ptr()) != 0 }
+}
+
+/// `name(x, ...)` of one tensor argument, detached from the GIL for large inputs.
+fn run1(
     x: &Bound<'_, PyAny>,
-    axis: Option<isize>,
-    keepdims: bool,
+    f: impl FnOnce(&Tensor) -> tessera::Result<Tensor> + Send,
 ) -> PyResult<PyTensor> {
-    let x = arg(x)?;
-    out(if max {
-        x.argmax(axis, keepdims)
-    } else {
-        x.argmin(axis, keepdims)
+    let py = x.py();
+    let run = |t: &Tensor| out(heavy(py, t.numel(), || f(t)));
+    match x.cast::<PyTensor>() {
+        Ok(t) => run(t.get().t()),
+        Err(_) => run(&arg(x)?),
+    }
+}
+
+/// The Array API's `argmax(x, /, *, axis=None, keepdims=False)`: int64 index of the first
+/// maximum along `axis` (of the flattened array when None); NaN wins.
+#[pyfunction]
+#[pyo3(signature = (x, /, *, axis = None, keepdims = None),
+       text_signature = "(x, /, *, axis=None, keepdims=False)")]
+fn argmax(
+    x: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    keepdims: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let (axis, keepdims) = (opt_int_arg(axis, "axis")?, flag(keepdims, false)?);
+    run1(x, |t| t.argmax(axis, keepdims))
+}
+
+/// The Array API's `argmin(x, /, *, axis=None, keepdims=False)`: int64 index of the first
+/// minimum along `axis` (of the flattened array when None); NaN wins.
+#[pyfunction]
+#[pyo3(signature = (x, /, *, axis = None, keepdims = None),
+       text_signature = "(x, /, *, axis=None, keepdims=False)")]
+fn argmin(
+    x: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    keepdims: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let (axis, keepdims) = (opt_int_arg(axis, "axis")?, flag(keepdims, false)?);
+    run1(x, |t| t.argmin(axis, keepdims))
+}
+
+/// The Array API's `sort(x, /, *, axis=-1, descending=False, stable=True)`: a sorted copy
+/// along `axis`, NaNs last (first when `descending`); `stable` keeps equal elements in input
+/// order.
+#[pyfunction]
+#[pyo3(signature = (x, /, *, axis = None, descending = None, stable = None),
+       text_signature = "(x, /, *, axis=-1, descending=False, stable=True)")]
+fn sort(
+    x: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    descending: Option<&Bound<'_, PyAny>>,
+    stable: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let axis = opt_int_arg(axis, "axis")?.unwrap_or(-1);
+    let (descending, stable) = (flag(descending, false)?, flag(stable, true)?);
+    run1(x, |t| t.sort(axis, descending, stable))
+}
+
+/// The Array API's `argsort(x, /, *, axis=-1, descending=False, stable=True)`: int64
+/// indices that sort `x` along `axis` (always stable: equal elements keep their input order,
+/// in both directions).
+#[pyfunction]
+#[pyo3(signature = (x, /, *, axis = None, descending = None, stable = None),
+       text_signature = "(x, /, *, axis=-1, descending=False, stable=True)")]
+fn argsort(
+    x: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    descending: Option<&Bound<'_, PyAny>>,
+    stable: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    flag(stable, true)?; // always stable
+    let axis = opt_int_arg(axis, "axis")?.unwrap_or(-1);
+    let descending = flag(descending, false)?;
+    run1(x, |t| t.argsort(axis, descending))
+}
+
+/// The running sum (`prod`: product) of `x` along `axis`, for the two cumulative functions.
+fn cumulative(
+    prod: bool,
+    x: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    include_initial: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyTensor> {
+    let axis = opt_int_arg(axis, "axis")?;
+    let (dtype, initial) = (parse_opt_dtype(dtype)?, flag(include_initial, false)?);
+    run1(x, |t| match prod {
+        false => t.cumulative_sum(axis, dtype, initial),
+        true => t.cumulative_prod(axis, dtype, initial),
     })
 }
 
-/// `sort(x, axis, descending, stable)`, or the stable `argsort` when `arg`: the typed method,
-/// without the registry's string parameters.
+/// The Array API's `cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False)`:
+/// the running sum along `axis` (None only for 1-d `x`); bool and integers sum in int64
+/// unless `dtype` is given; `include_initial` prepends 0.
 #[pyfunction]
-fn _sort(
+#[pyo3(signature = (x, /, *, axis = None, dtype = None, include_initial = None),
+       text_signature = "(x, /, *, axis=None, dtype=None, include_initial=False)")]
+fn cumulative_sum(
     x: &Bound<'_, PyAny>,
-    axis: isize,
-    descending: bool,
-    stable: bool,
-    arg_: bool,
+    axis: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    include_initial: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
-    let x = arg(x)?;
-    out(if arg_ {
-        x.argsort(axis, descending)
-    } else {
-        x.sort(axis, descending, stable)
-    })
+    cumulative(false, x, axis, dtype, include_initial)
 }
 
-/// `where(condition, x1, x2)` of three tensors (the Python side turns scalars into tensors).
+/// The Array API's `cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False)`:
+/// the running product along `axis` (as `cumulative_sum`; `include_initial` prepends 1).
 #[pyfunction]
-fn _where(
-    condition: &Bound<'_, PyTensor>,
-    x1: &Bound<'_, PyTensor>,
-    x2: &Bound<'_, PyTensor>,
+#[pyo3(signature = (x, /, *, axis = None, dtype = None, include_initial = None),
+       text_signature = "(x, /, *, axis=None, dtype=None, include_initial=False)")]
+fn cumulative_prod(
+    x: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    include_initial: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyTensor> {
-    out(Tensor::where_(
-        condition.get().t(),
-        x1.get().t(),
-        x2.get().t(),
-    ))
+    cumulative(true, x, axis, dtype, include_initial)
 }
 
-/// The Array API's `astype(x, dtype, copy=..., device=...)`: `x` itself when `copy` is false
-/// and the dtype already matches; complex to real is a `TypeError` (the standard leaves it
-/// unspecified, NumPy warns and drops the imaginary part).
+/// The Array API's `where(condition, x1, x2, /)`: elements of `x1` where `condition` is
+/// true, else of `x2`, broadcast together; `x1` and `x2` promote to their result type. A
+/// Python scalar is weak next to an array operand (it takes the array's dtype when its kind
+/// fits, as for the two-operand functions); two Python scalars take their default dtypes.
 #[pyfunction]
-fn _astype(
-    x: &Bound<'_, PyTensor>,
+#[pyo3(name = "where", signature = (condition, x1, x2, /))]
+fn where_(
+    condition: &Bound<'_, PyAny>,
+    x1: &Bound<'_, PyAny>,
+    x2: &Bound<'_, PyAny>,
+) -> PyResult<PyTensor> {
+    let py = condition.py();
+    let tensors = (
+        condition.cast::<PyTensor>(),
+        x1.cast::<PyTensor>(),
+        x2.cast::<PyTensor>(),
+    );
+    if let (Ok(c), Ok(a), Ok(b)) = tensors {
+        let (c, a, b) = (c.get().t(), a.get().t(), b.get().t());
+        let n = c.numel().max(a.numel()).max(b.numel());
+        return out(heavy(py, n, || Tensor::where_(c, a, b)));
+    }
+    let (a, b) = weak_pair("where", x1, x2, true)?;
+    let c = arg(condition)?;
+    let n = c.numel().max(a.numel()).max(b.numel());
+    out(heavy(py, n, || Tensor::where_(&c, &a, &b)))
+}
+
+/// The Array API's `astype(x, dtype, /, *, copy=True, device=None)`: `x` converted to
+/// `dtype` (a new array; with `copy=False`, `x` itself when it already has `dtype`). Float to
+/// integer truncates toward zero; complex to real is a `TypeError`, as the standard leaves it
+/// unspecified and NumPy warns and drops the imaginary part.
+#[pyfunction]
+#[pyo3(signature = (x, dtype, /, *, copy = None, device = None),
+       text_signature = "(x, dtype, /, *, copy=True, device=None)")]
+fn astype(
+    x: &Bound<'_, PyAny>,
     dtype: &Bound<'_, PyAny>,
-    copy: bool,
+    copy: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     crate::device::check_device(device)?;
     let py = x.py();
-    let (t, d) = (x.get().t(), parse_dtype(dtype)?);
+    let d = parse_dtype(dtype)?;
+    let converted;
+    let t = match x.cast::<PyTensor>() {
+        Ok(t) => t.get().t(),
+        Err(_) => {
+            converted = array_arg("astype", x)?;
+            &converted
+        }
+    };
     if t.dtype().is_complex() && !d.is_complex() {
         return Err(PyTypeError::new_err(format!(
             "astype: casting {} to {} drops the imaginary part",
@@ -134,11 +278,21 @@ fn _astype(
             d.name()
         )));
     }
-    if !copy && t.dtype() == d {
-        return Ok(x.clone().into_any().unbind());
+    if !flag(copy, true)? && t.dtype() == d {
+        if let Ok(same) = x.cast::<PyTensor>() {
+            return Ok(same.clone().into_any().unbind());
+        }
+        return Ok(Py::new(py, PyTensor::from(t.clone()))?.into_any());
     }
     let out: PyTensor = heavy(py, t.numel(), || t.astype(d)).py()?.into();
     Ok(Py::new(py, out)?.into_any())
+}
+
+/// `x` as a tensor for a function that wants an array: a tensor or array-like (converted);
+/// a Python scalar is a `TypeError`.
+fn array_arg(name: &str, x: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    not_a_python_scalar(name, x)?;
+    arg(x)
 }
 
 /// `all`, `any` or `count_nonzero` (`which`) of `x` over `axis`.
@@ -242,10 +396,14 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_var, m)?)?;
     m.add_function(wrap_pyfunction!(_std, m)?)?;
     m.add_function(wrap_pyfunction!(_truth, m)?)?;
-    m.add_function(wrap_pyfunction!(_arg_extreme, m)?)?;
-    m.add_function(wrap_pyfunction!(_sort, m)?)?;
-    m.add_function(wrap_pyfunction!(_where, m)?)?;
-    m.add_function(wrap_pyfunction!(_astype, m)?)?;
+    m.add_function(wrap_pyfunction!(argmax, m)?)?;
+    m.add_function(wrap_pyfunction!(argmin, m)?)?;
+    m.add_function(wrap_pyfunction!(sort, m)?)?;
+    m.add_function(wrap_pyfunction!(argsort, m)?)?;
+    m.add_function(wrap_pyfunction!(cumulative_sum, m)?)?;
+    m.add_function(wrap_pyfunction!(cumulative_prod, m)?)?;
+    m.add_function(wrap_pyfunction!(where_, m)?)?;
+    m.add_function(wrap_pyfunction!(astype, m)?)?;
     m.add_function(wrap_pyfunction!(_moveaxis, m)?)?;
     m.add_function(wrap_pyfunction!(_unstack, m)?)?;
     m.add_function(wrap_pyfunction!(_broadcast_arrays, m)?)?;

@@ -129,11 +129,45 @@ fn function_operand(obj: Operand, other: Option<DType>) -> PyResult<Tensor> {
     }
 }
 
-/// `name(x)` for a one-operand elementwise registry op. `x` is a tensor or an array-like
-/// (converted); a Python `bool`, `int`, `float` or `complex` is a `TypeError`, as the Array
-/// API wants an array. Two positional arguments, so the call costs no argument tuple.
-#[pyfunction]
-pub fn elementwise_unary(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+/// `x1` and `x2` of the two-operand function `name` as tensors: a tensor stays, an
+/// array-like is converted, and a Python scalar becomes a 0-d tensor of the dtype weak
+/// promotion gives it next to the other operand ([`function_operand`]). Two Python scalars
+/// take their default dtypes when `both_scalars` allows them, else are a `TypeError`; any
+/// other type is a `TypeError`.
+pub(crate) fn weak_pair(
+    name: &str,
+    x1: &Bound<'_, PyAny>,
+    x2: &Bound<'_, PyAny>,
+    both_scalars: bool,
+) -> PyResult<(Tensor, Tensor)> {
+    let not_array = |o: &Bound<'_, PyAny>| match o.get_type().name() {
+        Ok(ty) => PyTypeError::new_err(format!(
+            "{name}: expected an array or a Python scalar, got {ty}"
+        )),
+        Err(e) => e,
+    };
+    // A Python complex is weak next to the other operand's dtype (float64 when that is not
+    // a tensor).
+    let hint = |o: &Bound<'_, PyAny>| {
+        o.cast::<PyTensor>()
+            .map_or(DType::F64, |t| t.get().t().dtype())
+    };
+    let a = operand(x1, hint(x2))?.ok_or_else(|| not_array(x1))?;
+    let b = operand(x2, hint(x1))?.ok_or_else(|| not_array(x2))?;
+    let dtype_of = |o: &Operand| match o {
+        Operand::Tensor(t) => Some(t.dtype()),
+        Operand::Scalar(_) => None,
+    };
+    let (da, db) = (dtype_of(&a), dtype_of(&b));
+    if both_scalars && da.is_none() && db.is_none() {
+        return Ok((to_tensor(x1, None, None)?, to_tensor(x2, None, None)?));
+    }
+    Ok((function_operand(a, db)?, function_operand(b, da)?))
+}
+
+/// A `TypeError` naming `name` when `x` is a Python `bool`, `int`, `float` or `complex`:
+/// the Array API's functions of one array want an array.
+pub(crate) fn not_a_python_scalar(name: &str, x: &Bound<'_, PyAny>) -> PyResult<()> {
     // `bool` is a subclass of `int`.
     let scalar = x.is_instance_of::<PyInt>()
         || x.is_instance_of::<PyFloat>()
@@ -144,6 +178,15 @@ pub fn elementwise_unary(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>) -> Py
             x.get_type().name()?
         )));
     }
+    Ok(())
+}
+
+/// `name(x)` for a one-operand elementwise registry op. `x` is a tensor or an array-like
+/// (converted); a Python `bool`, `int`, `float` or `complex` is a `TypeError`, as the Array
+/// API wants an array. Two positional arguments, so the call costs no argument tuple.
+#[pyfunction]
+pub fn elementwise_unary(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+    not_a_python_scalar(name, x)?;
     // A tensor is borrowed; anything else is converted (`asarray`).
     if let Ok(t) = x.cast::<PyTensor>() {
         return unary_of(py, name, t.get().t());
@@ -206,27 +249,7 @@ pub fn elementwise_binary(
             return r.py().map(Into::into);
         }
     }
-    let not_array = |o: &Bound<'_, PyAny>| -> PyResult<PyErr> {
-        Ok(PyTypeError::new_err(format!(
-            "{name}: expected an array or a Python scalar, got {}",
-            o.get_type().name()?
-        )))
-    };
-    // A Python complex is weak next to the other operand's dtype (float64 when that is not
-    // a tensor).
-    let hint = |o: &Bound<'_, PyAny>| {
-        o.cast::<PyTensor>()
-            .map_or(DType::F64, |t| t.get().t().dtype())
-    };
-    let a = operand(x1, hint(x2))?.ok_or_else(|| not_array(x1).unwrap_or_else(|e| e))?;
-    let b = operand(x2, hint(x1))?.ok_or_else(|| not_array(x2).unwrap_or_else(|e| e))?;
-    let dtype_of = |o: &Operand| match o {
-        Operand::Tensor(t) => Some(t.dtype()),
-        Operand::Scalar(_) => None,
-    };
-    let (da, db) = (dtype_of(&a), dtype_of(&b));
-    let a = function_operand(a, db)?;
-    let b = function_operand(b, da)?;
+    let (a, b) = weak_pair(name, x1, x2, false)?;
     let n = a.numel().max(b.numel());
     heavy(py, n, || match by_method(name, &a, &b) {
         Some(r) => r.py(),

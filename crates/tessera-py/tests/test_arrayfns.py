@@ -200,6 +200,89 @@ def test_sort_errors_and_bad_arguments():
         ts.argmax(ts.zeros(3), axis=True)
 
 
+NATIVE_AXIS_FUNCTIONS = [
+    ("sort", lambda xp, a, **kw: xp.sort(a, **kw)),
+    ("argsort", lambda xp, a, **kw: xp.argsort(a, **kw)),
+    ("argmax", lambda xp, a, **kw: xp.argmax(a, **kw)),
+    ("argmin", lambda xp, a, **kw: xp.argmin(a, **kw)),
+    ("cumulative_sum", lambda xp, a, **kw: xp.cumulative_sum(a, **kw)),
+    ("cumulative_prod", lambda xp, a, **kw: xp.cumulative_prod(a, **kw)),
+]
+
+
+@pytest.mark.parametrize("name,call", NATIVE_AXIS_FUNCTIONS, ids=[n for n, _ in NATIVE_AXIS_FUNCTIONS])
+def test_functions_bound_in_rust_take_axes_as_numpy_does(name, call):
+    """The functions bound in Rust with the standard's signatures: an axis is an int or
+    anything with ``__index__`` (NumPy integers), never a bool or a float; array-likes are
+    converted; the result equals NumPy's."""
+    a = np.array([[3.0, -1.0, 2.0], [0.5, 4.0, -2.0]])
+    for axis in (0, 1, -1, np.int64(1), np.int8(-2)):
+        same(call(ts, ts.asarray(a), axis=axis), call(np, a, axis=int(axis)))
+        same(call(ts, a.tolist(), axis=axis), call(np, a, axis=int(axis)))
+    for bad in (True, 1.0, "0", [0]):
+        with pytest.raises(TypeError):
+            call(ts, ts.asarray(a), axis=bad)
+    with pytest.raises(np.exceptions.AxisError):
+        call(ts, ts.asarray(a), axis=2)
+    with pytest.raises(TypeError):
+        call(ts, ts.asarray(a), 0)  # axis is keyword-only
+
+
+def test_flags_of_functions_bound_in_rust_are_read_by_truth():
+    a = np.array([[3, 1, 2], [1, 3, 2]], np.int32)
+    t = ts.asarray(a)
+    same(ts.sort(t, descending=1), -np.sort(-a))
+    same(ts.sort(t, descending=0, stable=False), np.sort(a))
+    same(ts.argsort(t, descending=True), np.argsort(-a, stable=True))
+    same(ts.argmax(t, axis=1, keepdims=1), np.argmax(a, axis=1, keepdims=True))
+    same(ts.cumulative_sum(t, axis=0, include_initial=True),
+         np.cumulative_sum(a, axis=0, include_initial=True))
+    same(ts.cumulative_prod(t, axis=1, dtype=ts.float64), np.cumulative_prod(a, axis=1, dtype=np.float64))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int64", "float32", "float64", "complex64"])
+@pytest.mark.parametrize("scalar", [True, 0, -3, 2.5, 1j])
+def test_where_python_scalars_follow_the_weak_rule(dtype, scalar):
+    """A Python scalar next to an array takes the array's dtype when its kind fits (NumPy 2's
+    weak promotion, which the standard follows), whichever side it is on; both scalars take
+    their default dtypes."""
+    if np.dtype(dtype).kind == "u" and scalar == -3:
+        return  # NumPy raises OverflowError; tested below
+    x = np.array([1, 0, 1]).astype(dtype)
+    c = np.array([True, False, True])
+    for got, want in (
+        (ts.where(ts.asarray(c), ts.asarray(x), scalar), np.where(c, x, scalar)),
+        (ts.where(ts.asarray(c), scalar, ts.asarray(x)), np.where(c, scalar, x)),
+    ):
+        assert np.dtype(str(got.dtype)) == want.dtype, (dtype, scalar, got.dtype, want.dtype)
+        np.testing.assert_array_equal(np.asarray(got), want)
+    same(ts.where(ts.asarray(c), scalar, 7), np.where(c, scalar, 7))
+    with pytest.raises(TypeError):
+        ts.where(ts.asarray(c), ts.asarray(x), object())
+
+
+def test_where_int_scalar_out_of_range_is_an_error():
+    with pytest.raises((OverflowError, ValueError)):
+        ts.where(ts.asarray([True]), ts.asarray(np.array([1], np.uint8)), -3)
+
+
+def test_astype_bound_in_rust():
+    x = ts.asarray([1.5, -2.5])
+    assert ts.astype(x, ts.float64, copy=False) is x
+    y = ts.astype(x, ts.float64)
+    assert y is not x and not np.shares_memory(np.asarray(y), np.asarray(x))
+    same(ts.astype([1, 2], ts.float32), np.array([1, 2], np.float32))
+    t = ts.permute_dims(ts.asarray(np.arange(6.0).reshape(2, 3)), (1, 0))
+    same(ts.astype(t, ts.int32), np.arange(6.0).reshape(2, 3).T.astype(np.int32))
+    for bad in (1, 2.5, True, 1j):
+        with pytest.raises(TypeError):
+            ts.astype(bad, ts.float64)
+    with pytest.raises(TypeError):
+        ts.astype(ts.asarray([1j]), ts.float64)
+    with pytest.raises(TypeError):
+        ts.astype(x, ts.float64, False)  # copy is keyword-only
+
+
 def test_gradients_flow_through_sort_where_cumsum_concat():
     x = ts.asarray([3.0, 1.0, 2.0]).requires_grad_(True)
     y = ts.sort(x)

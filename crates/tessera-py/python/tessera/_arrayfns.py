@@ -7,6 +7,11 @@ from collections import namedtuple as _namedtuple
 
 from . import _native
 from ._native import Tensor as _Tensor, asarray as _asarray, full as _full, invoke as _invoke
+# Bound in Rust with the standard's signatures (the per-call cost of a Python wrapper is
+# what NumPy's small calls don't pay).
+from ._native import (  # noqa: F401 - re-exported
+    argmax, argmin, argsort, cumulative_prod, cumulative_sum, sort, where,
+)
 
 __all__ = [
     "all", "any", "argmax", "argmin", "argsort", "broadcast_arrays", "concat", "count_nonzero",
@@ -36,73 +41,6 @@ def _int(v, what):
 
 def _axis_or_none(axis):
     return None if axis is None else _int(axis, "axis")
-
-
-def sort(x, /, *, axis=-1, descending=False, stable=True):
-    """Sorted copy of ``x`` along ``axis``: NaNs last (first when ``descending``); ``stable``
-    keeps equal elements in input order."""
-    return _native._sort(_array(x), _int(axis, "axis"), _builtins.bool(descending),
-                         _builtins.bool(stable), False)
-
-
-def argsort(x, /, *, axis=-1, descending=False, stable=True):
-    """int64 indices that sort ``x`` along ``axis`` (always stable: equal elements keep their
-    input order, in both directions)."""
-    del stable  # always stable
-    return _native._sort(_array(x), _int(axis, "axis"), _builtins.bool(descending), True, True)
-
-
-def argmax(x, /, *, axis=None, keepdims=False):
-    """int64 index of the first maximum along ``axis`` (flattened when None); NaN wins."""
-    return _native._arg_extreme(True, _array(x), _axis_or_none(axis), _builtins.bool(keepdims))
-
-
-def argmin(x, /, *, axis=None, keepdims=False):
-    """int64 index of the first minimum along ``axis`` (flattened when None); NaN wins."""
-    return _native._arg_extreme(False, _array(x), _axis_or_none(axis), _builtins.bool(keepdims))
-
-
-def _scalar_like(v, other):
-    """A Python scalar operand as a 0-d tensor of the tensor operand's dtype when the scalar's
-    kind fits it (the standard's rule for scalars), else of its default dtype."""
-    if isinstance(v, _Tensor) or not isinstance(v, (_builtins.bool, int, float)):
-        return _array(v)
-    if isinstance(other, _Tensor):
-        d = other.dtype
-        kind = "bool" if d.name == "bool" else ("float" if "float" in d.name else "int")
-        fits = (
-            (isinstance(v, _builtins.bool) and kind == "bool")
-            or (isinstance(v, int) and not isinstance(v, _builtins.bool) and kind in ("int", "float"))
-            or (isinstance(v, float) and kind == "float")
-        )
-        if fits:
-            return _full((), v, dtype=d)
-    return _asarray(v)
-
-
-def where(condition, x1, x2, /):
-    """Elements of ``x1`` where ``condition`` is true, else of ``x2``; broadcast together, and
-    ``x1``, ``x2`` promote to their result type (a Python scalar takes the other's dtype)."""
-    if type(condition) is _Tensor and type(x1) is _Tensor and type(x2) is _Tensor:
-        return _native._where(condition, x1, x2)
-    a = _scalar_like(x1, x2)
-    b = _scalar_like(x2, a)
-    if not isinstance(x1, _Tensor):
-        a = _scalar_like(x1, b)
-    return _native._where(_array(condition), a, b)
-
-
-def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
-    """Running sum along ``axis`` (may be None only for 1-d ``x``); bool and integers sum in
-    int64 unless ``dtype`` is given; ``include_initial`` prepends 0."""
-    return _invoke("cumulative_sum", _array(x), axis=_axis_or_none(axis), dtype=dtype,
-                   include_initial=_builtins.bool(include_initial))
-
-
-def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
-    """Running product along ``axis`` (as ``cumulative_sum``; ``include_initial`` prepends 1)."""
-    return _invoke("cumulative_prod", _array(x), axis=_axis_or_none(axis), dtype=dtype,
-                   include_initial=_builtins.bool(include_initial))
 
 
 def unique_values(x, /):

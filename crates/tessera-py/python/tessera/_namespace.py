@@ -14,7 +14,7 @@ from ._dtypes import isdtype as _isdtype
 from ._native import Device
 from ._native import Tensor as _Tensor
 from ._native import asarray as _asarray
-from ._native import broadcast_shapes
+from ._native import astype, broadcast_shapes  # noqa: F401 - re-exported (bound in Rust)
 from ._native import invoke as _invoke
 
 __all__ = [
@@ -37,15 +37,6 @@ def _array(name, x):
     if isinstance(x, (_builtins.bool, int, float, complex)):
         raise TypeError(f"{name}: expected an array, got a Python {type(x).__name__}")
     return _asarray(x)
-
-
-def astype(x, dtype, /, *, copy=True, device=None):
-    """``x`` converted to ``dtype`` (a new array; with ``copy=False``, ``x`` itself when it
-    already has ``dtype``). Float to integer truncates toward zero; complex to real is a
-    ``TypeError`` as the standard leaves it unspecified and NumPy warns."""
-    if type(x) is not _native.Tensor:
-        x = _array("astype", x)
-    return _native._astype(x, dtype, copy, device)
 
 
 def conj(x, /):

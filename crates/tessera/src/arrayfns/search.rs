@@ -6,7 +6,7 @@
 //! - the axis is constant (stride 0) or of length 1: every index is 0;
 //! - lanes contiguous in memory (the axis innermost): each lane is scanned in blocks, a
 //!   block's extreme found in vector lanes and only a block that beats the best so far
-//!   searched for its position;
+//!   searched for its position (float lanes in AVX-512 where the CPU has it);
 //! - the axis outer to contiguous rows (`t.argmax(axis=0)` of a C-contiguous matrix): the
 //!   rows are folded into a row of best values and their indices, elementwise (vertical,
 //!   as the outer-axis reductions of docs/design.md P5).
@@ -18,6 +18,8 @@ use super::lanes::{fill, read, Lanes};
 use super::sort::{for_lanes, is_nan};
 use crate::dtype::{DType, Element};
 use crate::error::{Result, TesseraError};
+#[cfg(target_arch = "x86_64")]
+use crate::kernels::simd::has_avx512;
 use crate::kernels::simd::with_simd;
 use crate::layout::normalize_axis;
 use crate::tensor::Tensor;
@@ -25,7 +27,9 @@ use crate::with_dtype;
 
 /// Elements per block of the lane scan.
 const SCAN_BLOCK: usize = 256;
-/// Independent lanes of a block's extreme (two AVX2 registers of `f32`).
+/// Independent lanes of a block's extreme: one AVX-512 register of `f32`, two of `f64`.
+/// With 32 lanes, or with the lanes folded pairwise at the end, LLVM scalarised the loops
+/// (2x slower, measured).
 const LANES: usize = 16;
 
 /// Whether `x` is beyond `best`: greater (`MAX`) or smaller.
@@ -38,32 +42,28 @@ fn beyond<T: PartialOrd, const MAX: bool>(x: T, best: T) -> bool {
     }
 }
 
-/// The largest (`MAX`) or smallest element of a non-empty block, ignoring NaNs, and whether
-/// the block holds a NaN, folded in [`LANES`] lanes of `T` (compares and blends in the
-/// element's width, which the compiler vectorises; a NaN is caught by a lane that keeps the
-/// last NaN it met).
+/// The largest (`MAX`) or smallest element of a non-empty block, and whether the block
+/// holds a NaN, folded in [`LANES`] lanes of `T`: a lane takes an element beyond it or a NaN,
+/// and keeps a NaN once it has one (one compare-and-blend per vector, which the compiler
+/// vectorises in the element's width).
 #[inline(always)]
 fn block_extreme<T: Element, const MAX: bool>(xs: &[T]) -> (T, bool) {
     let mut r = [xs[0]; LANES];
-    let mut nan = [xs[0]; LANES];
     let mut chunks = xs.chunks_exact(LANES);
     for c in &mut chunks {
+        let c: &[T; LANES] = c.try_into().expect("chunks_exact");
         for j in 0..LANES {
-            r[j] = if beyond::<T, MAX>(c[j], r[j]) {
-                c[j]
+            let x = c[j];
+            r[j] = if beyond::<T, MAX>(x, r[j]) || is_nan(&x) {
+                x
             } else {
                 r[j]
             };
-            nan[j] = if is_nan(&c[j]) { c[j] } else { nan[j] };
         }
     }
     let mut m = r[0];
     let mut any = false;
-    for j in 0..LANES {
-        m = if beyond::<T, MAX>(r[j], m) { r[j] } else { m };
-        any |= is_nan(&nan[j]);
-    }
-    for &x in chunks.remainder() {
+    for &x in r.iter().chain(chunks.remainder()) {
         m = if beyond::<T, MAX>(x, m) { x } else { m };
         any |= is_nan(&x);
     }
@@ -71,14 +71,19 @@ fn block_extreme<T: Element, const MAX: bool>(xs: &[T]) -> (T, bool) {
 }
 
 /// The index of the first element of `xs` that `hit` accepts (0 if none), tested
-/// [`LANES`] at a time without an early exit inside a group (so the test vectorises).
+/// [`LANES`] at a time: a group's hits are gathered into a bit mask (a vector compare and
+/// a mask move), and the first set bit is the position.
 #[inline(always)]
 fn first<T: Copy>(xs: &[T], hit: impl Fn(T) -> bool + Copy) -> usize {
     let mut groups = xs.chunks_exact(LANES);
     for (k, group) in (&mut groups).enumerate() {
         let group: &[T; LANES] = group.try_into().expect("chunks_exact");
-        if group.iter().fold(false, |f, &x| f | hit(x)) {
-            return k * LANES + group.iter().position(|&x| hit(x)).unwrap_or(0);
+        let mut mask = 0u32;
+        for (j, &x) in group.iter().enumerate() {
+            mask |= (hit(x) as u32) << j;
+        }
+        if mask != 0 {
+            return k * LANES + mask.trailing_zeros() as usize;
         }
     }
     let rest = xs.len() - groups.remainder().len();
@@ -104,6 +109,26 @@ fn arg_extreme_lane<T: Element, const MAX: bool>(v: &[T]) -> i64 {
         }
     }
     at as i64
+}
+
+/// [`arg_extreme_lane`] in the widest copy that pays: float lanes run 512 bits wide where
+/// the CPU has AVX-512 (their AVX2 code shuffles, 2-4x slower, measured); integer lanes
+/// were faster in AVX2.
+#[inline(always)]
+fn lane_widest<T: Element, const MAX: bool>(v: &[T]) -> i64 {
+    /// The lane scan compiled with AVX-512 (the scan is inlined here whatever its size; a
+    /// closure passed to a feature-enabling wrapper was left out of line, at the baseline).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
+    fn widest<T: Element, const MAX: bool>(v: &[T]) -> i64 {
+        arg_extreme_lane::<T, MAX>(v)
+    }
+    #[cfg(target_arch = "x86_64")]
+    if T::DTYPE.is_float() && has_avx512() {
+        // SAFETY: `widest` only needs the features `has_avx512` has just confirmed.
+        return unsafe { widest::<T, MAX>(v) };
+    }
+    with_simd(|| arg_extreme_lane::<T, MAX>(v))
 }
 
 /// The first extreme of each column of `len` rows of `inner` elements (`data` row-major,
@@ -207,7 +232,7 @@ fn arg_extreme_lanes<const MAX: bool>(x: &Tensor, axis: usize) -> Result<Tensor>
         read::<T, _>(&l.data, |s| {
             fill::<i64>(&l.dims_with(1), |dst| {
                 for_lanes(s, n, dst, 1, |v, d, _| {
-                    d[0] = with_simd(|| arg_extreme_lane::<T, MAX>(v));
+                    d[0] = lane_widest::<T, MAX>(v);
                     Ok(())
                 })
             })

@@ -357,7 +357,10 @@ impl Tensor {
     /// saturates, NaN becomes 0, non-zero becomes `true`). The source is read under one read
     /// lock released on return. Errors for a sparse tensor (the dense gate).
     pub(crate) fn astype_dense(&self, dtype: DType) -> Result<Tensor> {
-        self.convert_into(Tensor::for_overwrite_in_order(self.layout(), dtype)?)
+        // `map_new`: one flat loop, with no walk planned, when the input is one run.
+        with_dtype!(dtype, O => with_dtype!(self.dtype(), A => {
+            map_new::<O, A>(self, convert::<A, O>)
+        }))
     }
 
     /// [`Tensor::astype_dense`] into a row-major result whatever this tensor's memory order:

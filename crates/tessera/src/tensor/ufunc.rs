@@ -276,7 +276,12 @@ impl Tensor {
                     })
                 })
             }
-            LogicalNot => map_new::<bool, bool>(&self.astype_if(DType::Bool)?, |x| !x),
+            // `x == 0` read in place: one pass, no bool copy first (NaN is true, so its
+            // logical not is false, as NumPy has it; `-0.0` is false).
+            LogicalNot => with_dtype!(src_dt, T => {
+                let zero = T::default();
+                map_new::<bool, T>(self, move |x| x == zero)
+            }),
             BitwiseInvert => {
                 if dt == DType::Bool {
                     map_new::<bool, bool>(self, |x| !x)
