@@ -149,6 +149,30 @@ def test_where_matches_numpy(data):
     same(got, np.where(c, x1, x2))
 
 
+@given(st.data())
+def test_where_of_one_flat_run_matches_numpy(data):
+    """The one-pass path of where: operands of one shape walked in one order (contiguous, or
+    all transposed alike) or single elements, including operands that share storage."""
+    dtype = data.draw(st.sampled_from(["bool", "int8", "int64", "float32", "float64"]))
+    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=5))
+    x = data.draw(hnp.arrays(dtype, shape, elements=elements(dtype)))
+    y = data.draw(hnp.arrays(dtype, shape, elements=elements(dtype)))
+    c = data.draw(hnp.arrays("bool", shape))
+    perm = tuple(data.draw(st.permutations(range(len(shape)))))
+    tc, tx, ty = (ts.permute_dims(ts.asarray(np.transpose(v, np.argsort(perm)).copy()), perm)
+                  for v in (c, x, y))
+    one = np.array(x.flat[0] if x.size else 0, dtype)
+    for got, want in (
+        (ts.where(tc, tx, ty), np.where(c, x, y)),
+        (ts.where(tc, tx, ts.asarray(one)), np.where(c, x, one)),
+        (ts.where(tc, ts.asarray(one), ty), np.where(c, one, y)),
+        (ts.where(tc, tx, tx), np.where(c, x, x)),
+        (ts.where(ts.asarray(np.array(True)), tx, ty), np.where(True, x, y)),
+        (ts.where(tc, tc, ts.asarray(np.array(False))), np.where(c, c, False)),
+    ):
+        same(got, want)
+
+
 def test_where_scalars_take_the_tensor_dtype():
     x = ts.asarray(np.array([1.0, 2.0], np.float32))
     c = ts.asarray([True, False])

@@ -1,6 +1,8 @@
 //! `where(condition, x1, x2)`: elements of `x1` where `condition` is true, else of `x2`, with
 //! the three inputs broadcast together and `x1`, `x2` promoted to their result type. A
 //! non-bool condition counts as true where it is non-zero (NaN is true), as in NumPy.
+//! Operands that are one flat run (`tensor::flat::select_flat`) are selected in one pass;
+//! others are converted, broadcast and made contiguous first.
 
 use rayon::prelude::*;
 
@@ -9,6 +11,7 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::broadcast_shapes;
 use crate::promote::result_type;
+use crate::tensor::flat::select_flat;
 use crate::tensor::Tensor;
 use crate::with_dtype;
 
@@ -32,6 +35,13 @@ impl Tensor {
     /// The dense kernel of [`Tensor::where_`].
     pub(crate) fn where_dense(cond: &Tensor, x1: &Tensor, x2: &Tensor) -> Result<Tensor> {
         let dt = result_type(x1.dtype(), x2.dtype())?;
+        if cond.dtype() == DType::Bool && x1.dtype() == dt && x2.dtype() == dt {
+            // Operands that are one flat run (or single elements) need no broadcast copies.
+            let flat = with_dtype!(dt, T => select_flat::<T>(cond, x1, x2)?);
+            if let Some(out) = flat {
+                return Ok(out);
+            }
+        }
         let dims = broadcast_shapes(&broadcast_shapes(cond.shape(), x1.shape())?, x2.shape())?;
         let c = prepared(cond, DType::Bool, &dims)?;
         let a = prepared(x1, dt, &dims)?;

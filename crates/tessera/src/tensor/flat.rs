@@ -101,6 +101,83 @@ pub(super) fn zip_flat<O: Element, T: Element>(
     .map(Some)
 }
 
+/// `if c { a } else { b }` elementwise into a fresh tensor (the kernel of `where`), when the
+/// three operands make one flat run: each one a run walked in the same order as the others
+/// (one shape, one set of strides, or all row-major) or a single element with no more dims,
+/// and at least one a run; `c` is `bool` and `a`, `b` are `T` already. `None` otherwise, or
+/// when the condition shares storage with a value operand, with nothing done: the caller's
+/// general path broadcasts and copies.
+pub(crate) fn select_flat<T: Element>(
+    c: &Tensor,
+    a: &Tensor,
+    b: &Tensor,
+) -> Result<Option<Tensor>> {
+    let ops = [c.layout(), a.layout(), b.layout()];
+    let Some(lead) = ops.iter().find(|l| l.numel() != 1) else {
+        return Ok(None);
+    };
+    let mut runs = [Run::Const(0); 3];
+    for (r, l) in runs.iter_mut().zip(ops) {
+        let same = l.dims() == lead.dims()
+            && (l.strides() == lead.strides() || (l.is_contiguous() && lead.is_contiguous()));
+        *r = if same {
+            Run::Flat(l.offset())
+        } else if l.numel() == 1 && l.rank() <= lead.rank() {
+            Run::Const(l.offset())
+        } else {
+            return Ok(None);
+        };
+    }
+    if c.shares_storage(a) || c.shares_storage(b) {
+        return Ok(None);
+    }
+    let Some(layout) = run_layout(lead)? else {
+        return Ok(None);
+    };
+    let n = layout.numel();
+    let mut storage = Storage::for_overwrite(T::DTYPE, n)?;
+    if n > 0 {
+        let out = storage.fresh_mut::<T>();
+        // One read lock per storage (a second read lock on one storage by one thread could
+        // deadlock behind a queued writer): `a` and `b` may share one.
+        let gc = c.dense_storage()?.read_as::<bool>();
+        let ga = a.dense_storage()?.read_as::<T>();
+        let gb = match a.shares_storage(b) {
+            true => None,
+            false => Some(b.dense_storage()?.read_as::<T>()),
+        };
+        let (xc, xa, xb) = (&gc[..], &ga[..], gb.as_deref().unwrap_or(&ga));
+        let at = |r: Run, i: usize| match r {
+            Run::Flat(o) => o + i,
+            Run::Const(o) => o,
+        };
+        match runs {
+            [Run::Flat(i), Run::Flat(j), Run::Flat(k)] => with_simd(|| {
+                let ins = xc[i..i + n].iter().zip(&xa[j..j + n]).zip(&xb[k..k + n]);
+                for (o, ((&c, &x), &y)) in out.iter_mut().zip(ins) {
+                    *o = if c { x } else { y };
+                }
+            }),
+            [Run::Flat(i), Run::Flat(j), Run::Const(k)] => with_simd(|| {
+                let y = xb[k];
+                for (o, (&c, &x)) in out.iter_mut().zip(xc[i..i + n].iter().zip(&xa[j..j + n])) {
+                    *o = if c { x } else { y };
+                }
+            }),
+            [rc, ra, rb] => {
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o = if xc[at(rc, i)] {
+                        xa[at(ra, i)]
+                    } else {
+                        xb[at(rb, i)]
+                    };
+                }
+            }
+        }
+    }
+    Ok(Some(Tensor::from_parts(Arc::new(storage), layout)))
+}
+
 /// `run(out, a, b)` over the two operands' element slices when they are one flat run of
 /// equal length ([`flat_pair`], neither a single broadcast element): for kernels that loop
 /// over slices themselves (the vectorised `atan2`, `hypot`); `None` otherwise.

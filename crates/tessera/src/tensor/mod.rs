@@ -23,7 +23,7 @@ pub mod complex_parts;
 mod create;
 mod create_grid;
 mod element_format;
-mod flat;
+pub(crate) mod flat;
 mod format;
 pub(crate) mod grad_meta;
 mod interop;
