@@ -388,16 +388,24 @@ impl Tensor {
         }
         if op.is_logical() && self.dtype() == other.dtype() && !flat {
             // Operands of one non-bool dtype: their truth read in place, without converting
-            // both to bool first (one flat run; `x != 0`, so NaN is true as NumPy has it).
+            // both to bool first (one flat run, else the general walk over the broadcast
+            // operands in their own dtype; `x != 0`, so NaN is true as NumPy has it).
             with_dtype!(self.dtype(), T => {
                 let zero = T::default();
-                let out = match op {
-                    LogicalAnd => zip_flat::<bool, T>(self, other, |x, y| (x != zero) & (y != zero))?,
-                    LogicalOr => zip_flat::<bool, T>(self, other, |x, y| (x != zero) | (y != zero))?,
-                    _ => zip_flat::<bool, T>(self, other, |x, y| (x != zero) ^ (y != zero))?,
-                };
-                if let Some(out) = out {
-                    return Ok(out);
+                macro_rules! truth {
+                    ($f:expr) => {{
+                        if let Some(out) = zip_flat::<bool, T>(self, other, $f)? {
+                            return Ok(out);
+                        }
+                        let (out, a, b) = self.zip_new(other, self.dtype(), DType::Bool)?;
+                        zip_into::<bool, T>(&out, &a, &b, $f)?;
+                        return Ok(out);
+                    }};
+                }
+                match op {
+                    LogicalAnd => truth!(|x: T, y: T| (x != zero) & (y != zero)),
+                    LogicalOr => truth!(|x: T, y: T| (x != zero) | (y != zero)),
+                    _ => truth!(|x: T, y: T| (x != zero) ^ (y != zero)),
                 }
             });
         }
