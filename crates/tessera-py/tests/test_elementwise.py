@@ -342,3 +342,12 @@ def test_autograd_through_new_functions():
     xv = np.array([0.2, -0.4, 0.6])
     want = 1 / np.sqrt(1 - xv**2) + 2.0 / (xv**2 + 4.0)
     np.testing.assert_allclose(np.asarray(x.grad), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("z", [3.38465441e-215 + 1j, 1 + 1e-300j, 1 - 5e-200j, -1 + 1e-170j, 1e-310 - 1j])
+def test_complex_atan_and_atanh_near_their_singularities(z):
+    """atanh near ±1 and atan near ±i, where (1 - x)² + y² underflows: finite, as NumPy."""
+    for ours, theirs in ((ts.atan, np.arctan), (ts.atanh, np.arctanh)):
+        got = complex(ours(ts.asarray(np.complex128(z))))
+        want = complex(theirs(np.complex128(z)))
+        np.testing.assert_allclose([got.real, got.imag], [want.real, want.imag], rtol=1e-12, atol=0)

@@ -158,10 +158,14 @@ pub fn atanh(z: Z) -> Z {
         Z::new((x / h) / h, std::f64::consts::FRAC_PI_2.copysign(y))
     } else {
         let d = (1.0 - x) * (1.0 - x) + y * y;
-        Z::new(
-            0.25 * (4.0 * x / d).ln_1p(),
-            0.5 * (2.0 * y).atan2((1.0 - x) * (1.0 + x) - y * y),
-        )
+        // Near z = 1, `d` underflows (`atanh(1 + 1e-215i)`): there `4x/d` is huge and
+        // `log1p(4x/d) = log(4x) - log(d)`, with `log d = 2 log hypot(1-x, y)` exact.
+        let re = if d < 1e-280 {
+            0.25 * ((4.0 * x).ln() - 2.0 * (1.0 - x).hypot(y).ln())
+        } else {
+            0.25 * (4.0 * x / d).ln_1p()
+        };
+        Z::new(re, 0.5 * (2.0 * y).atan2((1.0 - x) * (1.0 + x) - y * y))
     };
     if neg {
         -w
