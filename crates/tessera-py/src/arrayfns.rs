@@ -16,6 +16,7 @@ use crate::dtype::{parse_dtype, parse_opt_dtype};
 use crate::elementwise::{not_a_python_scalar, weak_pair};
 use crate::errors::PyRes;
 use crate::handle::PyTensor;
+use crate::indexing::has_index;
 use crate::tensor::heavy;
 
 fn arg(x: &Bound<'_, PyAny>) -> PyResult<Tensor> {
@@ -90,12 +91,6 @@ fn opt_int_arg(v: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<isiz
 /// The truth of a flag argument (Python's `bool(v)`), `default` when not given.
 fn flag(v: Option<&Bound<'_, PyAny>>, default: bool) -> PyResult<bool> {
     v.map_or(Ok(default), |v| v.is_truthy())
-}
-
-/// True when the object has `__index__`.
-fn has_index(v: &Bound<'_, PyAny>) -> bool {
-    // SAFETY: `v` is a live object while the GIL is held; the check reads its type's slots.
-    unsafe { pyo3::ffi::PyIndex_Check(v.as_ptr()) != 0 }
 }
 
 /// `name(x, ...)` of one tensor argument, detached from the GIL for large inputs.
@@ -263,10 +258,11 @@ fn astype(
     crate::device::check_device(device)?;
     let py = x.py();
     let d = parse_dtype(dtype)?;
+    let tensor = x.cast::<PyTensor>().ok();
     let converted;
-    let t = match x.cast::<PyTensor>() {
-        Ok(t) => t.get().t(),
-        Err(_) => {
+    let t = match tensor {
+        Some(t) => t.get().t(),
+        None => {
             converted = array_arg("astype", x)?;
             &converted
         }
@@ -279,10 +275,10 @@ fn astype(
         )));
     }
     if !flag(copy, true)? && t.dtype() == d {
-        if let Ok(same) = x.cast::<PyTensor>() {
-            return Ok(same.clone().into_any().unbind());
-        }
-        return Ok(Py::new(py, PyTensor::from(t.clone()))?.into_any());
+        return match tensor {
+            Some(same) => Ok(same.clone().into_any().unbind()),
+            None => Ok(Py::new(py, PyTensor::from(t.clone()))?.into_any()),
+        };
     }
     let out: PyTensor = heavy(py, t.numel(), || t.astype(d)).py()?.into();
     Ok(Py::new(py, out)?.into_any())

@@ -57,7 +57,7 @@ fn is_ellipsis(item: &Bound<'_, PyAny>) -> bool {
 }
 
 /// True when the object has `__index__` (NumPy integer scalars).
-fn has_index(item: &Bound<'_, PyAny>) -> bool {
+pub(crate) fn has_index(item: &Bound<'_, PyAny>) -> bool {
     // SAFETY: `item` is a valid object pointer while the GIL is held; the check only reads
     // its type's slots.
     unsafe { ffi::PyIndex_Check(item.as_ptr()) != 0 }

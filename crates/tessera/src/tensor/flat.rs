@@ -42,24 +42,35 @@ fn run_layout(l: &Layout) -> Result<Option<Layout>> {
     })
 }
 
+/// How each of the operand layouts `ls` walks the output, and the output's layout, when
+/// together they make one flat run: every operand either walked in the same order as the
+/// others (one shape and one set of strides, or all row-major; [`run_layout`]) or a single
+/// element with no more dims than the rest. The order is that of the first operand that is
+/// not a single element (of the one of highest rank when all are). `None` otherwise.
+fn flat_runs<const N: usize>(ls: [&Layout; N]) -> Result<Option<([Run; N], Layout)>> {
+    let highest = ls.iter().copied().max_by_key(|l| l.rank());
+    let Some(lead) = ls.iter().copied().find(|l| l.numel() != 1).or(highest) else {
+        return Ok(None);
+    };
+    let mut runs = [Run::Const(0); N];
+    for (r, l) in runs.iter_mut().zip(ls) {
+        let same_order = l.dims() == lead.dims()
+            && (l.strides() == lead.strides() || (l.is_contiguous() && lead.is_contiguous()));
+        *r = if same_order {
+            Run::Flat(l.offset())
+        } else if l.numel() == 1 && l.rank() <= lead.rank() {
+            Run::Const(l.offset())
+        } else {
+            return Ok(None);
+        };
+    }
+    Ok(run_layout(lead)?.map(|out| (runs, out)))
+}
+
 /// The runs of `a` and `b` and the output's layout, or `None` when the call is not one
-/// flat run: two operands of one shape walked in the same order ([`run_layout`]), or one
-/// such operand next to a single element (with no more dims than it).
+/// flat run ([`flat_runs`]).
 fn flat_pair(a: &Tensor, b: &Tensor) -> Result<Option<(Run, Run, Layout)>> {
-    let (la, lb) = (a.layout(), b.layout());
-    let (fa, fb) = (Run::Flat(la.offset()), Run::Flat(lb.offset()));
-    let one = |l: &Layout, other: &Layout| l.numel() == 1 && l.rank() <= other.rank();
-    let same_order = la.dims() == lb.dims()
-        && (la.strides() == lb.strides() || (la.is_contiguous() && lb.is_contiguous()));
-    Ok(if same_order {
-        run_layout(la)?.map(|out| (fa, fb, out))
-    } else if one(lb, la) {
-        run_layout(la)?.map(|out| (fa, Run::Const(lb.offset()), out))
-    } else if one(la, lb) {
-        run_layout(lb)?.map(|out| (Run::Const(la.offset()), fb, out))
-    } else {
-        None
-    })
+    Ok(flat_runs([a.layout(), b.layout()])?.map(|([ra, rb], out)| (ra, rb, out)))
 }
 
 /// `f(a, b)` elementwise into a fresh row-major tensor of dtype `O`, when both operands
@@ -102,9 +113,8 @@ pub(super) fn zip_flat<O: Element, T: Element>(
 }
 
 /// `if c { a } else { b }` elementwise into a fresh tensor (the kernel of `where`), when the
-/// three operands make one flat run: each one a run walked in the same order as the others
-/// (one shape, one set of strides, or all row-major) or a single element with no more dims,
-/// and at least one a run; `c` is `bool` and `a`, `b` are `T` already. `None` otherwise, or
+/// three operands make one flat run ([`flat_runs`]); `c` is `bool` and `a`, `b` are `T`
+/// already. `None` otherwise, or
 /// when the condition shares storage with a value operand, with nothing done: the caller's
 /// general path broadcasts and copies.
 pub(crate) fn select_flat<T: Element>(
@@ -112,26 +122,10 @@ pub(crate) fn select_flat<T: Element>(
     a: &Tensor,
     b: &Tensor,
 ) -> Result<Option<Tensor>> {
-    let ops = [c.layout(), a.layout(), b.layout()];
-    let Some(lead) = ops.iter().find(|l| l.numel() != 1) else {
-        return Ok(None);
-    };
-    let mut runs = [Run::Const(0); 3];
-    for (r, l) in runs.iter_mut().zip(ops) {
-        let same = l.dims() == lead.dims()
-            && (l.strides() == lead.strides() || (l.is_contiguous() && lead.is_contiguous()));
-        *r = if same {
-            Run::Flat(l.offset())
-        } else if l.numel() == 1 && l.rank() <= lead.rank() {
-            Run::Const(l.offset())
-        } else {
-            return Ok(None);
-        };
-    }
     if c.shares_storage(a) || c.shares_storage(b) {
         return Ok(None);
     }
-    let Some(layout) = run_layout(lead)? else {
+    let Some((runs, layout)) = flat_runs([c.layout(), a.layout(), b.layout()])? else {
         return Ok(None);
     };
     let n = layout.numel();

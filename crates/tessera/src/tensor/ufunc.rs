@@ -25,7 +25,6 @@ use super::vector_math::{vector_math, vector_math2, VecFn, VecFn2};
 use super::Tensor;
 use crate::complex::{C128, C64};
 use crate::dtype::{DType, Element};
-
 use crate::error::{DTypeFacts, Result, TesseraError};
 use crate::kernels::real_math::{with_float_dtype, with_int_dtype, Bits, Flt, IntMath, RealFloat};
 use crate::kernels::vmath;
@@ -369,7 +368,13 @@ impl Tensor {
     pub(crate) fn math_binary_dense(&self, other: &Tensor, op: MathBinaryOp) -> Result<Tensor> {
         use MathBinaryOp::*;
         let dt = op.result_dtype(self.dtype(), other.dtype())?;
-        let compute = if op.is_logical() { DType::Bool } else { dt };
+        // Logical ops read operands of one dtype in place (their truth, `x != 0`); mixed
+        // dtypes are converted to bool first.
+        let compute = match op.is_logical() {
+            true if self.dtype() == other.dtype() => self.dtype(),
+            true => DType::Bool,
+            false => dt,
+        };
         let bad = || unsupported(op.name(), dt, "");
         let flat = self.dtype() == compute && other.dtype() == compute;
         // `f` over the operands: one flat run when it can be (`flat.rs`), else the general
@@ -386,35 +391,16 @@ impl Tensor {
                 return Ok(out);
             }};
         }
-        if op.is_logical() && self.dtype() == other.dtype() && !flat {
-            // Operands of one non-bool dtype: their truth read in place, without converting
-            // both to bool first (one flat run, else the general walk over the broadcast
-            // operands in their own dtype; `x != 0`, so NaN is true as NumPy has it).
-            with_dtype!(self.dtype(), T => {
+        if op.is_logical() {
+            // `x != 0`, so NaN is true as NumPy has it.
+            with_dtype!(compute, T => {
                 let zero = T::default();
-                macro_rules! truth {
-                    ($f:expr) => {{
-                        if let Some(out) = zip_flat::<bool, T>(self, other, $f)? {
-                            return Ok(out);
-                        }
-                        let (out, a, b) = self.zip_new(other, self.dtype(), DType::Bool)?;
-                        zip_into::<bool, T>(&out, &a, &b, $f)?;
-                        return Ok(out);
-                    }};
-                }
                 match op {
-                    LogicalAnd => truth!(|x: T, y: T| (x != zero) & (y != zero)),
-                    LogicalOr => truth!(|x: T, y: T| (x != zero) | (y != zero)),
-                    _ => truth!(|x: T, y: T| (x != zero) ^ (y != zero)),
+                    LogicalAnd => zip!(bool, T, |x: T, y: T| (x != zero) & (y != zero)),
+                    LogicalOr => zip!(bool, T, |x: T, y: T| (x != zero) | (y != zero)),
+                    _ => zip!(bool, T, |x: T, y: T| (x != zero) ^ (y != zero)),
                 }
             });
-        }
-        if op.is_logical() {
-            match op {
-                LogicalAnd => zip!(bool, bool, |x, y| x & y),
-                LogicalOr => zip!(bool, bool, |x, y| x | y),
-                _ => zip!(bool, bool, |x, y| x ^ y),
-            }
         }
         if dt == DType::Bool {
             match op {
