@@ -15,9 +15,7 @@
 //! - `asinh(a) = log1p(a + a²/(1 + sqrt(1 + a²)))` (no cancellation near 0), `log(a) + ln 2`
 //!   once `1/(4a²)` is below half an ulp; `acosh(x) = log1p(t + sqrt(t (t + 2)))` with
 //!   `t = x - 1`, likewise `log(x) + ln 2` for large `x`; `atanh(a) = log1p(2a + 2a²/(1 - a))/2`.
-//! - `sinh`, `cosh` through `expm1` and `exp` (no cancellation near 0), with
-//!   `exp(|x|/2)²/2` past `exp`'s overflow, where they are still finite;
-//!   `hypot(x, y) = hi sqrt(1 + (lo/hi)²)` over the magnitudes (no overflow, no underflow);
+//! - `hypot(x, y) = hi sqrt(1 + (lo/hi)²)` over the magnitudes (no overflow, no underflow);
 //!   `log2(x) = k + log(m) log2(e)` and `log10(x) = k log10(2) + log(m) log10(e)` with
 //!   `x = 2^k m` (so `log2(2^k) = k` exactly, and `k log10(2)` in two parts keeps
 //!   `log10(10^k) = k`).
@@ -47,11 +45,11 @@ const PIO2_TAIL: f64 = 6.123_233_995_736_766e-17;
 /// One width's derived functions: `$na` terms of the `atan` series, `$large` the magnitude
 /// from which `asinh` and `acosh` are `log(x) + ln 2`.
 macro_rules! derived {
-    ($t:ident, atan: $na:expr, large: $large:expr, exp_safe: $exp_safe:expr,
+    ($t:ident, atan: $na:expr, large: $large:expr,
      log10_2_hi_mask: $hi_mask:expr) => {
         /// The derived functions for this width.
         pub mod $t {
-            use super::super::$t::{cast, exp, expm1, horner, log, log_reduce, log_special};
+            use super::super::$t::{cast, horner, log, log_reduce, log_special};
             use super::{atan_coeffs, LOG10_2_TAIL, PIO2_TAIL};
             use std::f64::consts::{FRAC_PI_2, LN_2, LOG10_2, LOG10_E, LOG2_E, PI, SQRT_2};
 
@@ -65,8 +63,6 @@ macro_rules! derived {
             const TAN_PI_8: $t = (SQRT_2 - 1.0) as $t;
             const TAN_3PI_8: $t = (SQRT_2 + 1.0) as $t;
             const LARGE: $t = $large;
-            /// From here `exp(|x|)` overflows before `sinh` and `cosh` do.
-            const EXP_SAFE: $t = $exp_safe;
             /// `log10(2)` in two parts, the first short enough that `k LOG10_2_HI` is exact for
             /// every exponent `k`, the second with the part of `log10(2)` below `f64` precision.
             const LOG10_2_HI: $t = <$t>::from_bits((LOG10_2 as $t).to_bits() & !$hi_mask);
@@ -209,36 +205,6 @@ macro_rules! derived {
                     y
                 }
             }
-            /// Hyperbolic sine: `sign(x) (s + s / (s + 1)) / 2` with `s = expm1(|x|)`; past
-            /// `EXP_SAFE` (where `exp` overflows first), `(h / 2) h` with `h = e^(|x|/2)` (one `expm1` either way).
-            #[inline(always)]
-            pub fn sinh(x: $t) -> $t {
-                let a = x.abs();
-                let big = a > EXP_SAFE;
-                let s = expm1(if big { 0.5 * a } else { a });
-                let y = if big {
-                    let h = s + 1.0;
-                    (0.5 * h) * h
-                } else {
-                    0.5 * (s + s / (s + 1.0))
-                };
-                y.copysign(x)
-            }
-
-            /// Hyperbolic cosine: `(e + 1/e) / 2` with `e = exp(|x|)`; past `EXP_SAFE`,
-            /// `(h / 2) h` with `h = e^(|x|/2)`.
-            #[inline(always)]
-            pub fn cosh(x: $t) -> $t {
-                let a = x.abs();
-                let big = a > EXP_SAFE;
-                let e = exp(if big { 0.5 * a } else { a });
-                if big {
-                    (0.5 * e) * e
-                } else {
-                    0.5 * (e + 1.0 / e)
-                }
-            }
-
             /// `sqrt(x² + y²)` without undue overflow or underflow, as
             /// `hi sqrt(1 + (lo/hi)²)`; infinite when either is infinite, even with a NaN.
             #[inline(always)]
@@ -279,8 +245,8 @@ macro_rules! derived {
     };
 }
 
-derived!(f32, atan: 8, large: 8192.0, exp_safe: 88.0, log10_2_hi_mask: 0xfff);
-derived!(f64, atan: 19, large: 268_435_456.0, exp_safe: 709.0, log10_2_hi_mask: 0xf_ffff);
+derived!(f32, atan: 8, large: 8192.0, log10_2_hi_mask: 0xfff);
+derived!(f64, atan: 19, large: 268_435_456.0, log10_2_hi_mask: 0xf_ffff);
 
 /// The `f32` and `f64` tangents (the `f32` one computed in `f64`).
 pub mod tangent {
