@@ -3,14 +3,17 @@
 //! - `log1p(x) = log(u) + (x - (u - 1)) / u` with `u = 1 + x` rounded: the second term is the
 //!   rounding error of `u` carried through `log`'s derivative, so the result keeps the
 //!   accuracy of `log` near 0.
-//! - `atan`: reduced to `|t| <= tan(π/8)` by `atan(a) = π/2 + atan(-1/a)` above `tan(3π/8)`
-//!   and `π/4 + atan((a - 1)/(a + 1))` above `tan(π/8)`, then `t - t³/3 + t⁵/5 - ...` with
-//!   enough terms that the truncation is far below half an ulp (π/2 and π/4 in two parts).
-//! - `atan2(y, x)`: `atan(min/max)` of the magnitudes, reflected into the right octant
-//!   (`π/2 - r`, `π - r`), with the C99 special values (`atan2(±0, -0) = ±π`,
-//!   `atan2(±inf, ±inf)` the diagonals).
-//! - `asin(x) = atan(x / sqrt(1 - x²))` with `1 - x²` as one fused multiply-add (rounded
-//!   once); `acos(x) = 2 atan(sqrt((1 - x)/(1 + x)))`, which keeps its relative accuracy
+//! - `atan(y/x)` of a ratio of non-negative numbers, with one division: reduced to
+//!   `|t| <= tan(π/8)` as `t = -x/y` (plus π/2) above `tan(3π/8)` and `(y - x)/(y + x)`
+//!   (plus π/4) above `tan(π/8)`, then `t - t³/3 + t⁵/5 - ...` with enough terms that the
+//!   truncation is far below half an ulp (π/2 and π/4 in two parts). `atan(a)` is the ratio
+//!   `a/1`.
+//! - `atan2(y, x)`: the ratio `min/max` of the magnitudes (halved above 1, so `y + x` cannot
+//!   overflow), reflected into the right octant (`π/2 - r`, `π - r`), with the C99 special
+//!   values (`atan2(±0, -0) = ±π`, `atan2(±inf, ±inf)` the diagonals). It divided twice
+//!   before (the ratio, then the reduction).
+//! - `asin(x)`: the ratio `x / sqrt(1 - x²)` with `1 - x²` as one fused multiply-add
+//!   (rounded once); `acos(x) = 2 atan(sqrt((1 - x)/(1 + x)))`, which keeps its relative accuracy
 //!   near `x = 1` where `π/2 - asin(x)` would cancel.
 //! - `asinh(a) = log1p(a + a²/(1 + sqrt(1 + a²)))` (no cancellation near 0), `log(a) + ln 2`
 //!   once `1/(4a²)` is below half an ulp; `acosh(x) = log1p(t + sqrt(t (t + 2)))` with
@@ -86,24 +89,28 @@ macro_rules! derived {
                 }
             }
 
-            /// `atan(a)` for `a >= 0` (NaN passes through), in `[0, π/2]`.
+            /// `atan(y / x)` for `y, x >= 0` (not both zero, not both infinite; NaN passes
+            /// through), in `[0, π/2]`, with one division: the ratio is reduced to
+            /// `|t| <= tan(π/8)` as `-x / y` (plus π/2) above `tan(3π/8)` and
+            /// `(y - x) / (y + x)` (plus π/4) above `tan(π/8)`, where `y + x` stays finite
+            /// (`x, y <= MAX / 2`).
             #[inline(always)]
-            fn atan_pos(a: $t) -> $t {
-                let big = a > TAN_3PI_8;
-                let mid = a > TAN_PI_8;
+            fn atan_ratio(y: $t, x: $t) -> $t {
+                let big = y > TAN_3PI_8 * x;
+                let mid = y > TAN_PI_8 * x;
                 let num = if big {
-                    -1.0
+                    -x
                 } else if mid {
-                    a - 1.0
+                    y - x
                 } else {
-                    a
+                    y
                 };
                 let den = if big {
-                    a
+                    y
                 } else if mid {
-                    a + 1.0
+                    y + x
                 } else {
-                    1.0
+                    x
                 };
                 let (hi, lo) = if big {
                     (PIO2_HI, PIO2_LO)
@@ -120,7 +127,7 @@ macro_rules! derived {
             /// Arctangent.
             #[inline(always)]
             pub fn atan(x: $t) -> $t {
-                atan_pos(x.abs()).copysign(x)
+                atan_ratio(x.abs(), 1.0).copysign(x)
             }
 
             /// The angle of the point `(x, y)`, in `[-π, π]`.
@@ -129,15 +136,17 @@ macro_rules! derived {
                 let (a, b) = (y.abs(), x.abs());
                 let steep = a > b;
                 let (lo, hi) = if steep { (b, a) } else { (a, b) };
+                // Halved above 1 (exactly) so that `lo + hi` cannot overflow.
+                let half = if hi > 1.0 { 0.5 } else { 1.0 };
                 // Both zero: the angle of the signs; both infinite: a diagonal.
-                let t = if hi == 0.0 {
-                    0.0
+                let (lo, hi) = if hi == 0.0 {
+                    (0.0, 1.0)
                 } else if lo == <$t>::INFINITY {
-                    1.0
+                    (1.0, 1.0)
                 } else {
-                    lo / hi
+                    (lo * half, hi * half)
                 };
-                let r = atan_pos(t);
+                let r = atan_ratio(lo, hi);
                 let r = if steep { (PIO2_HI - r) + PIO2_LO } else { r };
                 let r = if x.is_sign_negative() {
                     (PI_HI - r) + PI_LO
@@ -155,13 +164,13 @@ macro_rules! derived {
             #[inline(always)]
             pub fn asin(x: $t) -> $t {
                 let a = x.abs();
-                atan_pos(a / (-a).mul_add(a, 1.0).sqrt()).copysign(x)
+                atan_ratio(a, (-a).mul_add(a, 1.0).sqrt()).copysign(x)
             }
 
             /// Arccosine: `2 atan(sqrt((1 - x) / (1 + x)))`.
             #[inline(always)]
             pub fn acos(x: $t) -> $t {
-                2.0 * atan_pos(((1.0 - x) / (1.0 + x)).sqrt())
+                2.0 * atan_ratio(((1.0 - x) / (1.0 + x)).sqrt(), 1.0)
             }
 
             /// Inverse hyperbolic sine.
