@@ -299,7 +299,16 @@ pub mod tangent {
     #[inline(always)]
     pub fn tan_f32(x: f32) -> f32 {
         let (n, r) = reduce_pio2_f32_wide(x);
-        let y = quotient(n, trig_series(r, &SIN_F32, &COS_F32));
+        let (s, c) = trig_series(r, &SIN_F32, &COS_F32);
+        let (num, den) = if n & 1 == 0 { (s, c) } else { (-c, s) };
+        // The quotient from the `f32` reciprocal of `den` and one correction step (error
+        // about 2^-46, far below the final rounding): in the AVX-512 loop the `f64` division
+        // of 8 lanes cost 1.54 ns per element, this 1.33. `den` is `cos r >= 0.7` or
+        // `|sin r|`, which for an `f32` argument below `TRIG_LIMIT` is far inside `f32`'s
+        // normal range (NaN stays NaN). For `f64` functions the same trick measured slower.
+        let inv = (1.0 / den as f32) as f64;
+        let q = num * inv;
+        let y = (-q).mul_add(den, num).mul_add(inv, q);
         if x == 0.0 {
             x
         } else {
