@@ -8,7 +8,11 @@
 //! other CPUs and architectures the closure runs as built.
 //!
 //! The elementwise drivers and the reduction loops call it once per run of elements, so
-//! each kernel closure is compiled twice (baseline and AVX2) and nothing else is.
+//! each kernel closure is compiled twice (baseline and AVX2) and nothing else is. One closure
+//! must not be handed to two such wrappers (or called besides): LLVM then compiles it once,
+//! out of line, for the baseline only (seen in perf: a comparison loop in SSE2). Loops that
+//! want a third copy (AVX-512) are `#[inline(always)]` functions called from one
+//! `#[target_feature]` function per instruction set, as `tensor/flat.rs` does.
 
 /// Whether this CPU has AVX2 and FMA (cached by `std` after the first query).
 #[inline]

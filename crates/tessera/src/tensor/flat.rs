@@ -12,6 +12,8 @@ use crate::dtype::Element;
 use crate::error::Result;
 use crate::kernels::elementwise::PAR_MIN;
 use crate::kernels::parallel::cut_over;
+#[cfg(target_arch = "x86_64")]
+use crate::kernels::simd::has_avx512;
 use crate::kernels::simd::with_simd;
 use crate::layout::Layout;
 use crate::storage::Storage;
@@ -86,30 +88,69 @@ pub(super) fn zip_flat<O: Element, T: Element>(
     };
     let n = layout.numel();
     fill_pair(a, b, layout, |out: &mut [O], xa: &[T], xb: &[T]| {
-        // An empty view's offset may lie anywhere, even past its storage: nothing to read.
-        with_simd(|| match (ra, rb) {
-            _ if n == 0 => {}
-            (Run::Flat(i), Run::Flat(j)) => {
-                for ((o, &x), &y) in out.iter_mut().zip(&xa[i..i + n]).zip(&xb[j..j + n]) {
-                    *o = f(x, y);
-                }
-            }
-            (Run::Flat(i), Run::Const(j)) => {
-                let y = xb[j];
-                for (o, &x) in out.iter_mut().zip(&xa[i..i + n]) {
-                    *o = f(x, y);
-                }
-            }
-            (Run::Const(i), Run::Flat(j)) => {
-                let x = xa[i];
-                for (o, &y) in out.iter_mut().zip(&xb[j..j + n]) {
-                    *o = f(x, y);
-                }
-            }
-            (Run::Const(i), Run::Const(j)) => out.fill(f(xa[i], xb[j])),
-        })
+        let runs = (ra, rb);
+        // A narrowing loop (a comparison into `bool`s) gains from AVX-512's mask registers.
+        #[cfg(target_arch = "x86_64")]
+        if std::mem::size_of::<O>() < std::mem::size_of::<T>() && has_avx512() {
+            // SAFETY: `zip_runs_avx512` only needs the features `has_avx512` confirmed.
+            return unsafe { zip_runs_avx512(out, xa, xb, runs, n, &f) };
+        }
+        with_simd(|| zip_runs(out, xa, xb, runs, n, &f))
     })
     .map(Some)
+}
+
+/// `out[k] = f(a[k], b[k])` over the runs `ra` of `xa` and `rb` of `xb` (`n` elements each),
+/// inlined into each SIMD copy of the loop that calls it.
+#[inline(always)]
+fn zip_runs<O: Clone, T: Copy>(
+    out: &mut [O],
+    xa: &[T],
+    xb: &[T],
+    runs: (Run, Run),
+    n: usize,
+    f: &impl Fn(T, T) -> O,
+) {
+    match runs {
+        // An empty view's offset may lie anywhere, even past its storage: nothing to read.
+        _ if n == 0 => {}
+        (Run::Flat(i), Run::Flat(j)) => {
+            for ((o, &x), &y) in out.iter_mut().zip(&xa[i..i + n]).zip(&xb[j..j + n]) {
+                *o = f(x, y);
+            }
+        }
+        (Run::Flat(i), Run::Const(j)) => {
+            let y = xb[j];
+            for (o, &x) in out.iter_mut().zip(&xa[i..i + n]) {
+                *o = f(x, y);
+            }
+        }
+        (Run::Const(i), Run::Flat(j)) => {
+            let x = xa[i];
+            for (o, &y) in out.iter_mut().zip(&xb[j..j + n]) {
+                *o = f(x, y);
+            }
+        }
+        (Run::Const(i), Run::Const(j)) => out.fill(f(xa[i], xb[j])),
+    }
+}
+
+/// [`zip_runs`] compiled for AVX-512: a comparison of floats or 64-bit integers into
+/// `bool`s writes a mask register and one masked move makes the bytes, where AVX2 packs each
+/// vector down in several steps. Measured on 64 Ki elements, `x < y` into `bool` (standalone
+/// loop): f32 0.152 -> 0.136 ns per element, f64 0.35 -> 0.27, i64 0.43 -> 0.27; a plain
+/// `f32` subtraction gained 5%, so other loops stay on AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
+fn zip_runs_avx512<O: Clone, T: Copy>(
+    out: &mut [O],
+    xa: &[T],
+    xb: &[T],
+    runs: (Run, Run),
+    n: usize,
+    f: &impl Fn(T, T) -> O,
+) {
+    zip_runs(out, xa, xb, runs, n, f)
 }
 
 /// `if c { a } else { b }` elementwise into a fresh tensor (the kernel of `where`), when the
@@ -223,13 +264,19 @@ pub(super) fn map_flat<O: Element, A: Element>(
     f: impl Fn(A) -> O,
 ) -> Result<Option<Tensor>> {
     fill_flat::<O, A>(src, |out, x| {
-        with_simd(|| {
-            for (o, &v) in out.iter_mut().zip(x) {
-                *o = f(v);
-            }
-        });
+        // Unlike `zip_flat`, no AVX-512 copy: `isnan`/`signbit` into `bool` measured slower
+        // with it (64 Ki f32: 0.64 -> 1.03 of NumPy's time).
+        with_simd(|| map_run(out, x, &f));
         true
     })
+}
+
+/// `out[k] = f(x[k])`, inlined into each SIMD copy of the loop that calls it.
+#[inline(always)]
+fn map_run<O, A: Copy>(out: &mut [O], x: &[A], f: &impl Fn(A) -> O) {
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = f(v);
+    }
 }
 
 /// A fresh tensor of dtype `O` in `src`'s memory order that `fill(out, x)` writes from the
