@@ -26,8 +26,8 @@
 //! AVX2 and AVX-512 copies of the loops, and the same result (a library call) on a CPU
 //! without FMA, so a value never depends on the path that computed it.
 //!
-//! [`derived`] builds the inverse, logarithmic and tangent functions on these, and
-//! [`hyperbolic`] `sinh`, `cosh` and `tanh`.
+//! `derived.rs` builds the inverse, logarithmic and tangent functions on these, and
+//! `hyperbolic.rs` `sinh`, `cosh` and `tanh`.
 //!
 //! NaN, infinities and signed zeros follow C99 Annex F (as NumPy): `exp(-inf) = 0`,
 //! `log(0) = -inf`, `log(-1) = NaN`, `expm1(-0) = -0`, `tanh(-0) = -0`, `sin(-0) = -0`. The
