@@ -23,13 +23,7 @@
 const fn hyp_coeffs<const N: usize>(first: usize) -> [f64; N] {
     let (mut c, mut k) = ([0.0; N], 0);
     while k < N {
-        let n = first + 2 * k;
-        let (mut f, mut j) = (1.0, 2);
-        while j <= n {
-            f *= j as f64;
-            j += 1;
-        }
-        c[k] = 1.0 / f;
+        c[k] = super::inv_factorial(first + 2 * k);
         k += 1;
     }
     c

@@ -72,23 +72,27 @@ const fn log_coeffs<const N: usize>() -> [f64; N] {
     c
 }
 
+/// `1/n!` (the factorial exact while it fits 53 bits, then rounded once per factor).
+const fn inv_factorial(n: usize) -> f64 {
+    let (mut f, mut j) = (1.0, 2);
+    while j <= n {
+        f *= j as f64;
+        j += 1;
+    }
+    1.0 / f
+}
+
 /// `[-1/3!, 1/5!, ...]` (`first = 3`) or `[1/4!, -1/6!, ...]` (`first = 4`): the sine and
 /// cosine series after their leading terms, in powers of `z = r²`.
 const fn trig_coeffs<const N: usize>(first: usize) -> [f64; N] {
     let (mut c, mut k) = ([0.0; N], 0);
     while k < N {
-        let n = first + 2 * k;
-        let (mut f, mut j) = (1.0, 2);
-        while j <= n {
-            f *= j as f64;
-            j += 1;
-        }
         let sign = if (first == 3) == (k % 2 == 0) {
             -1.0
         } else {
             1.0
         };
-        c[k] = sign / f;
+        c[k] = sign * inv_factorial(first + 2 * k);
         k += 1;
     }
     c
