@@ -102,7 +102,7 @@ def reductions(np, ts):
                 (f"sort_{tag}", lambda a, ax=axis: np.sort(a, axis=ax),
                  lambda a, ax=axis: ts.sort(a, axis=ax), all_),
                 (f"flip_copy_{tag}", lambda a, ax=axis: np.flip(a, axis=ax).copy(),
-                 lambda a, ax=axis: ts.flip(a, axis=ax) * 1, all_),
+                 lambda a, ax=axis: ts.flip(a, axis=ax).copy(), all_),
             ]
     out += [
         ("where", lambda a: np.where(a > 0, a, 0), lambda a: ts.where(a > 0, a, 0), all_),
