@@ -425,8 +425,7 @@ impl Tensor {
             // row-major first: the run loops have no arm for a stride of -1, and their
             // bounds-checked indexed loop took 120 us for `flip(t, axis=1) * 1` on 256x256 f32,
             // where the copy (a reversed slice, which vectorises) takes 15.
-            if matches!((t.shape().last(), t.strides().last()), (Some(&n), Some(&s)) if n > 1 && s < 0)
-            {
+            if super::map::inner_runs_backwards(&t) {
                 t = t.copy_dense()?;
             }
             let l = t.layout().broadcast_to(&shape)?;

@@ -36,6 +36,13 @@ pub(crate) fn map_into<O: Element, A: Element>(
     )
 }
 
+/// Whether `t`'s innermost dim has more than one element and a negative stride (`flip` on
+/// the last axis, `[..., ::-1]`): the general walk's run loops have no arm for it, so the
+/// elementwise paths copy such an operand row-major first.
+pub(super) fn inner_runs_backwards(t: &Tensor) -> bool {
+    matches!((t.shape().last(), t.strides().last()), (Some(&n), Some(&s)) if n > 1 && s < 0)
+}
+
 /// A fresh tensor of `f(x)` for each element of `src`, of dtype `O`, in `src`'s memory order
 /// (docs/design.md P6): one flat loop when `src` is one run ([`map_flat`]), else
 /// [`map_into`] over its layout.
@@ -46,6 +53,19 @@ pub(crate) fn map_new<O: Element, A: Element>(
     if let Some(out) = map_flat(src, &f)? {
         return Ok(out);
     }
+    // An innermost dim that runs backwards (`flip`, `[..., ::-1]`) is copied row-major
+    // first, as `zip_new` does for binary ops (the general walk has no arm for a stride of
+    // -1): `-flip(t, axis=1)` on 256x256 f32 took 41 us against NumPy's 37.
+    let copied;
+    let src = if inner_runs_backwards(src) {
+        copied = src.copy_dense()?;
+        if let Some(out) = map_flat(&copied, &f)? {
+            return Ok(out);
+        }
+        &copied
+    } else {
+        src
+    };
     let out = Tensor::for_overwrite_in_order(src.layout(), O::DTYPE)?;
     map_into::<O, A>(&out, src, |_, x| f(x))?;
     Ok(out)
