@@ -257,7 +257,23 @@ fn binary_functions_within_their_bounds_and_special_values_exactly() {
             "{name}: {w32} ulp (f32), {w64} ulp (f64)"
         );
         let (inf, nan) = (f64::INFINITY, f64::NAN);
-        let vals = [0.0, -0.0, 1.0, -1.0, inf, -inf, nan, 1e-310, -3.5, 1e300];
+        // With magnitudes where `y + x` overflows (`atan2` halves them there) and a subnormal
+        // next to a moderate one (which it must not halve).
+        let vals = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            inf,
+            -inf,
+            nan,
+            1e-310,
+            -3.5,
+            1e300,
+            f64::MAX,
+            -0.6 * f64::MAX,
+            5e-324,
+        ];
         for y in vals {
             for x in vals {
                 let (got, want) = (f64_fn(y, x), reference(y, x));
@@ -276,6 +292,18 @@ fn binary_functions_within_their_bounds_and_special_values_exactly() {
                     "f32 {name}({y32:e}, {x32:e}) = {got:e}, want {want:e}"
                 );
             }
+        }
+        for (y, x) in [
+            (f32::MAX, 0.7 * f32::MAX),
+            (-0.6 * f32::MAX, f32::MAX),
+            (1e-45, 1.5),
+            (3e-45, -1.5),
+        ] {
+            let (got, want) = (f32_fn(y, x), reference(y as f64, x as f64) as f32);
+            assert!(
+                ulps32(got, want) <= bound,
+                "f32 {name}({y:e}, {x:e}) = {got:e}, want {want:e}"
+            );
         }
     }
 }

@@ -8,8 +8,8 @@
 //!   (plus π/4) above `tan(π/8)`, then `t - t³/3 + t⁵/5 - ...` with enough terms that the
 //!   truncation is far below half an ulp (π/2 and π/4 in two parts). `atan(a)` is the ratio
 //!   `a/1`.
-//! - `atan2(y, x)`: the ratio `min/max` of the magnitudes (halved above 1, so `y + x` cannot
-//!   overflow), reflected into the right octant (`π/2 - r`, `π - r`), with the C99 special
+//! - `atan2(y, x)`: the ratio `min/max` of the magnitudes (halved above `MAX/4`, so `y + x`
+//!   cannot overflow), reflected into the right octant (`π/2 - r`, `π - r`), with the C99 special
 //!   values (`atan2(±0, -0) = ±π`, `atan2(±inf, ±inf)` the diagonals). It divided twice
 //!   before (the ratio, then the reduction).
 //! - `asin(x)`: the ratio `x / sqrt(1 - x²)` with `1 - x²` as one fused multiply-add
@@ -136,8 +136,9 @@ macro_rules! derived {
                 let (a, b) = (y.abs(), x.abs());
                 let steep = a > b;
                 let (lo, hi) = if steep { (b, a) } else { (a, b) };
-                // Halved above 1 (exactly) so that `lo + hi` cannot overflow.
-                let half = if hi > 1.0 { 0.5 } else { 1.0 };
+                // Halved (exactly) only where `lo + hi` could overflow: halving a subnormal `lo`
+                // next to a moderate `hi` would round it.
+                let half = if hi > <$t>::MAX * 0.25 { 0.5 } else { 1.0 };
                 // Both zero: the angle of the signs; both infinite: a diagonal.
                 let (lo, hi) = if hi == 0.0 {
                     (0.0, 1.0)
