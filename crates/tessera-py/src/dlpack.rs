@@ -10,14 +10,14 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 
 use dlpark::ffi::{
-    DLDataType, DLDataTypeCode, DLDevice, DLDeviceType, DLManagedTensorVersioned,
-    DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION,
+    DLDataType, DLDataTypeCode, DLDevice, DLDeviceType, DLManagedTensor, DLManagedTensorVersioned,
+    DLTensor, DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION,
 };
 use dlpark::metadata::Dynamic;
 use dlpark::python::{
     export_dlpack, from_dlpack as import_dlpack, DlpackExporter, ExportRequest, ImportedDlpack,
 };
-use dlpark::{DlpackFlags, Managed, ManagedTensorBase};
+use dlpark::{DlpackFlags, Managed as DlparkManaged, ManagedTensorBase};
 use pyo3::exceptions::{PyAttributeError, PyBufferError, PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::intern;
@@ -89,7 +89,7 @@ struct Export {
 
 impl Export {
     /// A fresh managed tensor describing `self.t`, owning a handle to it.
-    fn managed<M: ManagedTensorBase>(&self) -> PyResult<Managed<M>> {
+    fn managed<M: ManagedTensorBase>(&self) -> PyResult<DlparkManaged<M>> {
         let shape: Vec<i64> = self.t.shape().iter().map(|&d| d as i64).collect();
         let strides: Vec<i64> = self.t.strides().iter().map(|&s| s as i64).collect();
         let mut m = Dynamic::new(shape, strides)
@@ -129,14 +129,14 @@ impl DlpackExporter for Export {
         }
     }
 
-    fn export_legacy(&self, _py: Python<'_>) -> PyResult<Managed<dlpark::ffi::DLManagedTensor>> {
+    fn export_legacy(&self, _py: Python<'_>) -> PyResult<DlparkManaged<DLManagedTensor>> {
         self.managed()
     }
 
     fn export_versioned(
         &self,
         _py: Python<'_>,
-    ) -> PyResult<Managed<dlpark::ffi::DLManagedTensorVersioned>> {
+    ) -> PyResult<DlparkManaged<DLManagedTensorVersioned>> {
         self.managed()
     }
 }
@@ -218,65 +218,86 @@ pub fn from_dlpack(
     }
     let capsule = capsule_of(x, copy)?;
     // The copy request went to the producer; a capsule carries no options.
-    let imported = consume_capsule(&capsule)?;
-    let flags = imported.flags();
+    let managed = consume_capsule(&capsule)?;
+    adopt(managed, copy).map(Into::into)
+}
+
+fn bad_tensor(why: &str) -> PyErr {
+    PyBufferError::new_err(format!("bad DLPack tensor: {why}"))
+}
+
+/// A tensor over the memory `m` describes (owning `m`, so the producer's deleter runs when
+/// the last view goes), or over a copy of it (`m` released at once).
+fn adopt(m: Managed, copy: Option<bool>) -> PyResult<Tensor> {
+    let flags = m.flags();
     // A copy asked for and not made by the producer (a capsule given directly) is made here.
     let copy_here = copy == Some(true) && !flags.contains(DlpackFlags::IS_COPIED);
-    let r = imported
-        .validate()
-        .map_err(|e| PyBufferError::new_err(format!("bad DLPack tensor: {e}")))?;
-    if r.device().device_type != DLDeviceType::CPU {
+    let dl = m.tensor();
+    if dl.device.device_type != DLDeviceType::CPU {
         return Err(PyBufferError::new_err(format!(
             "DLPack device type {} is not the CPU",
-            r.device().device_type.0
+            dl.device.device_type.0
         )));
     }
-    let dtype = tessera_dtype(r.dtype())?;
-    let dims: SmallVec<[usize; 8]> = r.shape().iter().map(|&d| d as usize).collect();
-    let strides = r
-        .strides_or_compact()
-        .map_err(|e| PyBufferError::new_err(format!("bad DLPack tensor: {e}")))?;
-    let strides: SmallVec<[isize; 8]> = strides
-        .iter()
-        .map(|&s| isize::try_from(s))
-        .collect::<Result<_, _>>()
-        .map_err(|_| PyBufferError::new_err("DLPack strides past isize"))?;
-    if dims.contains(&0) {
-        return Tensor::zeros(&dims, dtype).py().map(Into::into);
+    let dtype = tessera_dtype(dl.dtype)?;
+    let ndim = usize::try_from(dl.ndim).map_err(|_| bad_tensor("negative ndim"))?;
+    if ndim > 0 && dl.shape.is_null() {
+        return Err(bad_tensor("null shape"));
     }
-    let item = dtype.itemsize();
-    let first = (r.data_ptr() as usize)
-        .checked_add(r.byte_offset() as usize)
-        .ok_or_else(|| PyBufferError::new_err("DLPack data pointer overflows"))?;
-    // The elements the strides reach, relative to the first one: `lo ..= hi`.
-    let (mut lo, mut hi) = (0i128, 0i128);
-    for (&d, &s) in dims.iter().zip(&strides) {
-        let reach = (d as i128 - 1) * s as i128;
+    // SAFETY: by the DLPack protocol `shape` points at `ndim` integers, and `strides` (when
+    // not null) too, which stay put until the deleter runs (`m` owns it, and lives past
+    // these borrows).
+    let (shape, given) = unsafe {
+        (
+            raw_slice(dl.shape, ndim),
+            (!dl.strides.is_null()).then(|| raw_slice(dl.strides, ndim)),
+        )
+    };
+    // Dims, strides in elements (row-major when the producer gives none), and the elements
+    // the strides reach relative to the first one: `lo ..= hi`.
+    let mut dims: SmallVec<[usize; 8]> = SmallVec::from_elem(0, ndim);
+    let mut strides: SmallVec<[isize; 8]> = SmallVec::from_elem(0, ndim);
+    let (mut lo, mut hi, mut compact) = (0i128, 0i128, 1i128);
+    for i in (0..ndim).rev() {
+        let d = usize::try_from(shape[i]).map_err(|_| bad_tensor("negative dim"))?;
+        let s = given.map_or(compact, |g| i128::from(g[i]));
+        compact = compact.saturating_mul(d.max(1) as i128);
+        let reach = (d as i128 - 1) * s;
         if reach < 0 {
             lo += reach;
         } else {
             hi += reach;
         }
+        dims[i] = d;
+        strides[i] =
+            isize::try_from(s).map_err(|_| PyBufferError::new_err("DLPack strides past isize"))?;
     }
+    if dims.contains(&0) {
+        return Tensor::zeros(&dims, dtype).py();
+    }
+    let item = dtype.itemsize();
+    let first = (dl.data as usize)
+        .checked_add(dl.byte_offset as usize)
+        .ok_or_else(|| PyBufferError::new_err("DLPack data pointer overflows"))?;
     let len = usize::try_from(hi - lo + 1)
         .map_err(|_| PyBufferError::new_err("DLPack tensor spans more than memory"))?;
     let base = usize::try_from(first as i128 + lo * item as i128)
         .map_err(|_| PyBufferError::new_err("DLPack strides reach below address 0"))?;
     let offset = (-lo) as usize;
     let ptr = NonNull::new(base as *mut u8).ok_or_else(|| PyBufferError::new_err("null data"))?;
-    let align = tessera::with_dtype!(dtype, T => std::mem::align_of::<T>());
-    let aligned = base.is_multiple_of(align);
+    let aligned = base.is_multiple_of(tessera::with_dtype!(dtype, T => std::mem::align_of::<T>()));
     if dtype != DType::Bool && aligned && !flags.contains(DlpackFlags::READ_ONLY) && !copy_here {
-        let owner = Box::new(imported.into_deleter());
-        // SAFETY: the producer's descriptor, validated by dlpark (shape, strides, sizes),
-        // makes the `len * item` bytes from `base` (the lowest element the strides reach)
-        // writable memory of the producer until the deleter in `owner` runs; `from_external`
-        // checks the alignment; every bit pattern is a valid value of a non-bool dtype.
-        // Accesses by the producer's own arrays must not race with Tessera's, as for NumPy
-        // views of Tessera memory (docs/design.md I1).
-        let storage = unsafe { Storage::from_external(dtype, len, ptr, owner) }.py()?;
-        let t = Tensor::from_storage_strided(Arc::new(storage), &dims, &strides, offset).py()?;
-        return Ok(t.into());
+        let (release, ctx) = m.into_release();
+        // SAFETY: the producer's descriptor makes the `len * item` bytes from `base` (the
+        // lowest element the strides reach) writable memory of the producer until its
+        // deleter runs, which `release(ctx)` does (once, from any thread: DLPack deleters
+        // may run on any thread and take what locks they need, NumPy's the GIL);
+        // `from_external_release` checks the alignment; every bit pattern is a valid value
+        // of a non-bool dtype. Accesses by the producer's own arrays must not race with
+        // Tessera's, as for NumPy views of Tessera memory (docs/design.md I1).
+        let storage =
+            unsafe { Storage::from_external_release(dtype, len, ptr, release, ctx) }.py()?;
+        return Tensor::from_storage_strided(Arc::new(storage), &dims, &strides, offset).py();
     }
     if copy == Some(false) {
         return Err(PyBufferError::new_err(
@@ -295,8 +316,8 @@ pub fn from_dlpack(
     tessera::with_dtype!(stored, T => {
         let mut dst = storage.write::<T>().py()?;
         // SAFETY: the producer's memory holds `len * item` readable bytes from `base` until
-        // `imported` is dropped (below); `dst` is a distinct, fresh buffer of the same byte
-        // length; any bytes are a valid value of `stored` (never bool).
+        // `m` is dropped (below); `dst` is a distinct, fresh buffer of the same byte length;
+        // any bytes are a valid value of `stored` (never bool).
         unsafe {
             std::ptr::copy_nonoverlapping(
                 ptr.as_ptr().cast_const(),
@@ -305,17 +326,29 @@ pub fn from_dlpack(
             )
         };
     });
-    drop(imported);
+    drop(m);
     let t = Tensor::from_storage_strided(Arc::new(storage), &dims, &strides, offset).py()?;
-    let t = if dtype == DType::Bool {
+    if dtype == DType::Bool {
         // Row-major like the other copies (a comparison keeps a permuted input's order, P6).
-        t.compare_scalar(0, CompareOp::Ne).py()?.contiguous().py()?
+        t.compare_scalar(0, CompareOp::Ne).py()?.contiguous().py()
     } else if t.numel() < len || !t.is_contiguous() {
-        t.copy().py()?
+        t.copy().py()
     } else {
-        t
-    };
-    Ok(t.into())
+        Ok(t)
+    }
+}
+
+/// `n` integers at `p` as a slice (none when `n == 0`, whatever `p` is).
+///
+/// # Safety
+/// When `n > 0`, `p` must point at `n` initialised `i64`s that stay put for `'a`.
+unsafe fn raw_slice<'a>(p: *const i64, n: usize) -> &'a [i64] {
+    if n == 0 {
+        &[]
+    } else {
+        // SAFETY: the caller's contract.
+        unsafe { std::slice::from_raw_parts(p, n) }
+    }
 }
 
 /// The producer's capsule: `x` itself when it is one, else `x.__dlpack__(max_version=...,
@@ -387,34 +420,130 @@ fn call_dlpack<'py>(
     }
 }
 
-/// The managed tensor of a DLPack capsule, which this consumer now owns (the capsule is
-/// renamed "used_...", so its destructor no longer deletes the tensor). A versioned capsule,
-/// what every current producer gives, is read directly: dlpark's general import (which first
-/// works out which protocol an object speaks) cost a fifth of a NumPy array's import. Legacy
-/// capsules and anything else go through dlpark's import, which also says what is wrong with
-/// a capsule that is not a DLPack one or was consumed already.
-fn consume_capsule(capsule: &Bound<'_, PyAny>) -> PyResult<ImportedDlpack> {
+/// A managed tensor this consumer owns, in either DLPack ABI: taken from a capsule that was
+/// renamed "used_..." (so the capsule's destructor leaves it alone). Dropping it runs the
+/// producer's deleter, once; [`Managed::into_release`] hands that duty to a storage.
+enum Managed {
+    Versioned(NonNull<DLManagedTensorVersioned>),
+    Legacy(NonNull<DLManagedTensor>),
+}
+
+impl Managed {
+    /// The tensor descriptor.
+    fn tensor(&self) -> &DLTensor {
+        // SAFETY: a `Managed` points at an initialised managed tensor that its producer keeps
+        // unchanged until the deleter runs, which is after `self` (and this borrow) ends.
+        unsafe {
+            match self {
+                Managed::Versioned(p) => &p.as_ref().dl_tensor,
+                Managed::Legacy(p) => &p.as_ref().dl_tensor,
+            }
+        }
+    }
+
+    /// The versioned ABI's flags; the legacy ABI has none.
+    fn flags(&self) -> DlpackFlags {
+        match self {
+            // SAFETY: as in `tensor`.
+            Managed::Versioned(p) => unsafe { p.as_ref().flags },
+            Managed::Legacy(_) => DlpackFlags::empty(),
+        }
+    }
+
+    /// The deleter as a storage release function and its argument, without running it.
+    fn into_release(self) -> (unsafe fn(*mut ()), *mut ()) {
+        let release: (unsafe fn(*mut ()), *mut ()) = match self {
+            Managed::Versioned(p) => (release_versioned, p.as_ptr().cast()),
+            Managed::Legacy(p) => (release_legacy, p.as_ptr().cast()),
+        };
+        std::mem::forget(self);
+        release
+    }
+}
+
+impl Drop for Managed {
+    fn drop(&mut self) {
+        let (release, ctx) = match *self {
+            Managed::Versioned(p) => (release_versioned as unsafe fn(*mut ()), p.as_ptr().cast()),
+            Managed::Legacy(p) => (release_legacy as unsafe fn(*mut ()), p.as_ptr().cast()),
+        };
+        // SAFETY: `self` owns the managed tensor and is dropped once (`into_release` forgets
+        // it instead), so the deleter runs once.
+        unsafe { release(ctx) }
+    }
+}
+
+/// Runs the deleter of the `DLManagedTensorVersioned` at `ctx` (if it has one).
+///
+/// # Safety
+/// `ctx` points at a managed tensor the caller owns, released once (here).
+unsafe fn release_versioned(ctx: *mut ()) {
+    let m = ctx.cast::<DLManagedTensorVersioned>();
+    // SAFETY: the caller's contract; a DLPack deleter may run on any thread.
+    unsafe {
+        if let Some(deleter) = (*m).deleter {
+            deleter(m);
+        }
+    }
+}
+
+/// [`release_versioned`] for a legacy `DLManagedTensor`.
+///
+/// # Safety
+/// As for [`release_versioned`].
+unsafe fn release_legacy(ctx: *mut ()) {
+    let m = ctx.cast::<DLManagedTensor>();
+    // SAFETY: as in `release_versioned`.
+    unsafe {
+        if let Some(deleter) = (*m).deleter {
+            deleter(m);
+        }
+    }
+}
+
+/// The managed tensor of a DLPack capsule, which this consumer now owns. A versioned capsule,
+/// what every current producer gives, is read directly (its major version checked: another
+/// one is released and refused): dlpark's general import, which first works out which
+/// protocol an object speaks and validates through its own types, cost a third of a NumPy
+/// array's import. Legacy capsules and anything else go through dlpark's import, which also
+/// says what is wrong with a capsule that is not a DLPack one or was consumed already.
+fn consume_capsule(capsule: &Bound<'_, PyAny>) -> PyResult<Managed> {
     const NAME: &CStr = c"dltensor_versioned";
     const USED: &CStr = c"used_dltensor_versioned";
     let p = capsule.as_ptr();
     // SAFETY: `p` is a live object; `PyCapsule_IsValid` takes any object and sets no error.
-    if unsafe { ffi::PyCapsule_IsValid(p, NAME.as_ptr()) } != 1 {
-        return import_dlpack(capsule.as_borrowed(), None, None);
+    if unsafe { ffi::PyCapsule_IsValid(p, NAME.as_ptr()) } == 1 {
+        // SAFETY: a valid capsule of that name (checked just above) holds a non-null pointer,
+        // so `GetPointer` cannot fail; `SetName` stores a pointer to a static name (it
+        // allocates nothing) and fails only for an invalid capsule, which this is not.
+        let raw = unsafe { ffi::PyCapsule_GetPointer(p, NAME.as_ptr()) };
+        if unsafe { ffi::PyCapsule_SetName(p, USED.as_ptr()) } != 0 {
+            return Err(PyErr::fetch(capsule.py()));
+        }
+        let raw = NonNull::new(raw.cast::<DLManagedTensorVersioned>())
+            .ok_or_else(|| bad_tensor("null managed tensor"))?;
+        // By the DLPack protocol a capsule named "dltensor_versioned" holds an initialised
+        // `DLManagedTensorVersioned`, and the consumer that renames the capsule (just done)
+        // owns it and calls the deleter once (`Managed`'s drop, also on the error below).
+        let m = Managed::Versioned(raw);
+        // SAFETY: as in `Managed::tensor`; the version is the struct's first field, which
+        // every major version keeps (with the deleter) where this one has it.
+        let version = unsafe { raw.as_ref().version };
+        if version.major != DLPACK_MAJOR_VERSION {
+            return Err(bad_tensor(&format!(
+                "DLPack version {}.{} is not compatible with this consumer's {}.{}",
+                version.major, version.minor, DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION
+            )));
+        }
+        return Ok(m);
     }
-    // SAFETY: a valid capsule of that name (checked just above) holds a non-null pointer, so
-    // `GetPointer` cannot fail; `SetName` stores a pointer to a static name (it allocates
-    // nothing) and fails only for an invalid capsule, which this is not.
-    let raw = unsafe { ffi::PyCapsule_GetPointer(p, NAME.as_ptr()) };
-    if unsafe { ffi::PyCapsule_SetName(p, USED.as_ptr()) } != 0 {
-        return Err(PyErr::fetch(capsule.py()));
-    }
-    // SAFETY: by the DLPack protocol a capsule named "dltensor_versioned" holds an initialised
-    // `DLManagedTensorVersioned` whose shape and strides stay put until its deleter runs, and
-    // the consumer that renames the capsule (just done) owns it and calls the deleter once.
-    // `from_raw` checks the version (an incompatible major version is released there).
-    let managed = unsafe { Managed::<DLManagedTensorVersioned>::from_raw(raw.cast()) }
-        .map_err(|e| PyBufferError::new_err(format!("bad DLPack tensor: {e}")))?;
-    Ok(ImportedDlpack::Versioned(managed))
+    let lost = || bad_tensor("null managed tensor");
+    Ok(match import_dlpack(capsule.as_borrowed(), None, None)? {
+        ImportedDlpack::Versioned(m) => {
+            Managed::Versioned(NonNull::new(m.into_raw()).ok_or_else(lost)?)
+        }
+        ImportedDlpack::Legacy(m) => Managed::Legacy(NonNull::new(m.into_raw()).ok_or_else(lost)?),
+    })
 }
 
 /// Adds `from_dlpack` to the native module.

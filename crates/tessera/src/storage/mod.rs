@@ -17,6 +17,7 @@
 //! (docs/design.md V7) rather than take both locks.
 
 mod cache;
+mod external;
 mod fallible;
 use cache::HeapBlock;
 #[cfg(target_os = "linux")]
@@ -37,7 +38,6 @@ use parking_lot::{
 
 use crate::dtype::{DType, Element};
 use crate::error::{Result, TesseraError};
-use crate::with_dtype;
 
 /// Alignment of every storage buffer, in bytes (a cache line; enough for any SIMD load).
 pub const STORAGE_ALIGN: usize = 64;
@@ -76,7 +76,7 @@ enum Origin {
     Mapped(Region),
     /// Memory owned by someone else ([`Storage::from_external`]): dropping the owner
     /// releases it.
-    External(Box<dyn Send + Sync>),
+    External(external::ExternalOwner),
     /// Moved out during drop.
     Taken,
 }
@@ -210,66 +210,6 @@ impl Storage {
     /// cache without being cleared. `bool` storage is always zeroed, so every byte is a valid bool.
     pub(crate) fn for_overwrite(dtype: DType, len: usize) -> Result<Storage> {
         Storage::alloc(dtype, len, dtype == DType::Bool)
-    }
-
-    /// A storage of `len` elements of `dtype` at `ptr`, memory that `owner` keeps alive:
-    /// dropping the storage drops `owner` (which may free or recycle the memory).
-    ///
-    /// The memory needs the alignment of the dtype's elements, not [`STORAGE_ALIGN`]: foreign
-    /// buffers (NumPy's, DLPack producers') are often only element-aligned, and no kernel
-    /// assumes more of a storage's base than of a view's first element.
-    ///
-    /// # Safety
-    /// `ptr` must be valid for reads and writes of `len * dtype.itemsize()` bytes until
-    /// `owner` is dropped; every element must be a valid value of `dtype` (for `bool`: bytes 0
-    /// or 1); and while this storage lives, other accesses to that memory (by other owners in
-    /// this process, such as the NumPy array a DLPack import came from, or by other
-    /// processes, as with MPI's shared windows) must not race with accesses through it: the
-    /// caller orders them (docs/design.md I1).
-    pub unsafe fn from_external(
-        dtype: DType,
-        len: usize,
-        ptr: NonNull<u8>,
-        owner: Box<dyn Send + Sync>,
-    ) -> Result<Storage> {
-        Storage::bytes(dtype, len)?;
-        let align = with_dtype!(dtype, T => std::mem::align_of::<T>());
-        if !(ptr.as_ptr() as usize).is_multiple_of(align) {
-            return Err(TesseraError::InvalidArgument(format!(
-                "external memory at {ptr:p} is not aligned for {dtype} ({align} bytes)"
-            )));
-        }
-        Ok(Storage {
-            dtype,
-            len,
-            buf: RwLock::new(AlignedBuf {
-                ptr,
-                origin: Origin::External(owner),
-            }),
-            base: AtomicPtr::new(ptr.as_ptr()),
-            version: AtomicU64::new(0),
-        })
-    }
-
-    /// Moves the elements of a storage made by [`Storage::from_external`] into memory the
-    /// storage owns, and drops the external owner (nothing happens for other storages): for
-    /// an owner whose memory is about to go away while tensors still use it. Takes the write
-    /// lock, so it waits for current readers and writers; afterwards [`Storage::as_ptr`]
-    /// returns the new address.
-    pub fn detach_external(&self) -> Result<()> {
-        let mut buf = self.buf.write();
-        if !matches!(buf.origin, Origin::External(_)) {
-            return Ok(());
-        }
-        let bytes = Storage::bytes(self.dtype, self.len)?;
-        let own = AlignedBuf::new(bytes, false)?;
-        // SAFETY: both buffers hold at least `bytes` bytes and are distinct allocations; the
-        // write lock excludes every other access through this storage, and the external
-        // memory stays valid until the old buffer (and with it its owner) drops below.
-        unsafe { std::ptr::copy_nonoverlapping(buf.ptr.as_ptr(), own.ptr.as_ptr(), bytes) };
-        self.base.store(own.ptr.as_ptr(), Ordering::Release);
-        *buf = own;
-        Ok(())
     }
 
     fn bytes(dtype: DType, len: usize) -> Result<usize> {
@@ -419,94 +359,6 @@ mod tests {
     use cache::HEAP_CACHE;
     #[cfg(target_os = "linux")]
     use cache::REGION_CACHE;
-
-    /// Counts its drops, so a test sees the owner of external memory released exactly once;
-    /// holds the memory (freed with it).
-    struct Owner(
-        std::sync::Arc<std::sync::atomic::AtomicUsize>,
-        #[allow(dead_code)] RawMem,
-    );
-
-    /// Memory from `Box::into_raw`, freed on drop. Held as a raw pointer, not a `Box`: moving
-    /// a `Box` asserts unique access and would invalidate the pointer the storage was given
-    /// (Miri's Stacked Borrows caught that).
-    struct RawMem(*mut [u64]);
-
-    impl RawMem {
-        fn new(n: usize) -> RawMem {
-            RawMem(Box::into_raw(vec![0u64; n].into_boxed_slice()))
-        }
-    }
-
-    // SAFETY: `RawMem` uniquely owns its allocation (like the `Box` it came from); it is only
-    // freed, never accessed, through this handle.
-    unsafe impl Send for RawMem {}
-    // SAFETY: as above: `&RawMem` gives no access to the memory.
-    unsafe impl Sync for RawMem {}
-
-    impl Drop for RawMem {
-        fn drop(&mut self) {
-            // SAFETY: the pointer came from `Box::into_raw` in `new` and is freed once, here.
-            drop(unsafe { Box::from_raw(self.0) });
-        }
-    }
-
-    impl Drop for Owner {
-        fn drop(&mut self) {
-            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        }
-    }
-
-    #[test]
-    fn external_memory_is_read_written_and_released_once() {
-        let drops = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        // 16 u64 = 128 bytes: a 64-byte-aligned window of 8 f64 inside it.
-        let mem = RawMem::new(16);
-        let at = mem.0.cast::<u8>();
-        let skip = at.align_offset(STORAGE_ALIGN);
-        // SAFETY: `skip < 64`, so `at + skip .. + 64` lies inside the 128-byte box.
-        let ptr = NonNull::new(unsafe { at.add(skip) }).unwrap();
-        let owner = Box::new(Owner(drops.clone(), mem));
-        // SAFETY: `ptr` is aligned, and 8 f64 (64 bytes) fit in the box `owner` keeps alive;
-        // zero bytes are valid f64s; nothing else touches the box.
-        let s = unsafe { Storage::from_external(DType::F64, 8, ptr, owner) }.unwrap();
-        s.write::<f64>().unwrap()[3] = 2.5;
-        assert_eq!(s.read::<f64>().unwrap()[..4], [0.0, 0.0, 0.0, 2.5]);
-        assert_eq!(drops.load(std::sync::atomic::Ordering::SeqCst), 0);
-        // Detaching copies the elements out and releases the owner at once.
-        s.detach_external().unwrap();
-        assert_eq!(drops.load(std::sync::atomic::Ordering::SeqCst), 1);
-        assert_ne!(s.as_ptr(), ptr.as_ptr().cast_const());
-        assert_eq!(s.as_ptr(), s.read::<f64>().unwrap().as_ptr().cast::<u8>());
-        assert_eq!(s.read::<f64>().unwrap()[..4], [0.0, 0.0, 0.0, 2.5]);
-        s.detach_external().unwrap();
-        drop(s);
-        assert_eq!(drops.load(std::sync::atomic::Ordering::SeqCst), 1);
-
-        // Misaligned memory is refused, and its owner is dropped with the error.
-        let mem = RawMem::new(16);
-        let at = mem.0.cast::<u8>();
-        // SAFETY: as above; +4 keeps the pointer inside the box and breaks f64's alignment.
-        let bad = NonNull::new(unsafe { at.add(at.align_offset(STORAGE_ALIGN) + 4) }).unwrap();
-        let owner = Box::new(Owner(drops.clone(), mem));
-        // SAFETY: the call only checks the pointer and drops `owner` on refusal.
-        let r = unsafe { Storage::from_external(DType::F64, 4, bad, owner) };
-        assert!(matches!(r, Err(TesseraError::InvalidArgument(_))));
-        assert_eq!(drops.load(std::sync::atomic::Ordering::SeqCst), 2);
-
-        // Element alignment is enough (foreign buffers are often not line-aligned).
-        let mem = RawMem::new(16);
-        let at = mem.0.cast::<u8>();
-        // SAFETY: +8 keeps 4 f64 (32 bytes) inside the 128-byte box, 8-byte aligned.
-        let ok = NonNull::new(unsafe { at.add(at.align_offset(STORAGE_ALIGN) + 8) }).unwrap();
-        let owner = Box::new(Owner(drops.clone(), mem));
-        // SAFETY: 4 f64 fit in the box `owner` keeps alive; zero bytes are valid f64s.
-        let s = unsafe { Storage::from_external(DType::F64, 4, ok, owner) }.unwrap();
-        s.write::<f64>().unwrap()[3] = 1.5;
-        assert_eq!(s.read::<f64>().unwrap()[3], 1.5);
-        drop(s);
-        assert_eq!(drops.load(std::sync::atomic::Ordering::SeqCst), 3);
-    }
 
     #[test]
     fn aligned_and_zeroed() {
