@@ -250,7 +250,8 @@ fn v7_fill_through_view_reaches_base_and_siblings() {
     );
 }
 
-/// Large sizes take the parallel path (> 1<<16 elements): transpose, flip, expand, assign.
+/// Large sizes take the parallel path (420 000 elements, past the 256 Ki cut-over): transpose,
+/// flip, expand, assign.
 #[test]
 fn large_copies_take_the_parallel_path() {
     let (r, c) = (600usize, 700usize);

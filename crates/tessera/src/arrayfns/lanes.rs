@@ -99,7 +99,15 @@ pub(crate) fn fill<T: Element>(
     Ok(out)
 }
 
-/// Whether a job over `n` elements is worth rayon's pool.
+/// Whether a job over `n` elements of many operations each (a sort, an FFT) is worth
+/// rayon's pool: from 64 Ki elements.
 pub(crate) fn parallel(n: usize) -> bool {
-    n >= 1 << 16 && crate::kernels::parallel::enabled()
+    parallel_from(n, 1 << 16)
+}
+
+/// Whether a job over `n` elements is worth rayon's pool, for a kernel whose cut-over is
+/// `min` elements (`kernels::elementwise::PAR_MIN` for a pass of one comparison or add an
+/// element, as argmax: waking the pool for 64 Ki of those took 4x the one-thread time).
+pub(crate) fn parallel_from(n: usize, min: usize) -> bool {
+    n >= crate::kernels::parallel::cut_over(min) && crate::kernels::parallel::enabled()
 }

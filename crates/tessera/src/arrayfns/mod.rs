@@ -7,6 +7,7 @@
 //! moved last and the tensor made contiguous, so that each lane is one slice. Orders follow
 //! NumPy (`sort::nan_last`): ascending, `-0.0 == 0.0`, every NaN after every number.
 
+pub(crate) mod argext;
 pub(crate) mod cumulative;
 pub(crate) mod join;
 pub(crate) mod lanes;

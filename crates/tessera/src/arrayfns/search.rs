@@ -15,9 +15,10 @@
 //! reduced once and the result repeated.
 
 use super::lanes::{fill, read, Lanes};
-use super::sort::{for_lanes, is_nan};
+use super::sort::{for_lanes_from, is_nan};
 use crate::dtype::{DType, Element};
 use crate::error::{Result, TesseraError};
+use crate::kernels::elementwise::PAR_MIN;
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::simd::has_avx512;
 use crate::kernels::simd::with_simd;
@@ -122,6 +123,10 @@ fn lane_widest<T: Element, const MAX: bool>(v: &[T]) -> i64 {
     #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
     fn widest<T: Element, const MAX: bool>(v: &[T]) -> i64 {
         arg_extreme_lane::<T, MAX>(v)
+    }
+    // f32, f64 and i64 lanes: one pass in AVX-512 registers, indices carried in lanes.
+    if let Some(at) = super::argext::lane_avx512::<T, MAX>(v) {
+        return at;
     }
     #[cfg(target_arch = "x86_64")]
     if T::DTYPE.is_float() && has_avx512() {
@@ -231,7 +236,8 @@ fn arg_extreme_lanes<const MAX: bool>(x: &Tensor, axis: usize) -> Result<Tensor>
     let out = with_dtype!(x.dtype(), T => {
         read::<T, _>(&l.data, |s| {
             fill::<i64>(&l.dims_with(1), |dst| {
-                for_lanes(s, n, dst, 1, |v, d, _| {
+                // One comparison an element: the reductions' cut-over, not the sorts'.
+                for_lanes_from(PAR_MIN, s, n, dst, 1, |v, d, _| {
                     d[0] = lane_widest::<T, MAX>(v);
                     Ok(())
                 })

@@ -12,7 +12,7 @@ use std::cmp::Ordering;
 
 use rayon::prelude::*;
 
-use super::lanes::{fill, parallel, read, Lanes};
+use super::lanes::{fill, parallel, parallel_from, read, Lanes};
 use super::radix;
 use crate::dtype::Element;
 use crate::error::Result;
@@ -84,9 +84,21 @@ fn argsort_lane<T: Element>(v: &[T], idx: &mut [i64], descending: bool, par: boo
 }
 
 /// Runs `f` on every lane pair (`src` lanes of `n` elements, `dst` lanes of `m`), on rayon's
-/// pool when there are many lanes and enough work; `f` is told whether to parallelise
-/// within the lane instead.
+/// pool when there are many lanes and enough work (from 64 Ki elements: [`parallel`]); `f`
+/// is told whether to parallelise within the lane instead.
 pub(crate) fn for_lanes<A: Sync, B: Send>(
+    src: &[A],
+    n: usize,
+    dst: &mut [B],
+    m: usize,
+    f: impl Fn(&[A], &mut [B], bool) -> Result<()> + Sync,
+) -> Result<()> {
+    for_lanes_from(1 << 16, src, n, dst, m, f)
+}
+
+/// [`for_lanes`] for a kernel whose cut-over is `min` elements ([`parallel_from`]).
+pub(crate) fn for_lanes_from<A: Sync, B: Send>(
+    min: usize,
     src: &[A],
     n: usize,
     dst: &mut [B],
@@ -97,7 +109,7 @@ pub(crate) fn for_lanes<A: Sync, B: Send>(
         return Ok(());
     }
     let lanes = dst.len() / m;
-    let big = parallel(src.len().max(dst.len()));
+    let big = parallel_from(src.len().max(dst.len()), min);
     let src_lane = |k: usize| &src[k * n..(k + 1) * n];
     if big && lanes >= crate::kernels::parallel::num_threads() {
         dst.par_chunks_mut(m)

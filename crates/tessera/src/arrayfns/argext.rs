@@ -1,0 +1,321 @@
+//! `argmax`/`argmin` of one contiguous lane of `f32`, `f64` or `i64` in AVX-512 registers,
+//! in one pass: each register lane keeps its best value and the index where it first saw it
+//! (a compare into a mask, two masked moves), two (f32) or four (f64, i64) registers in flight; at the end the
+//! best value is reduced across lanes and the smallest index among the lanes that hold it
+//! is the first occurrence. A NaN anywhere (tracked by a mask, never in the best values)
+//! makes the answer the first NaN's index, found by a scalar scan (NumPy's rule, as the
+//! portable scan in `search.rs`, which every other dtype, CPU and short lane takes).
+//!
+//! The block scan it replaces folded each block to its extreme and then searched the block
+//! again for the position: two passes and a horizontal fold per block (docs/performance.md).
+
+use std::any::TypeId;
+
+use crate::dtype::Element;
+
+/// Lanes shorter than this keep the portable scan (its setup is smaller).
+const MIN_LEN: usize = 32;
+
+/// The index of the first maximum (`MAX`) or minimum of the non-empty lane `v`, the first
+/// NaN winning, when `T` is `f32`, `f64` or `i64`, the CPU has AVX-512 and the lane is long
+/// enough; `None` otherwise (the caller scans).
+#[inline]
+pub(crate) fn lane_avx512<T: Element, const MAX: bool>(v: &[T]) -> Option<i64> {
+    #[cfg(target_arch = "x86_64")]
+    if v.len() >= MIN_LEN && crate::kernels::simd::has_avx512() {
+        let (p, n) = (v.as_ptr(), v.len());
+        // SAFETY (each arm): `T` is the type named (same `TypeId`), so the slice is a slice
+        // of it; the CPU has AVX-512 F/VL/DQ/BW (checked above), all these functions need.
+        let t = TypeId::of::<T>();
+        if t == TypeId::of::<f32>() && i32::try_from(n).is_ok() {
+            return Some(unsafe { wide::f32s::<MAX>(std::slice::from_raw_parts(p.cast(), n)) });
+        }
+        if t == TypeId::of::<f64>() {
+            return Some(unsafe { wide::f64s::<MAX>(std::slice::from_raw_parts(p.cast(), n)) });
+        }
+        if t == TypeId::of::<i64>() {
+            return Some(unsafe { wide::i64s::<MAX>(std::slice::from_raw_parts(p.cast(), n)) });
+        }
+    }
+    None
+}
+
+#[cfg(target_arch = "x86_64")]
+mod wide {
+    use std::arch::x86_64::*;
+
+    /// The index of the first NaN of `v` (which holds one).
+    fn first_nan<T: PartialEq + Copy>(v: &[T]) -> i64 {
+        #[allow(clippy::eq_op)]
+        let at = v.iter().position(|&x| x != x);
+        at.unwrap_or(0) as i64
+    }
+
+    /// One register of `f32`: best values and their first indices (`i32`, the caller
+    /// checked that every index fits).
+    struct F32Acc {
+        best: __m512,
+        at: __m512i,
+    }
+
+    /// [`super::lane_avx512`] for `f32` (`v.len() <= i32::MAX`).
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F, VL, DQ and BW.
+    #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
+    pub(super) fn f32s<const MAX: bool>(v: &[f32]) -> i64 {
+        const L: usize = 16;
+        let id = if MAX {
+            f32::NEG_INFINITY
+        } else {
+            f32::INFINITY
+        };
+        let beyond = |x: __m512, b: __m512| {
+            if MAX {
+                _mm512_cmp_ps_mask::<_CMP_GT_OQ>(x, b)
+            } else {
+                _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, b)
+            }
+        };
+        let mut acc = [0, 1].map(|_| F32Acc {
+            best: _mm512_set1_ps(id),
+            at: _mm512_setzero_si512(),
+        });
+        let mut idx = [0, L as i32].map(|o| {
+            _mm512_add_epi32(
+                _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                _mm512_set1_epi32(o),
+            )
+        });
+        let step = _mm512_set1_epi32(2 * L as i32);
+        let mut nan: __mmask16 = 0;
+        let mut pairs = v.chunks_exact(2 * L);
+        for pair in &mut pairs {
+            for k in 0..2 {
+                // SAFETY: `pair` holds `2 * L` elements, so `L` from `k * L` are in bounds.
+                let x = unsafe { _mm512_loadu_ps(pair.as_ptr().add(k * L)) };
+                let m = beyond(x, acc[k].best);
+                nan |= _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
+                acc[k].best = _mm512_mask_mov_ps(acc[k].best, m, x);
+                acc[k].at = _mm512_mask_mov_epi32(acc[k].at, m, idx[k]);
+                idx[k] = _mm512_add_epi32(idx[k], step);
+            }
+        }
+        // The rest (under `2 * L`), in at most two masked loads; lanes past the end read the
+        // identity, which never replaces a best.
+        let rest = pairs.remainder();
+        for (k, part) in rest.chunks(L).enumerate() {
+            let live: __mmask16 = ((1u32 << part.len()) - 1) as u16;
+            // SAFETY: the mask covers exactly `part.len()` elements, all in bounds.
+            let x = unsafe { _mm512_mask_loadu_ps(_mm512_set1_ps(id), live, part.as_ptr()) };
+            let m = beyond(x, acc[k].best);
+            nan |= _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
+            acc[k].best = _mm512_mask_mov_ps(acc[k].best, m, x);
+            acc[k].at = _mm512_mask_mov_epi32(acc[k].at, m, idx[k]);
+        }
+        if nan != 0 {
+            return first_nan(v);
+        }
+        // The second register into the first, lane by lane (beyond, or equal at a smaller
+        // index), then one horizontal step.
+        let [a, b] = acc;
+        let take = beyond(b.best, a.best)
+            | (_mm512_cmp_ps_mask::<_CMP_EQ_OQ>(b.best, a.best)
+                & _mm512_cmplt_epi32_mask(b.at, a.at));
+        let best = _mm512_mask_mov_ps(a.best, take, b.best);
+        let at = _mm512_mask_mov_epi32(a.at, take, b.at);
+        let m = if MAX {
+            _mm512_reduce_max_ps(best)
+        } else {
+            _mm512_reduce_min_ps(best)
+        };
+        let eq = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(best, _mm512_set1_ps(m));
+        i64::from(_mm512_mask_reduce_min_epi32(eq, at))
+    }
+
+    /// The `f64` and `i64` loops: 8 lanes a register, `i64` indices.
+    macro_rules! wide64 {
+        ($name:ident, $t:ty, $reg:ty, $load:ident, $mload:ident, $set1:ident, $mov:ident,
+         $gt:expr, $lt:expr, $unord:expr, $eq:expr, $rmax:ident, $rmin:ident, $lo:expr, $hi:expr) => {
+            /// [`super::lane_avx512`] for this type.
+            ///
+            /// # Safety
+            /// The CPU must have AVX-512 F, VL, DQ and BW.
+            #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
+            pub(super) fn $name<const MAX: bool>(v: &[$t]) -> i64 {
+                const L: usize = 8;
+                // Four registers in flight: a compare and a masked move a step is a chain
+                // of about 4 cycles per register.
+                const ACC: usize = 4;
+                let id: $t = if MAX { $lo } else { $hi };
+                let beyond = |x: $reg, b: $reg| if MAX { $gt(x, b) } else { $lt(x, b) };
+                let mut best = [$set1(id); ACC];
+                let mut at = [_mm512_setzero_si512(); ACC];
+                let mut idx = [0i64, 1, 2, 3].map(|o| {
+                    _mm512_add_epi64(
+                        _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7),
+                        _mm512_set1_epi64(o * L as i64),
+                    )
+                });
+                let step = _mm512_set1_epi64((ACC * L) as i64);
+                let mut nan: __mmask8 = 0;
+                let mut pairs = v.chunks_exact(ACC * L);
+                for pair in &mut pairs {
+                    for k in 0..ACC {
+                        // SAFETY: `pair` holds `ACC * L` elements.
+                        let x = unsafe { $load(pair.as_ptr().add(k * L).cast()) };
+                        let m = beyond(x, best[k]);
+                        nan |= $unord(x);
+                        best[k] = $mov(best[k], m, x);
+                        at[k] = _mm512_mask_mov_epi64(at[k], m, idx[k]);
+                        idx[k] = _mm512_add_epi64(idx[k], step);
+                    }
+                }
+                for (k, part) in pairs.remainder().chunks(L).enumerate() {
+                    let live: __mmask8 = ((1u32 << part.len()) - 1) as u8;
+                    // SAFETY: the mask covers exactly `part.len()` elements, all in bounds.
+                    let x = unsafe { $mload($set1(id), live, part.as_ptr().cast()) };
+                    let m = beyond(x, best[k]);
+                    nan |= $unord(x);
+                    best[k] = $mov(best[k], m, x);
+                    at[k] = _mm512_mask_mov_epi64(at[k], m, idx[k]);
+                }
+                if nan != 0 {
+                    return first_nan(v);
+                }
+                // Registers 1.. into register 0, lane by lane (beyond, or equal at a smaller
+                // index), then one horizontal step.
+                for k in 1..ACC {
+                    let take = beyond(best[k], best[0])
+                        | ($eq(best[k], best[0]) & _mm512_cmplt_epi64_mask(at[k], at[0]));
+                    best[0] = $mov(best[0], take, best[k]);
+                    at[0] = _mm512_mask_mov_epi64(at[0], take, at[k]);
+                }
+                let m = if MAX { $rmax(best[0]) } else { $rmin(best[0]) };
+                _mm512_mask_reduce_min_epi64($eq(best[0], $set1(m)), at[0])
+            }
+        };
+    }
+
+    wide64!(
+        f64s,
+        f64,
+        __m512d,
+        _mm512_loadu_pd,
+        _mm512_mask_loadu_pd,
+        _mm512_set1_pd,
+        _mm512_mask_mov_pd,
+        |x, b| _mm512_cmp_pd_mask::<_CMP_GT_OQ>(x, b),
+        |x, b| _mm512_cmp_pd_mask::<_CMP_LT_OQ>(x, b),
+        |x| _mm512_cmp_pd_mask::<_CMP_UNORD_Q>(x, x),
+        |x, b| _mm512_cmp_pd_mask::<_CMP_EQ_OQ>(x, b),
+        _mm512_reduce_max_pd,
+        _mm512_reduce_min_pd,
+        f64::NEG_INFINITY,
+        f64::INFINITY
+    );
+    wide64!(
+        i64s,
+        i64,
+        __m512i,
+        _mm512_loadu_si512,
+        _mm512_mask_loadu_epi64,
+        _mm512_set1_epi64,
+        _mm512_mask_mov_epi64,
+        _mm512_cmpgt_epi64_mask,
+        _mm512_cmplt_epi64_mask,
+        |_x| 0u8,
+        _mm512_cmpeq_epi64_mask,
+        _mm512_reduce_max_epi64,
+        _mm512_reduce_min_epi64,
+        i64::MIN,
+        i64::MAX
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The naive rule: the first NaN, else the first extreme.
+    fn reference<T: PartialOrd + Copy, const MAX: bool>(v: &[T]) -> i64 {
+        #[allow(clippy::eq_op)]
+        if let Some(i) = v.iter().position(|&x| x != x) {
+            return i as i64;
+        }
+        let mut at = 0;
+        for (i, &x) in v.iter().enumerate() {
+            if (MAX && x > v[at]) || (!MAX && x < v[at]) {
+                at = i;
+            }
+        }
+        at as i64
+    }
+
+    #[test]
+    fn wide_lanes_find_the_first_extreme_or_the_first_nan() {
+        let pool = [
+            0.0,
+            -0.0,
+            1.5,
+            -1.5,
+            3.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            2.25,
+        ];
+        let mut seed = 99u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        for n in (1usize..100).chain([255, 256, 257, 1000, 4099]) {
+            for case in 0..6 {
+                // Few distinct values (many ties), all equal, or a NaN somewhere.
+                let mut v: Vec<f64> = (0..n).map(|_| pool[next() % pool.len()]).collect();
+                if case == 1 {
+                    v.iter_mut().for_each(|x| *x = f64::NEG_INFINITY);
+                }
+                if case == 2 {
+                    v.iter_mut().for_each(|x| *x = f64::INFINITY);
+                }
+                if case >= 3 {
+                    v[next() % n] = f64::NAN;
+                }
+                if case == 5 {
+                    v[next() % n] = -f64::NAN;
+                }
+                let f: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+                let i: Vec<i64> = v
+                    .iter()
+                    .map(|&x| {
+                        if x.is_finite() {
+                            (x * 4.0) as i64
+                        } else {
+                            i64::MIN + n as i64
+                        }
+                    })
+                    .collect();
+                // `None` only without AVX-512 or for short lanes; the portable scan answers
+                // then (its own tests cover it).
+                let wide = crate::kernels::simd::has_avx512() && n >= MIN_LEN;
+                let got = |r: Option<i64>, want: i64| {
+                    assert_eq!(r.is_some(), wide, "n {n}");
+                    if let Some(r) = r {
+                        assert_eq!(r, want, "n {n}, case {case}");
+                    }
+                };
+                got(lane_avx512::<f64, true>(&v), reference::<f64, true>(&v));
+                got(lane_avx512::<f64, false>(&v), reference::<f64, false>(&v));
+                got(lane_avx512::<f32, true>(&f), reference::<f32, true>(&f));
+                got(lane_avx512::<f32, false>(&f), reference::<f32, false>(&f));
+                got(lane_avx512::<i64, true>(&i), reference::<i64, true>(&i));
+                got(lane_avx512::<i64, false>(&i), reference::<i64, false>(&i));
+            }
+        }
+        // Other dtypes are not taken.
+        assert_eq!(lane_avx512::<i32, true>(&[1; 64]), None);
+    }
+}
