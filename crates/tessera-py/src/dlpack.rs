@@ -222,6 +222,10 @@ pub fn from_dlpack(
     adopt(managed, copy).map(Into::into)
 }
 
+/// The most dims a DLPack tensor may have here (NumPy's limit too): a larger `ndim` is a
+/// malformed descriptor, refused before anything is sized by it.
+const MAX_NDIM: usize = 64;
+
 fn bad_tensor(why: &str) -> PyErr {
     PyBufferError::new_err(format!("bad DLPack tensor: {why}"))
 }
@@ -240,51 +244,63 @@ fn adopt(m: Managed, copy: Option<bool>) -> PyResult<Tensor> {
         )));
     }
     let dtype = tessera_dtype(dl.dtype)?;
-    let ndim = usize::try_from(dl.ndim).map_err(|_| bad_tensor("negative ndim"))?;
-    if ndim > 0 && dl.shape.is_null() {
-        return Err(bad_tensor("null shape"));
-    }
-    // SAFETY: by the DLPack protocol `shape` points at `ndim` integers, and `strides` (when
-    // not null) too, which stay put until the deleter runs (`m` owns it, and lives past
-    // these borrows).
-    let (shape, given) = unsafe {
-        (
-            raw_slice(dl.shape, ndim),
-            (!dl.strides.is_null()).then(|| raw_slice(dl.strides, ndim)),
-        )
-    };
-    // Dims, strides in elements (row-major when the producer gives none), and the elements
-    // the strides reach relative to the first one: `lo ..= hi`.
-    let mut dims: SmallVec<[usize; 8]> = SmallVec::from_elem(0, ndim);
-    let mut strides: SmallVec<[isize; 8]> = SmallVec::from_elem(0, ndim);
-    let (mut lo, mut hi, mut compact) = (0i128, 0i128, 1i128);
-    for i in (0..ndim).rev() {
-        let d = usize::try_from(shape[i]).map_err(|_| bad_tensor("negative dim"))?;
-        let s = given.map_or(compact, |g| i128::from(g[i]));
-        compact = compact.saturating_mul(d.max(1) as i128);
-        let reach = (d as i128 - 1) * s;
-        if reach < 0 {
-            lo += reach;
-        } else {
-            hi += reach;
-        }
-        dims[i] = d;
-        strides[i] =
-            isize::try_from(s).map_err(|_| PyBufferError::new_err("DLPack strides past isize"))?;
+    let ndim = usize::try_from(dl.ndim)
+        .ok()
+        .filter(|&n| n <= MAX_NDIM)
+        .ok_or_else(|| bad_tensor(&format!("ndim {} outside 0..={MAX_NDIM}", dl.ndim)))?;
+    let (shape, given) = (m.shape(ndim)?, m.strides(ndim));
+    // Dims first: an empty tensor is zeros whatever its strides say.
+    let mut dims: SmallVec<[usize; 8]> = SmallVec::with_capacity(ndim);
+    for &d in shape {
+        dims.push(usize::try_from(d).map_err(|_| bad_tensor("negative dim"))?);
     }
     if dims.contains(&0) {
         return Tensor::zeros(&dims, dtype).py();
     }
+    // Strides in elements (row-major when the producer gives none), and the elements they
+    // reach relative to the first one, `lo ..= hi`, in checked arithmetic: a descriptor
+    // whose offsets overflow describes no memory.
+    let overflow = || bad_tensor("its shape and strides overflow the address space");
+    let mut strides: SmallVec<[isize; 8]> = SmallVec::from_elem(0, ndim);
+    let (mut lo, mut hi, mut compact) = (0isize, 0isize, 1isize);
+    for i in (0..ndim).rev() {
+        let d = isize::try_from(dims[i]).map_err(|_| overflow())?;
+        let s = match given {
+            Some(g) => isize::try_from(g[i]).map_err(|_| overflow())?,
+            None => {
+                let s = compact;
+                compact = compact.checked_mul(d).ok_or_else(overflow)?;
+                s
+            }
+        };
+        let reach = (d - 1).checked_mul(s).ok_or_else(overflow)?;
+        if reach < 0 {
+            lo = lo.checked_add(reach).ok_or_else(overflow)?;
+        } else {
+            hi = hi.checked_add(reach).ok_or_else(overflow)?;
+        }
+        strides[i] = s;
+    }
     let item = dtype.itemsize();
-    let first = (dl.data as usize)
+    let len = hi
+        .checked_sub(lo)
+        .and_then(|span| usize::try_from(span).ok())
+        .and_then(|span| span.checked_add(1))
+        .ok_or_else(overflow)?;
+    // The lowest element the strides reach: its address checked in integers, the pointer
+    // derived from the producer's (so it keeps the producer's provenance).
+    let byte_lo = lo.checked_mul(item as isize).ok_or_else(overflow)?;
+    let base = (dl.data as usize)
         .checked_add(dl.byte_offset as usize)
-        .ok_or_else(|| PyBufferError::new_err("DLPack data pointer overflows"))?;
-    let len = usize::try_from(hi - lo + 1)
-        .map_err(|_| PyBufferError::new_err("DLPack tensor spans more than memory"))?;
-    let base = usize::try_from(first as i128 + lo * item as i128)
-        .map_err(|_| PyBufferError::new_err("DLPack strides reach below address 0"))?;
-    let offset = (-lo) as usize;
-    let ptr = NonNull::new(base as *mut u8).ok_or_else(|| PyBufferError::new_err("null data"))?;
+        .and_then(|first| first.checked_add_signed(byte_lo))
+        .ok_or_else(overflow)?;
+    let ptr = dl
+        .data
+        .cast::<u8>()
+        .wrapping_add(dl.byte_offset as usize)
+        .wrapping_offset(byte_lo);
+    let ptr = NonNull::new(ptr).ok_or_else(|| PyBufferError::new_err("null data"))?;
+    let offset = lo.unsigned_abs();
     let aligned = base.is_multiple_of(tessera::with_dtype!(dtype, T => std::mem::align_of::<T>()));
     if dtype != DType::Bool && aligned && !flags.contains(DlpackFlags::READ_ONLY) && !copy_here {
         let (release, ctx) = m.into_release();
@@ -335,19 +351,6 @@ fn adopt(m: Managed, copy: Option<bool>) -> PyResult<Tensor> {
         t.copy().py()
     } else {
         Ok(t)
-    }
-}
-
-/// `n` integers at `p` as a slice (none when `n == 0`, whatever `p` is).
-///
-/// # Safety
-/// When `n > 0`, `p` must point at `n` initialised `i64`s that stay put for `'a`.
-unsafe fn raw_slice<'a>(p: *const i64, n: usize) -> &'a [i64] {
-    if n == 0 {
-        &[]
-    } else {
-        // SAFETY: the caller's contract.
-        unsafe { std::slice::from_raw_parts(p, n) }
     }
 }
 
@@ -441,6 +444,35 @@ impl Managed {
         }
     }
 
+    /// The `ndim` dims (none when `ndim == 0`, whatever the pointer); a null shape with
+    /// `ndim > 0` is an error.
+    fn shape(&self, ndim: usize) -> PyResult<&[i64]> {
+        let p = self.tensor().shape;
+        if ndim == 0 {
+            return Ok(&[]);
+        }
+        if p.is_null() {
+            return Err(bad_tensor("null shape"));
+        }
+        // SAFETY: by the DLPack protocol `shape` points at `ndim` integers that stay put
+        // until the deleter runs, after `self` (to which the slice's borrow is tied).
+        Ok(unsafe { std::slice::from_raw_parts(p, ndim) })
+    }
+
+    /// The `ndim` strides in elements, or `None` when the producer gives none (row-major;
+    /// the legacy ABI's convention, which this consumer accepts from every version).
+    fn strides(&self, ndim: usize) -> Option<&[i64]> {
+        let p = self.tensor().strides;
+        if p.is_null() {
+            return None;
+        }
+        if ndim == 0 {
+            return Some(&[]);
+        }
+        // SAFETY: as in `shape`.
+        Some(unsafe { std::slice::from_raw_parts(p, ndim) })
+    }
+
     /// The versioned ABI's flags; the legacy ABI has none.
     fn flags(&self) -> DlpackFlags {
         match self {
@@ -450,12 +482,17 @@ impl Managed {
         }
     }
 
-    /// The deleter as a storage release function and its argument, without running it.
-    fn into_release(self) -> (unsafe fn(*mut ()), *mut ()) {
-        let release: (unsafe fn(*mut ()), *mut ()) = match self {
+    /// The function that runs this ABI's deleter, and its argument.
+    fn release(&self) -> (unsafe fn(*mut ()), *mut ()) {
+        match *self {
             Managed::Versioned(p) => (release_versioned, p.as_ptr().cast()),
             Managed::Legacy(p) => (release_legacy, p.as_ptr().cast()),
-        };
+        }
+    }
+
+    /// The deleter as a storage release function and its argument, without running it.
+    fn into_release(self) -> (unsafe fn(*mut ()), *mut ()) {
+        let release = self.release();
         std::mem::forget(self);
         release
     }
@@ -463,10 +500,7 @@ impl Managed {
 
 impl Drop for Managed {
     fn drop(&mut self) {
-        let (release, ctx) = match *self {
-            Managed::Versioned(p) => (release_versioned as unsafe fn(*mut ()), p.as_ptr().cast()),
-            Managed::Legacy(p) => (release_legacy as unsafe fn(*mut ()), p.as_ptr().cast()),
-        };
+        let (release, ctx) = self.release();
         // SAFETY: `self` owns the managed tensor and is dropped once (`into_release` forgets
         // it instead), so the deleter runs once.
         unsafe { release(ctx) }

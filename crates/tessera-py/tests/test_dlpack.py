@@ -355,3 +355,76 @@ def test_producer_protocols_and_keywords():
     a[1] = 9
     assert np.asarray(c)[1] == 1
     assert np.asarray(s)[1] == 9
+
+
+def hand_made(data, shape, strides, ndim=None, calls=None):
+    """A versioned capsule over the ctypes array `data` (float64) with `shape` and `strides`
+    (None: a null pointer); returns it with the objects it points into (keep them alive)."""
+    calls = [] if calls is None else calls
+    deleter = DELETER(lambda _: calls.append(1))
+    n = len(shape) if ndim is None else ndim
+    c_shape = (ctypes.c_int64 * max(len(shape), 1))(*shape) if shape is not None else None
+    c_strides = (ctypes.c_int64 * max(len(strides), 1))(*strides) if strides is not None else None
+    m = DLManagedTensorVersioned()
+    m.version = DLVersion(1, 0)
+    m.deleter = deleter
+    m.dl_tensor.data = ctypes.addressof(data)
+    m.dl_tensor.device = DLDevice(1, 0)
+    m.dl_tensor.ndim = n
+    m.dl_tensor.dtype = DLDataType(2, 64, 1)
+    if c_shape is not None:
+        m.dl_tensor.shape = c_shape
+    if c_strides is not None:
+        m.dl_tensor.strides = c_strides
+    name = ctypes.create_string_buffer(b"dltensor_versioned")
+    return new_capsule(ctypes.addressof(m), name), (deleter, c_shape, c_strides, m, name, calls)
+
+
+def test_hand_made_descriptors_null_strides_and_scalars():
+    """Null strides mean row-major for any rank; a 0-d tensor needs no shape pointer."""
+    data = (ctypes.c_double * 6)(*range(6))
+    capsule, keep = hand_made(data, [2, 3], None)
+    t = ts.from_dlpack(capsule)
+    np.testing.assert_array_equal(np.asarray(t), np.arange(6.0).reshape(2, 3))
+    data[4] = 40.0  # shared
+    assert np.asarray(t)[1, 1] == 40.0
+    del t, capsule
+    gc.collect()
+    assert keep[-1] == [1]
+    capsule, keep = hand_made(data, None, None, ndim=0)
+    t = ts.from_dlpack(capsule)
+    assert t.shape == () and float(t) == 0.0
+    del t, capsule
+    gc.collect()
+    assert keep[-1] == [1]
+
+
+@pytest.mark.parametrize(
+    "shape, strides",
+    [
+        ([2**62, 2**62, 2**62], [1, 1, 1]),  # the reach overflows
+        ([2**40, 2**40], None),  # row-major strides overflow
+        ([3, 2], [2**62, 1]),  # the reach overflows at once
+        ([-1, 2], [2, 1]),  # a negative dim
+    ],
+)
+def test_malformed_descriptors_are_refused_and_released(shape, strides):
+    data = (ctypes.c_double * 6)(*range(6))
+    capsule, keep = hand_made(data, shape, strides)
+    with pytest.raises(BufferError, match="DLPack"):
+        ts.from_dlpack(capsule)
+    assert keep[-1] == [1]
+
+
+def test_descriptor_limits():
+    data = (ctypes.c_double * 6)(*range(6))
+    # An empty dim makes zeros whatever the other dims and strides say.
+    capsule, keep = hand_made(data, [3, 0, 4], [2**62, 1, 2**62])
+    assert ts.from_dlpack(capsule).shape == (3, 0, 4)
+    assert keep[-1] == [1]
+    # Too many dims (NumPy's limit is 64 too), or a negative count.
+    for ndim in (65, -1):
+        capsule, keep = hand_made(data, [1] * 65, [1] * 65, ndim=ndim)
+        with pytest.raises(BufferError, match="ndim"):
+            ts.from_dlpack(capsule)
+        assert keep[-1] == [1]

@@ -1,19 +1,22 @@
 //! `argmax`/`argmin` of one contiguous lane of `f32`, `f64` or `i64` in AVX-512 registers,
 //! in one pass: each register lane keeps its best value and the index where it first saw it
-//! (a compare into a mask, two masked moves), two (f32) or four (f64, i64) registers in flight; at the end the
-//! best value is reduced across lanes and the smallest index among the lanes that hold it
-//! is the first occurrence. A NaN anywhere (tracked by a mask, never in the best values)
+//! (a compare into a mask, two masked moves), with two (f32) or four (f64, i64) registers in
+//! flight; at the end the registers are merged lane by lane, the best value is reduced
+//! across lanes, and the smallest index among the lanes that hold it is the first
+//! occurrence. A NaN anywhere (tracked by a mask, never in the best values)
 //! makes the answer the first NaN's index, found by a scalar scan (NumPy's rule, as the
 //! portable scan in `search.rs`, which every other dtype, CPU and short lane takes).
 //!
 //! The block scan it replaces folded each block to its extreme and then searched the block
 //! again for the position: two passes and a horizontal fold per block (docs/performance.md).
 
+#[cfg(target_arch = "x86_64")]
 use std::any::TypeId;
 
 use crate::dtype::Element;
 
 /// Lanes shorter than this keep the portable scan (its setup is smaller).
+#[cfg(any(target_arch = "x86_64", test))]
 const MIN_LEN: usize = 32;
 
 /// The index of the first maximum (`MAX`) or minimum of the non-empty lane `v`, the first
@@ -37,6 +40,8 @@ pub(crate) fn lane_avx512<T: Element, const MAX: bool>(v: &[T]) -> Option<i64> {
             return Some(unsafe { wide::i64s::<MAX>(std::slice::from_raw_parts(p.cast(), n)) });
         }
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = v;
     None
 }
 
@@ -44,11 +49,11 @@ pub(crate) fn lane_avx512<T: Element, const MAX: bool>(v: &[T]) -> Option<i64> {
 mod wide {
     use std::arch::x86_64::*;
 
-    /// The index of the first NaN of `v` (which holds one).
+    /// The index of the first NaN of `v` (which holds one: the loop's NaN mask saw it).
     fn first_nan<T: PartialEq + Copy>(v: &[T]) -> i64 {
         #[allow(clippy::eq_op)]
         let at = v.iter().position(|&x| x != x);
-        at.unwrap_or(0) as i64
+        at.expect("the NaN mask saw a NaN") as i64
     }
 
     /// One register of `f32`: best values and their first indices (`i32`, the caller
@@ -313,6 +318,28 @@ mod tests {
                 got(lane_avx512::<f32, false>(&f), reference::<f32, false>(&f));
                 got(lane_avx512::<i64, true>(&i), reference::<i64, true>(&i));
                 got(lane_avx512::<i64, false>(&i), reference::<i64, false>(&i));
+            }
+        }
+        // A unique extreme at every position p of lanes of several lengths (every block and
+        // tail position decides the answer), a later tie (which must not win), finite values.
+        for n in [32usize, 33, 47, 64, 100, 257] {
+            for p in 0..n {
+                for tie in [false, true] {
+                    let mut v: Vec<f64> = (0..n).map(|i| (i % 7) as f64).collect();
+                    v[p] = 100.0;
+                    if tie && p + 1 < n {
+                        v[n - 1] = 100.0;
+                    }
+                    let w: Vec<f64> = v.iter().map(|x| -x).collect();
+                    let f: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+                    let i: Vec<i64> = v.iter().map(|&x| x as i64).collect();
+                    // `None` where the CPU has no AVX-512 (the portable scan answers).
+                    let want = crate::kernels::simd::has_avx512().then_some(p as i64);
+                    assert_eq!(lane_avx512::<f64, true>(&v), want, "f64 max n {n} p {p}");
+                    assert_eq!(lane_avx512::<f64, false>(&w), want, "f64 min n {n} p {p}");
+                    assert_eq!(lane_avx512::<f32, true>(&f), want, "f32 n {n} p {p}");
+                    assert_eq!(lane_avx512::<i64, true>(&i), want, "i64 n {n} p {p}");
+                }
             }
         }
         // Other dtypes are not taken.

@@ -99,10 +99,13 @@ pub(crate) fn fill<T: Element>(
     Ok(out)
 }
 
+/// The cut-over of lane jobs of many operations an element (sorts, FFTs, set functions).
+pub(crate) const PAR_MIN_LANES: usize = 1 << 16;
+
 /// Whether a job over `n` elements of many operations each (a sort, an FFT) is worth
-/// rayon's pool: from 64 Ki elements.
+/// rayon's pool: from [`PAR_MIN_LANES`].
 pub(crate) fn parallel(n: usize) -> bool {
-    parallel_from(n, 1 << 16)
+    parallel_from(n, PAR_MIN_LANES)
 }
 
 /// Whether a job over `n` elements is worth rayon's pool, for a kernel whose cut-over is

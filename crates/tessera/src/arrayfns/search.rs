@@ -4,7 +4,8 @@
 //!
 //! Three loops, none of which copies a tensor that is contiguous in some order:
 //! - the axis is constant (stride 0) or of length 1: every index is 0;
-//! - lanes contiguous in memory (the axis innermost): each lane is scanned in blocks, a
+//! - lanes contiguous in memory (the axis innermost): `f32`, `f64` and `i64` lanes in one
+//!   AVX-512 pass where the CPU has it (`argext.rs`); the others scanned in blocks, a
 //!   block's extreme found in vector lanes and only a block that beats the best so far
 //!   searched for its position (float lanes in AVX-512 where the CPU has it);
 //! - the axis outer to contiguous rows (`t.argmax(axis=0)` of a C-contiguous matrix): the
@@ -112,9 +113,10 @@ fn arg_extreme_lane<T: Element, const MAX: bool>(v: &[T]) -> i64 {
     at as i64
 }
 
-/// [`arg_extreme_lane`] in the widest copy that pays: float lanes run 512 bits wide where
-/// the CPU has AVX-512 (their AVX2 code shuffles, 2-4x slower, measured); integer lanes
-/// were faster in AVX2.
+/// The lane search in the widest copy that pays: `f32`/`f64`/`i64` lanes take the one-pass
+/// AVX-512 kernel (`argext.rs`); other float lanes run [`arg_extreme_lane`] 512 bits wide
+/// where the CPU has AVX-512 (their AVX2 code shuffles, 2-4x slower, measured); other
+/// integer lanes were faster in AVX2.
 #[inline(always)]
 fn lane_widest<T: Element, const MAX: bool>(v: &[T]) -> i64 {
     /// The lane scan compiled with AVX-512 (the scan is inlined here whatever its size; a

@@ -12,7 +12,7 @@ use std::cmp::Ordering;
 
 use rayon::prelude::*;
 
-use super::lanes::{fill, parallel, parallel_from, read, Lanes};
+use super::lanes::{fill, parallel, parallel_from, read, Lanes, PAR_MIN_LANES};
 use super::radix;
 use crate::dtype::Element;
 use crate::error::Result;
@@ -84,7 +84,7 @@ fn argsort_lane<T: Element>(v: &[T], idx: &mut [i64], descending: bool, par: boo
 }
 
 /// Runs `f` on every lane pair (`src` lanes of `n` elements, `dst` lanes of `m`), on rayon's
-/// pool when there are many lanes and enough work (from 64 Ki elements: [`parallel`]); `f`
+/// pool when there are many lanes and enough work (from [`PAR_MIN_LANES`] elements); `f`
 /// is told whether to parallelise within the lane instead.
 pub(crate) fn for_lanes<A: Sync, B: Send>(
     src: &[A],
@@ -93,7 +93,7 @@ pub(crate) fn for_lanes<A: Sync, B: Send>(
     m: usize,
     f: impl Fn(&[A], &mut [B], bool) -> Result<()> + Sync,
 ) -> Result<()> {
-    for_lanes_from(1 << 16, src, n, dst, m, f)
+    for_lanes_from(PAR_MIN_LANES, src, n, dst, m, f)
 }
 
 /// [`for_lanes`] for a kernel whose cut-over is `min` elements ([`parallel_from`]).

@@ -16,6 +16,7 @@
 //! destination parts of the halves are disjoint, ordered intervals, so the destination slice is
 //! split with `split_at_mut` and no `unsafe` is needed.
 
+use super::elementwise::PAR_MIN;
 use super::plan::Plan;
 use super::stream::{should_stream, StreamCopy};
 use super::transpose::{is_transpose, transpose_slabs, TILE};
@@ -23,11 +24,6 @@ use crate::dtype::Element;
 use crate::error::Result;
 use crate::shape::contiguous_strides;
 
-/// Copies of at least this many elements run in parallel: the elementwise drivers'
-/// measured cut-over (docs/design.md P3; a copy costs what `a.T + a.T` costs there, and at
-/// 64 Ki elements a transposing copy took 31 us on one thread and 45 on two when the pool
-/// had gone to sleep between calls).
-const PAR_THRESHOLD: usize = super::elementwise::PAR_MIN;
 /// Parallel pieces are not split below this many elements.
 const GRAIN: usize = 1 << 15;
 
@@ -57,7 +53,10 @@ pub(crate) fn copy_strided<T: Element>(plan: &Plan<2>, dst: &mut [T], src: &[T])
     let item = std::mem::size_of::<T>();
     let stream = (plan.inner_stride(0), plan.inner_stride(1)) == (1, 1)
         && should_stream(plan.numel * item, plan.inner_len() * item);
-    if plan.numel >= super::parallel::cut_over(PAR_THRESHOLD) && super::parallel::enabled() {
+    // Copies go parallel from the elementwise drivers' measured cut-over (docs/design.md P3:
+    // a copy costs what `a.T + a.T` costs there; at 64 Ki elements a transposing copy took
+    // 31 us on one thread and 45 on two when the pool had gone to sleep between calls).
+    if plan.numel >= super::parallel::cut_over(PAR_MIN) && super::parallel::enabled() {
         copy_par(plan.clone(), dst, src, stream);
     } else {
         copy_seq(plan, dst, src, stream);

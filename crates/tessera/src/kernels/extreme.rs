@@ -24,7 +24,12 @@ pub trait Bounded: Element {
     where
         Self: Arith,
     {
-        laned_extreme::<Self, MAX>(xs)
+        lanes(
+            xs,
+            extreme_id::<Self, MAX>(),
+            extreme::<Self, MAX>,
+            extreme::<Self, MAX>,
+        )
     }
     /// `acc[i]` = the NaN-propagating maximum (`MAX`) or minimum of `acc[i]` and `src[i]`;
     /// `f32` and `f64` use a plain comparison and a separate NaN flag, as `run_extreme`.
@@ -33,26 +38,9 @@ pub trait Bounded: Element {
     where
         Self: Arith,
     {
-        plain_row::<Self, MAX>(acc, src)
-    }
-}
-
-/// The default [`Bounded::run_extreme`]: [`LANES`] lanes of the NaN-propagating fold.
-#[inline(always)]
-fn laned_extreme<T: Arith + Bounded, const MAX: bool>(xs: &[T]) -> T {
-    lanes(
-        xs,
-        extreme_id::<T, MAX>(),
-        extreme::<T, MAX>,
-        extreme::<T, MAX>,
-    )
-}
-
-/// The default [`Bounded::row_extreme`].
-#[inline(always)]
-fn plain_row<T: Arith, const MAX: bool>(acc: &mut [T], src: &[T]) {
-    for (a, &x) in acc.iter_mut().zip(src) {
-        *a = extreme::<T, MAX>(*a, x);
+        for (a, &x) in acc.iter_mut().zip(src) {
+            *a = extreme::<Self, MAX>(*a, x);
+        }
     }
 }
 
@@ -279,6 +267,32 @@ fn fold_extreme<T: Arith + Bounded, const MAX: bool>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_runs_find_a_finite_extreme_anywhere() {
+        // Finite values, so that the extreme is not an infinity met early: one larger (or
+        // smaller) value or one NaN at every position of runs that take the AVX-512 copy.
+        for n in [256usize, 257, 300, 1000] {
+            for p in 0..n {
+                let mut xs: Vec<f64> = (0..n).map(|i| (i % 7) as f64).collect();
+                xs[p] = 50.0;
+                assert_eq!(f64::run_extreme::<true>(&xs), 50.0, "n {n} p {p}");
+                xs[p] = -50.0;
+                assert_eq!(f64::run_extreme::<false>(&xs), -50.0, "n {n} p {p}");
+                let f: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
+                assert_eq!(f32::run_extreme::<false>(&f), -50.0, "n {n} p {p}");
+                xs[p] = f64::NAN;
+                assert!(f64::run_extreme::<true>(&xs).is_nan(), "n {n} p {p}");
+                let mut acc = vec![1.0f64; n];
+                f64::row_extreme::<true>(&mut acc, &xs);
+                assert!(acc[p].is_nan() && acc.iter().filter(|a| a.is_nan()).count() == 1);
+                assert!(acc
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &a)| i == p || a == xs[i].max(1.0)));
+            }
+        }
+    }
 
     #[test]
     fn flagged_extremes_equal_the_nan_propagating_fold() {

@@ -64,7 +64,8 @@ impl Storage {
 
     /// [`Storage::from_external`] with the owner given as a function and its argument:
     /// `release(ctx)` runs exactly once, when the storage drops or is detached, or before an
-    /// error returns (misaligned memory). No allocation is made for the owner.
+    /// error returns (misaligned memory, or more bytes than `isize::MAX`). No allocation is
+    /// made for the owner.
     ///
     /// # Safety
     /// As for [`Storage::from_external`], with "until `owner` is dropped" read as "until
@@ -219,9 +220,13 @@ mod tests {
         drop(s);
         assert_eq!(drops.load(std::sync::atomic::Ordering::SeqCst), 3);
     }
+
     /// `from_external_release`'s release function: counts into the `AtomicUsize` at `ctx`.
-    fn count_release(ctx: *mut ()) {
-        // SAFETY: every caller passes a pointer to an `AtomicUsize` that outlives the storage.
+    ///
+    /// # Safety
+    /// `ctx` points at an `AtomicUsize` that outlives the call.
+    unsafe fn count_release(ctx: *mut ()) {
+        // SAFETY: the function's contract.
         unsafe { &*ctx.cast::<std::sync::atomic::AtomicUsize>() }
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }

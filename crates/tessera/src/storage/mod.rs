@@ -74,15 +74,17 @@ enum Origin {
     /// A large anonymous mapping (returned to the region cache or unmapped on drop).
     #[cfg(target_os = "linux")]
     Mapped(Region),
-    /// Memory owned by someone else ([`Storage::from_external`]): dropping the owner
-    /// releases it.
+    /// Memory owned by someone else ([`Storage::from_external`],
+    /// [`Storage::from_external_release`]): dropping the owner releases it.
     External(external::ExternalOwner),
     /// Moved out during drop.
     Taken,
 }
 
-// SAFETY: `AlignedBuf` uniquely owns its allocation (like `Box<[u8]>`); access is synchronised
-// by the `RwLock` around it.
+// SAFETY: `AlignedBuf` uniquely owns its allocation (like `Box<[u8]>`), or holds the owner of
+// external memory: a `Send + Sync` object, or a release function and context pointer that
+// `Storage::from_external_release`'s contract makes callable once from any thread; access
+// is synchronised by the `RwLock` around it.
 unsafe impl Send for AlignedBuf {}
 // SAFETY: as above; shared references only hand out shared slices.
 unsafe impl Sync for AlignedBuf {}
