@@ -232,11 +232,11 @@ fn bad_tensor(why: &str) -> PyErr {
 
 /// A tensor over the memory `m` describes (owning `m`, so the producer's deleter runs when
 /// the last view goes), or over a copy of it (`m` released at once).
-fn adopt(m: Managed, copy: Option<bool>) -> PyResult<Tensor> {
+fn adopt(m: ImportedDlpack, copy: Option<bool>) -> PyResult<Tensor> {
     let flags = m.flags();
     // A copy asked for and not made by the producer (a capsule given directly) is made here.
     let copy_here = copy == Some(true) && !flags.contains(DlpackFlags::IS_COPIED);
-    let dl = m.tensor();
+    let dl = descriptor(&m);
     if dl.device.device_type != DLDeviceType::CPU {
         return Err(PyBufferError::new_err(format!(
             "DLPack device type {} is not the CPU",
@@ -248,7 +248,7 @@ fn adopt(m: Managed, copy: Option<bool>) -> PyResult<Tensor> {
         .ok()
         .filter(|&n| n <= MAX_NDIM)
         .ok_or_else(|| bad_tensor(&format!("ndim {} outside 0..={MAX_NDIM}", dl.ndim)))?;
-    let (shape, given) = (m.shape(ndim)?, m.strides(ndim));
+    let (shape, given) = (dims_of(dl, ndim)?, strides_of(dl, ndim));
     // Dims first: an empty tensor is zeros whatever its strides say.
     let mut dims: SmallVec<[usize; 8]> = SmallVec::with_capacity(ndim);
     for &d in shape {
@@ -303,7 +303,7 @@ fn adopt(m: Managed, copy: Option<bool>) -> PyResult<Tensor> {
     let offset = lo.unsigned_abs();
     let aligned = base.is_multiple_of(tessera::with_dtype!(dtype, T => std::mem::align_of::<T>()));
     if dtype != DType::Bool && aligned && !flags.contains(DlpackFlags::READ_ONLY) && !copy_here {
-        let (release, ctx) = m.into_release();
+        let (release, ctx) = into_release(m);
         // SAFETY: the producer's descriptor makes the `len * item` bytes from `base` (the
         // lowest element the strides reach) writable memory of the producer until its
         // deleter runs, which `release(ctx)` does (once, from any thread: DLPack deleters
@@ -423,161 +423,92 @@ fn call_dlpack<'py>(
     }
 }
 
-/// A managed tensor this consumer owns, in either DLPack ABI: taken from a capsule that was
-/// renamed "used_..." (so the capsule's destructor leaves it alone). Dropping it runs the
-/// producer's deleter, once; [`Managed::into_release`] hands that duty to a storage.
-enum Managed {
-    Versioned(NonNull<DLManagedTensorVersioned>),
-    Legacy(NonNull<DLManagedTensor>),
-}
-
-impl Managed {
-    /// The tensor descriptor.
-    fn tensor(&self) -> &DLTensor {
-        // SAFETY: a `Managed` points at an initialised managed tensor that its producer keeps
-        // unchanged until the deleter runs, which is after `self` (and this borrow) ends.
-        unsafe {
-            match self {
-                Managed::Versioned(p) => &p.as_ref().dl_tensor,
-                Managed::Legacy(p) => &p.as_ref().dl_tensor,
-            }
+/// The descriptor of an imported managed tensor (either ABI).
+fn descriptor(m: &ImportedDlpack) -> &DLTensor {
+    // SAFETY: an imported managed tensor is initialised, and its producer keeps it unchanged
+    // until the deleter runs, which is after `m` (and this borrow) ends.
+    unsafe {
+        match m {
+            ImportedDlpack::Versioned(t) => t.tensor(),
+            ImportedDlpack::Legacy(t) => t.tensor(),
         }
-    }
-
-    /// The `ndim` dims (none when `ndim == 0`, whatever the pointer); a null shape with
-    /// `ndim > 0` is an error.
-    fn shape(&self, ndim: usize) -> PyResult<&[i64]> {
-        let p = self.tensor().shape;
-        if ndim == 0 {
-            return Ok(&[]);
-        }
-        if p.is_null() {
-            return Err(bad_tensor("null shape"));
-        }
-        // SAFETY: by the DLPack protocol `shape` points at `ndim` integers that stay put
-        // until the deleter runs, after `self` (to which the slice's borrow is tied).
-        Ok(unsafe { std::slice::from_raw_parts(p, ndim) })
-    }
-
-    /// The `ndim` strides in elements, or `None` when the producer gives none (row-major;
-    /// the legacy ABI's convention, which this consumer accepts from every version).
-    fn strides(&self, ndim: usize) -> Option<&[i64]> {
-        let p = self.tensor().strides;
-        if p.is_null() {
-            return None;
-        }
-        if ndim == 0 {
-            return Some(&[]);
-        }
-        // SAFETY: as in `shape`.
-        Some(unsafe { std::slice::from_raw_parts(p, ndim) })
-    }
-
-    /// The versioned ABI's flags; the legacy ABI has none.
-    fn flags(&self) -> DlpackFlags {
-        match self {
-            // SAFETY: as in `tensor`.
-            Managed::Versioned(p) => unsafe { p.as_ref().flags },
-            Managed::Legacy(_) => DlpackFlags::empty(),
-        }
-    }
-
-    /// The function that runs this ABI's deleter, and its argument.
-    fn release(&self) -> (unsafe fn(*mut ()), *mut ()) {
-        match *self {
-            Managed::Versioned(p) => (release_versioned, p.as_ptr().cast()),
-            Managed::Legacy(p) => (release_legacy, p.as_ptr().cast()),
-        }
-    }
-
-    /// The deleter as a storage release function and its argument, without running it.
-    fn into_release(self) -> (unsafe fn(*mut ()), *mut ()) {
-        let release = self.release();
-        std::mem::forget(self);
-        release
     }
 }
 
-impl Drop for Managed {
-    fn drop(&mut self) {
-        let (release, ctx) = self.release();
-        // SAFETY: `self` owns the managed tensor and is dropped once (`into_release` forgets
-        // it instead), so the deleter runs once.
-        unsafe { release(ctx) }
+/// The `ndim` dims of `dl` (none when `ndim == 0`, whatever the pointer); a null shape with
+/// `ndim > 0` is an error.
+fn dims_of(dl: &DLTensor, ndim: usize) -> PyResult<&[i64]> {
+    if ndim == 0 {
+        return Ok(&[]);
+    }
+    if dl.shape.is_null() {
+        return Err(bad_tensor("null shape"));
+    }
+    // SAFETY: by the DLPack protocol `shape` points at `ndim` integers that stay put until
+    // the deleter runs, after the descriptor's borrow (to which this one is tied) ends.
+    Ok(unsafe { std::slice::from_raw_parts(dl.shape, ndim) })
+}
+
+/// The `ndim` strides of `dl` in elements, or `None` when the producer gives none
+/// (row-major: the legacy ABI's convention, which this consumer accepts from every version).
+fn strides_of(dl: &DLTensor, ndim: usize) -> Option<&[i64]> {
+    if dl.strides.is_null() {
+        return None;
+    }
+    if ndim == 0 {
+        return Some(&[]);
+    }
+    // SAFETY: as in `dims_of`.
+    Some(unsafe { std::slice::from_raw_parts(dl.strides, ndim) })
+}
+
+/// The imported tensor's deleter as a storage release function and its argument, without
+/// running it: the storage then owns the managed tensor.
+fn into_release(m: ImportedDlpack) -> (unsafe fn(*mut ()), *mut ()) {
+    match m {
+        ImportedDlpack::Versioned(t) => (release::<DLManagedTensorVersioned>, t.into_raw().cast()),
+        ImportedDlpack::Legacy(t) => (release::<DLManagedTensor>, t.into_raw().cast()),
     }
 }
 
-/// Runs the deleter of the `DLManagedTensorVersioned` at `ctx` (if it has one).
+/// Runs the deleter of the managed tensor `M` at `ctx` (dlpark's `drop_raw`, what dropping
+/// its `Managed` handle does).
 ///
 /// # Safety
 /// `ctx` points at a managed tensor the caller owns, released once (here).
-unsafe fn release_versioned(ctx: *mut ()) {
-    let m = ctx.cast::<DLManagedTensorVersioned>();
+unsafe fn release<M: ManagedTensorBase>(ctx: *mut ()) {
     // SAFETY: the caller's contract; a DLPack deleter may run on any thread.
-    unsafe {
-        if let Some(deleter) = (*m).deleter {
-            deleter(m);
-        }
-    }
-}
-
-/// [`release_versioned`] for a legacy `DLManagedTensor`.
-///
-/// # Safety
-/// As for [`release_versioned`].
-unsafe fn release_legacy(ctx: *mut ()) {
-    let m = ctx.cast::<DLManagedTensor>();
-    // SAFETY: as in `release_versioned`.
-    unsafe {
-        if let Some(deleter) = (*m).deleter {
-            deleter(m);
-        }
-    }
+    unsafe { M::drop_raw(ctx.cast()) }
 }
 
 /// The managed tensor of a DLPack capsule, which this consumer now owns. A versioned capsule,
-/// what every current producer gives, is read directly (its major version checked: another
-/// one is released and refused): dlpark's general import, which first works out which
-/// protocol an object speaks and validates through its own types, cost a third of a NumPy
-/// array's import. Legacy capsules and anything else go through dlpark's import, which also
+/// what every current producer gives, is taken directly (dlpark's `Managed::from_raw` checks
+/// its major version, and releases and refuses another one): dlpark's general import, which
+/// first works out which protocol an object speaks, cost a fifth of a NumPy array's import,
+/// and its descriptor validation (not used: `adopt` reads the descriptor) another tenth. Legacy capsules and anything else go through dlpark's import, which also
 /// says what is wrong with a capsule that is not a DLPack one or was consumed already.
-fn consume_capsule(capsule: &Bound<'_, PyAny>) -> PyResult<Managed> {
+fn consume_capsule(capsule: &Bound<'_, PyAny>) -> PyResult<ImportedDlpack> {
     const NAME: &CStr = c"dltensor_versioned";
     const USED: &CStr = c"used_dltensor_versioned";
     let p = capsule.as_ptr();
     // SAFETY: `p` is a live object; `PyCapsule_IsValid` takes any object and sets no error.
-    if unsafe { ffi::PyCapsule_IsValid(p, NAME.as_ptr()) } == 1 {
-        // SAFETY: a valid capsule of that name (checked just above) holds a non-null pointer,
-        // so `GetPointer` cannot fail; `SetName` stores a pointer to a static name (it
-        // allocates nothing) and fails only for an invalid capsule, which this is not.
-        let raw = unsafe { ffi::PyCapsule_GetPointer(p, NAME.as_ptr()) };
-        if unsafe { ffi::PyCapsule_SetName(p, USED.as_ptr()) } != 0 {
-            return Err(PyErr::fetch(capsule.py()));
-        }
-        let raw = NonNull::new(raw.cast::<DLManagedTensorVersioned>())
-            .ok_or_else(|| bad_tensor("null managed tensor"))?;
-        // By the DLPack protocol a capsule named "dltensor_versioned" holds an initialised
-        // `DLManagedTensorVersioned`, and the consumer that renames the capsule (just done)
-        // owns it and calls the deleter once (`Managed`'s drop, also on the error below).
-        let m = Managed::Versioned(raw);
-        // SAFETY: as in `Managed::tensor`; the version is the struct's first field, which
-        // every major version keeps (with the deleter) where this one has it.
-        let version = unsafe { raw.as_ref().version };
-        if version.major != DLPACK_MAJOR_VERSION {
-            return Err(bad_tensor(&format!(
-                "DLPack version {}.{} is not compatible with this consumer's {}.{}",
-                version.major, version.minor, DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION
-            )));
-        }
-        return Ok(m);
+    if unsafe { ffi::PyCapsule_IsValid(p, NAME.as_ptr()) } != 1 {
+        return import_dlpack(capsule.as_borrowed(), None, None);
     }
-    let lost = || bad_tensor("null managed tensor");
-    Ok(match import_dlpack(capsule.as_borrowed(), None, None)? {
-        ImportedDlpack::Versioned(m) => {
-            Managed::Versioned(NonNull::new(m.into_raw()).ok_or_else(lost)?)
-        }
-        ImportedDlpack::Legacy(m) => Managed::Legacy(NonNull::new(m.into_raw()).ok_or_else(lost)?),
-    })
+    // SAFETY: a valid capsule of that name (checked just above) holds a non-null pointer, so
+    // `GetPointer` cannot fail; `SetName` stores a pointer to a static name (it allocates
+    // nothing) and fails only for an invalid capsule, which this is not.
+    let raw = unsafe { ffi::PyCapsule_GetPointer(p, NAME.as_ptr()) };
+    if unsafe { ffi::PyCapsule_SetName(p, USED.as_ptr()) } != 0 {
+        return Err(PyErr::fetch(capsule.py()));
+    }
+    // SAFETY: by the DLPack protocol a capsule named "dltensor_versioned" holds an initialised
+    // `DLManagedTensorVersioned` whose shape and strides stay put until its deleter runs, and
+    // the consumer that renames the capsule (just done) owns it and calls the deleter once.
+    // `from_raw` checks the version (an incompatible major version is released there).
+    let managed = unsafe { DlparkManaged::<DLManagedTensorVersioned>::from_raw(raw.cast()) }
+        .map_err(|e| bad_tensor(&e.to_string()))?;
+    Ok(ImportedDlpack::Versioned(managed))
 }
 
 /// Adds `from_dlpack` to the native module.

@@ -56,134 +56,52 @@ mod wide {
         at.expect("the NaN mask saw a NaN") as i64
     }
 
-    /// One register of `f32`: best values and their first indices (`i32`, the caller
-    /// checked that every index fits).
-    struct F32Acc {
-        best: __m512,
-        at: __m512i,
-    }
-
-    /// [`super::lane_avx512`] for `f32` (`v.len() <= i32::MAX`).
-    ///
-    /// # Safety
-    /// The CPU must have AVX-512 F, VL, DQ and BW.
-    #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
-    pub(super) fn f32s<const MAX: bool>(v: &[f32]) -> i64 {
-        const L: usize = 16;
-        let id = if MAX {
-            f32::NEG_INFINITY
-        } else {
-            f32::INFINITY
-        };
-        let beyond = |x: __m512, b: __m512| {
-            if MAX {
-                _mm512_cmp_ps_mask::<_CMP_GT_OQ>(x, b)
-            } else {
-                _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, b)
-            }
-        };
-        let mut acc = [0, 1].map(|_| F32Acc {
-            best: _mm512_set1_ps(id),
-            at: _mm512_setzero_si512(),
-        });
-        let mut idx = [0, L as i32].map(|o| {
-            _mm512_add_epi32(
-                _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                _mm512_set1_epi32(o),
-            )
-        });
-        let step = _mm512_set1_epi32(2 * L as i32);
-        let mut nan: __mmask16 = 0;
-        let mut pairs = v.chunks_exact(2 * L);
-        for pair in &mut pairs {
-            for k in 0..2 {
-                // SAFETY: `pair` holds `2 * L` elements, so `L` from `k * L` are in bounds.
-                let x = unsafe { _mm512_loadu_ps(pair.as_ptr().add(k * L)) };
-                let m = beyond(x, acc[k].best);
-                nan |= _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
-                acc[k].best = _mm512_mask_mov_ps(acc[k].best, m, x);
-                acc[k].at = _mm512_mask_mov_epi32(acc[k].at, m, idx[k]);
-                idx[k] = _mm512_add_epi32(idx[k], step);
-            }
-        }
-        // The rest (under `2 * L`), in at most two masked loads; lanes past the end read the
-        // identity, which never replaces a best.
-        let rest = pairs.remainder();
-        for (k, part) in rest.chunks(L).enumerate() {
-            let live: __mmask16 = ((1u32 << part.len()) - 1) as u16;
-            // SAFETY: the mask covers exactly `part.len()` elements, all in bounds.
-            let x = unsafe { _mm512_mask_loadu_ps(_mm512_set1_ps(id), live, part.as_ptr()) };
-            let m = beyond(x, acc[k].best);
-            nan |= _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
-            acc[k].best = _mm512_mask_mov_ps(acc[k].best, m, x);
-            acc[k].at = _mm512_mask_mov_epi32(acc[k].at, m, idx[k]);
-        }
-        if nan != 0 {
-            return first_nan(v);
-        }
-        // The second register into the first, lane by lane (beyond, or equal at a smaller
-        // index), then one horizontal step.
-        let [a, b] = acc;
-        let take = beyond(b.best, a.best)
-            | (_mm512_cmp_ps_mask::<_CMP_EQ_OQ>(b.best, a.best)
-                & _mm512_cmplt_epi32_mask(b.at, a.at));
-        let best = _mm512_mask_mov_ps(a.best, take, b.best);
-        let at = _mm512_mask_mov_epi32(a.at, take, b.at);
-        let m = if MAX {
-            _mm512_reduce_max_ps(best)
-        } else {
-            _mm512_reduce_min_ps(best)
-        };
-        let eq = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(best, _mm512_set1_ps(m));
-        i64::from(_mm512_mask_reduce_min_epi32(eq, at))
-    }
-
-    /// The `f64` and `i64` loops: 8 lanes a register, `i64` indices.
-    macro_rules! wide64 {
-        ($name:ident, $t:ty, $reg:ty, $load:ident, $mload:ident, $set1:ident, $mov:ident,
-         $gt:expr, $lt:expr, $unord:expr, $eq:expr, $rmax:ident, $rmin:ident, $lo:expr, $hi:expr) => {
-            /// [`super::lane_avx512`] for this type.
+    /// One kernel per type: `L` lanes a register of values `$t` with indices `$it` (the
+    /// index vector ops after `;`), `ACC` registers in flight (a compare and a masked move a
+    /// step are a chain of about 4 cycles per register).
+    macro_rules! lane_kernel {
+        ($name:ident, $t:ty, $reg:ty, $mask:ty, $l:expr, $acc:expr, $load:ident, $mload:ident,
+         $set1:ident, $mov:ident, $gt:expr, $lt:expr, $unord:expr, $eq:expr, $rmax:ident,
+         $rmin:ident, $lo:expr, $hi:expr;
+         $it:ty, $iota:expr, $iset1:ident, $iadd:ident, $imov:ident, $ilt:ident, $irmin:ident) => {
+            /// [`super::lane_avx512`] for this type (for 32-bit indices, `v.len()` fits).
             ///
             /// # Safety
             /// The CPU must have AVX-512 F, VL, DQ and BW.
             #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
             pub(super) fn $name<const MAX: bool>(v: &[$t]) -> i64 {
-                const L: usize = 8;
-                // Four registers in flight: a compare and a masked move a step is a chain
-                // of about 4 cycles per register.
-                const ACC: usize = 4;
+                const L: usize = $l;
+                const ACC: usize = $acc;
                 let id: $t = if MAX { $lo } else { $hi };
                 let beyond = |x: $reg, b: $reg| if MAX { $gt(x, b) } else { $lt(x, b) };
                 let mut best = [$set1(id); ACC];
                 let mut at = [_mm512_setzero_si512(); ACC];
-                let mut idx = [0i64, 1, 2, 3].map(|o| {
-                    _mm512_add_epi64(
-                        _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7),
-                        _mm512_set1_epi64(o * L as i64),
-                    )
-                });
-                let step = _mm512_set1_epi64((ACC * L) as i64);
-                let mut nan: __mmask8 = 0;
-                let mut pairs = v.chunks_exact(ACC * L);
-                for pair in &mut pairs {
+                let mut idx: [__m512i; ACC] =
+                    std::array::from_fn(|k| $iadd($iota, $iset1((k * L) as $it)));
+                let step = $iset1((ACC * L) as $it);
+                let mut nan: $mask = 0;
+                let mut blocks = v.chunks_exact(ACC * L);
+                for block in &mut blocks {
                     for k in 0..ACC {
-                        // SAFETY: `pair` holds `ACC * L` elements.
-                        let x = unsafe { $load(pair.as_ptr().add(k * L).cast()) };
+                        // SAFETY: `block` holds `ACC * L` elements.
+                        let x = unsafe { $load(block.as_ptr().add(k * L).cast()) };
                         let m = beyond(x, best[k]);
                         nan |= $unord(x);
                         best[k] = $mov(best[k], m, x);
-                        at[k] = _mm512_mask_mov_epi64(at[k], m, idx[k]);
-                        idx[k] = _mm512_add_epi64(idx[k], step);
+                        at[k] = $imov(at[k], m, idx[k]);
+                        idx[k] = $iadd(idx[k], step);
                     }
                 }
-                for (k, part) in pairs.remainder().chunks(L).enumerate() {
-                    let live: __mmask8 = ((1u32 << part.len()) - 1) as u8;
+                // The rest (under `ACC * L`), in masked loads; lanes past the end read the
+                // identity, which never replaces a best.
+                for (k, part) in blocks.remainder().chunks(L).enumerate() {
+                    let live = ((1u32 << part.len()) - 1) as $mask;
                     // SAFETY: the mask covers exactly `part.len()` elements, all in bounds.
                     let x = unsafe { $mload($set1(id), live, part.as_ptr().cast()) };
                     let m = beyond(x, best[k]);
                     nan |= $unord(x);
                     best[k] = $mov(best[k], m, x);
-                    at[k] = _mm512_mask_mov_epi64(at[k], m, idx[k]);
+                    at[k] = $imov(at[k], m, idx[k]);
                 }
                 if nan != 0 {
                     return first_nan(v);
@@ -191,51 +109,42 @@ mod wide {
                 // Registers 1.. into register 0, lane by lane (beyond, or equal at a smaller
                 // index), then one horizontal step.
                 for k in 1..ACC {
-                    let take = beyond(best[k], best[0])
-                        | ($eq(best[k], best[0]) & _mm512_cmplt_epi64_mask(at[k], at[0]));
+                    let take =
+                        beyond(best[k], best[0]) | ($eq(best[k], best[0]) & $ilt(at[k], at[0]));
                     best[0] = $mov(best[0], take, best[k]);
-                    at[0] = _mm512_mask_mov_epi64(at[0], take, at[k]);
+                    at[0] = $imov(at[0], take, at[k]);
                 }
                 let m = if MAX { $rmax(best[0]) } else { $rmin(best[0]) };
-                _mm512_mask_reduce_min_epi64($eq(best[0], $set1(m)), at[0])
+                i64::from($irmin($eq(best[0], $set1(m)), at[0]))
             }
         };
     }
 
-    wide64!(
-        f64s,
-        f64,
-        __m512d,
-        _mm512_loadu_pd,
-        _mm512_mask_loadu_pd,
-        _mm512_set1_pd,
-        _mm512_mask_mov_pd,
+    lane_kernel!(f32s, f32, __m512, __mmask16, 16, 2, _mm512_loadu_ps, _mm512_mask_loadu_ps,
+        _mm512_set1_ps, _mm512_mask_mov_ps,
+        |x, b| _mm512_cmp_ps_mask::<_CMP_GT_OQ>(x, b),
+        |x, b| _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, b),
+        |x| _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x),
+        |x, b| _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(x, b),
+        _mm512_reduce_max_ps, _mm512_reduce_min_ps, f32::NEG_INFINITY, f32::INFINITY;
+        i32, _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+        _mm512_set1_epi32, _mm512_add_epi32, _mm512_mask_mov_epi32, _mm512_cmplt_epi32_mask,
+        _mm512_mask_reduce_min_epi32);
+    lane_kernel!(f64s, f64, __m512d, __mmask8, 8, 4, _mm512_loadu_pd, _mm512_mask_loadu_pd,
+        _mm512_set1_pd, _mm512_mask_mov_pd,
         |x, b| _mm512_cmp_pd_mask::<_CMP_GT_OQ>(x, b),
         |x, b| _mm512_cmp_pd_mask::<_CMP_LT_OQ>(x, b),
         |x| _mm512_cmp_pd_mask::<_CMP_UNORD_Q>(x, x),
         |x, b| _mm512_cmp_pd_mask::<_CMP_EQ_OQ>(x, b),
-        _mm512_reduce_max_pd,
-        _mm512_reduce_min_pd,
-        f64::NEG_INFINITY,
-        f64::INFINITY
-    );
-    wide64!(
-        i64s,
-        i64,
-        __m512i,
-        _mm512_loadu_si512,
-        _mm512_mask_loadu_epi64,
-        _mm512_set1_epi64,
-        _mm512_mask_mov_epi64,
-        _mm512_cmpgt_epi64_mask,
-        _mm512_cmplt_epi64_mask,
-        |_x| 0u8,
-        _mm512_cmpeq_epi64_mask,
-        _mm512_reduce_max_epi64,
-        _mm512_reduce_min_epi64,
-        i64::MIN,
-        i64::MAX
-    );
+        _mm512_reduce_max_pd, _mm512_reduce_min_pd, f64::NEG_INFINITY, f64::INFINITY;
+        i64, _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), _mm512_set1_epi64, _mm512_add_epi64,
+        _mm512_mask_mov_epi64, _mm512_cmplt_epi64_mask, _mm512_mask_reduce_min_epi64);
+    lane_kernel!(i64s, i64, __m512i, __mmask8, 8, 4, _mm512_loadu_si512,
+        _mm512_mask_loadu_epi64, _mm512_set1_epi64, _mm512_mask_mov_epi64,
+        _mm512_cmpgt_epi64_mask, _mm512_cmplt_epi64_mask, |_x| 0u8, _mm512_cmpeq_epi64_mask,
+        _mm512_reduce_max_epi64, _mm512_reduce_min_epi64, i64::MIN, i64::MAX;
+        i64, _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), _mm512_set1_epi64, _mm512_add_epi64,
+        _mm512_mask_mov_epi64, _mm512_cmplt_epi64_mask, _mm512_mask_reduce_min_epi64);
 }
 
 #[cfg(test)]

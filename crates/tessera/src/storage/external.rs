@@ -106,10 +106,12 @@ impl Storage {
             version: AtomicU64::new(0),
         })
     }
-    /// Moves the elements of a storage made by [`Storage::from_external`] into memory the
-    /// storage owns, and drops the external owner (nothing happens for other storages): for
-    /// an owner whose memory is about to go away while tensors still use it. Takes the write
-    /// lock, so it waits for current readers and writers; afterwards [`Storage::as_ptr`]
+
+    /// Moves the elements of a storage made by [`Storage::from_external`] (or
+    /// [`Storage::from_external_release`]) into memory the storage owns, and releases the
+    /// external owner (nothing happens for other storages): for an owner whose memory is
+    /// about to go away while tensors still use it. Takes the write lock, so it waits for
+    /// current readers and writers; afterwards [`Storage::as_ptr`]
     /// returns the new address.
     pub fn detach_external(&self) -> Result<()> {
         let mut buf = self.buf.write();
