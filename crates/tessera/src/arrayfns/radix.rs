@@ -12,9 +12,12 @@
 //! Each key is computed once (the key function is chosen at run time, one indirect call per
 //! element); [`argsort`] says how the keys are sorted, and `sort` gathers by its order.
 
-use super::network::{self, NetKey, NET_MAX};
+use std::any::TypeId;
+
+use super::network::{self, NetKey, NetSort, NET_MAX};
 use crate::dtype::{DType, Element};
 use crate::error::Result;
+use crate::kernels::simd::with_simd;
 use crate::storage::{try_vec, try_with_capacity};
 
 /// Below this length a `(key, index)` comparison sort wins over radix passes.
@@ -207,15 +210,100 @@ pub(crate) fn sort_by_key<T: Element>(v: &mut [T], key: Key<T>, descending: bool
     Ok(())
 }
 
-/// Sorts a lane of at most [`NET_MAX`] elements by its bare keys in the sorting network
-/// (`u32` keys for the dtypes whose keys fit 32 bits: twice as many to a register) and turns
-/// the keys back into values. `false`, with `v` untouched, where the CPU has no network.
+/// Sorts a lane of at most [`NET_MAX`] elements in the sorting network: `f64` and `f32`
+/// lanes by their values ([`sort_floats_in_network`]), the others by their bare keys (`u32`
+/// keys for the dtypes whose keys fit 32 bits: twice as many to a register), turned back
+/// into values. `false`, with `v` untouched, where the CPU has no network.
 fn sort_in_network<T: Element>(v: &mut [T], key: Key<T>, descending: bool) -> bool {
+    let (p, n) = (v.as_mut_ptr(), v.len());
+    let t = TypeId::of::<T>();
+    // SAFETY (both arms): `T` is the type named (same `TypeId`), so `v` is a slice of it,
+    // reborrowed for the call.
+    if t == TypeId::of::<f64>() {
+        return sort_floats_in_network(
+            unsafe { std::slice::from_raw_parts_mut(p.cast::<f64>(), n) },
+            descending,
+        );
+    }
+    if t == TypeId::of::<f32>() {
+        return sort_floats_in_network(
+            unsafe { std::slice::from_raw_parts_mut(p.cast::<f32>(), n) },
+            descending,
+        );
+    }
     if key.bits() <= 32 {
         sort_keys_in_network::<T, u32>(v, key, descending)
     } else {
         sort_keys_in_network::<T, u64>(v, key, descending)
     }
+}
+
+/// The zeros and NaNs of a float lane, in order (none for an integer dtype, with no scan):
+/// the elements a sort by key or by value may reorder among themselves, which
+/// [`restore_ties`] puts back in input order. One branch-free pass finds whether there are
+/// any (none, in most lanes) before the filtering one.
+fn float_ties<T: Element>(v: &[T]) -> Vec<T> {
+    if !T::DTYPE.is_float() {
+        return Vec::new();
+    }
+    // Each closure in one place only (docs: `kernels/simd.rs`).
+    let any = with_simd(|| {
+        v.iter().fold(false, |any, x| {
+            any | (x.to_f64() == 0.0) | x.to_f64().is_nan()
+        })
+    });
+    if !any {
+        return Vec::new();
+    }
+    v.iter()
+        .copied()
+        .filter(|x| x.to_f64() == 0.0 || x.to_f64().is_nan())
+        .collect()
+}
+
+/// [`sort_in_network`] of a float lane by value: NaNs become the infinity that sorts where
+/// they go (last; first when descending), a descending sort sorts the negated values, and
+/// afterwards the NaN slots get NaNs back and [`restore_ties`] the input's zeros and NaNs
+/// (signs and payloads) in input order.
+fn sort_floats_in_network<F>(v: &mut [F], descending: bool) -> bool
+where
+    F: Element + NetSort + std::ops::Neg<Output = F>,
+{
+    if !network::takes(v.len()) {
+        return false;
+    }
+    let ties = float_ties(v);
+    let inf = F::from_f64(f64::INFINITY);
+    let fill = if descending { -inf } else { inf };
+    // The loops before and after the network in AVX2 copies (as built, they ran 128 bits
+    // wide).
+    let nans = with_simd(|| {
+        let mut nans = 0usize;
+        for x in v.iter_mut() {
+            #[allow(clippy::eq_op)]
+            let nan = *x != *x;
+            nans += nan as usize;
+            let y = if descending { -*x } else { *x };
+            *x = if nan { fill } else { y };
+        }
+        nans
+    });
+    let sorted = network::sort(v);
+    debug_assert!(sorted, "`takes` said the network takes this lane");
+    if descending {
+        with_simd(|| {
+            for x in v.iter_mut() {
+                *x = -*x;
+            }
+        });
+    }
+    let n = v.len();
+    let nan_slots = if descending { 0..nans } else { n - nans..n };
+    v[nan_slots].fill(F::from_f64(f64::NAN));
+    if !ties.is_empty() {
+        restore_ties(v, &ties);
+    }
+    true
 }
 
 /// [`sort_in_network`] with keys of type `K` (wide enough for every key of `T`). The only
@@ -231,13 +319,7 @@ fn sort_keys_in_network<T: Element, K: NetKey>(v: &mut [T], key: Key<T>, descend
     if !network::sort(keys) {
         return false;
     }
-    // The input's zeros and NaNs, in order (none for an integer dtype: no scan).
-    let restore: Vec<T> = if T::DTYPE.is_float() {
-        let tied = |x: &T| x.to_f64() == 0.0 || x.to_f64().is_nan();
-        v.iter().copied().filter(tied).collect()
-    } else {
-        Vec::new()
-    };
+    let restore = float_ties(v);
     for (o, &k) in v.iter_mut().zip(keys.iter()) {
         *o = key.value((k ^ flip).into());
     }
