@@ -5,7 +5,7 @@
 use std::sync::{Arc, Barrier};
 
 use proptest::prelude::*;
-use tessera::shape::{ShapeCache, DEFAULT_RETAIN_PER_STRIPE, NUM_STRIPES};
+use tessera::shape::{ShapeCache, DEFAULT_RETAIN_PER_STRIPE, NUM_STRIPES, PIN_MAX_RANK};
 use tessera::TesseraError;
 
 /// Naive reference for C1's derived facts: contiguity ignoring size-1 dims, empty = contiguous.
@@ -270,4 +270,121 @@ fn c1_tail_is_interned_once_in_the_same_cache_and_freed_with_its_parent() {
     drop(s);
     assert_eq!(cache.len(), 0, "the chain is freed with its head");
     assert_eq!(cache.node_count(), 0);
+}
+
+/// A geometry of rank 0..=10 (some above `PIN_MAX_RANK`), for the pinning tests.
+fn any_rank_geometry() -> impl Strategy<Value = (Vec<usize>, Vec<isize>)> {
+    (0usize..=10).prop_flat_map(|rank| {
+        (
+            prop::collection::vec(1usize..4, rank),
+            prop::collection::vec(-4isize..5, rank),
+        )
+    })
+}
+
+proptest! {
+    /// C1 pinning against a naive model: in creation order, the first `budget` distinct
+    /// geometries of rank at most `PIN_MAX_RANK` are pinned and every other one is counted;
+    /// a pinned handle equals (and hashes as) every other handle of its geometry; after every
+    /// handle drops, exactly the pinned ones stay live.
+    #[test]
+    fn c1_pinning_follows_the_budget_in_creation_order(
+        keys in prop::collection::vec(any_rank_geometry(), 1..40),
+        budget in 0usize..12,
+    ) {
+        use std::collections::hash_map::DefaultHasher;
+        use std::hash::{Hash, Hasher};
+        let hash = |s: &tessera::shape::Shape| {
+            let mut h = DefaultHasher::new();
+            s.hash(&mut h);
+            h.finish()
+        };
+        let cache = ShapeCache::with_pinning(0, budget);
+        let mut seen: Vec<&(Vec<usize>, Vec<isize>)> = Vec::new();
+        let mut pinned_model: Vec<&(Vec<usize>, Vec<isize>)> = Vec::new();
+        let mut held = Vec::new();
+        for key in &keys {
+            let (dims, strides) = key;
+            let s = cache.intern(dims, strides).unwrap();
+            if !seen.contains(&key) {
+                seen.push(key);
+                if dims.len() <= PIN_MAX_RANK && pinned_model.len() < budget {
+                    pinned_model.push(key);
+                }
+            }
+            prop_assert_eq!(s.is_pinned(), pinned_model.contains(&key), "{:?}", key);
+            // Found again (front cache) and through a clone: the same descriptor.
+            let again = cache.intern(dims, strides).unwrap();
+            prop_assert_eq!(&s, &again);
+            prop_assert_eq!(hash(&s), hash(&again));
+            prop_assert_eq!(again.is_pinned(), s.is_pinned());
+            prop_assert_eq!((s.dims(), s.strides()), (&dims[..], &strides[..]));
+            held.push(s);
+        }
+        prop_assert_eq!(cache.len(), seen.len());
+        prop_assert_eq!(cache.pinned(), pinned_model.len());
+        drop(held);
+        prop_assert_eq!(cache.len(), pinned_model.len(), "only the pinned ones stay");
+        for key in &pinned_model {
+            prop_assert!(cache.intern(&key.0, &key.1).unwrap().is_pinned());
+        }
+    }
+}
+
+/// C1 pinning under threads: eight threads interning overlapping geometries never pin more
+/// than the budget, every geometry has one descriptor, and only the pinned ones outlive
+/// their handles.
+#[test]
+fn c1_concurrent_pinning_stays_within_the_budget() {
+    const THREADS: usize = 8;
+    const BUDGET: usize = 40;
+    let cache = ShapeCache::with_pinning(0, BUDGET);
+    let start = Arc::new(Barrier::new(THREADS));
+    let seen: Vec<Vec<tessera::shape::Shape>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let (cache, start) = (cache.clone(), Arc::clone(&start));
+                scope.spawn(move || {
+                    start.wait();
+                    (0..200usize)
+                        .map(|r| {
+                            let k = (r * 7 + t * 13) % 100;
+                            cache.contiguous(&[k + 1, 2]).unwrap()
+                        })
+                        .collect()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(cache.pinned(), BUDGET);
+    for k in 0..100usize {
+        let all: Vec<_> = seen
+            .iter()
+            .flatten()
+            .filter(|s| s.dims()[0] == k + 1)
+            .collect();
+        assert!(
+            all.windows(2).all(|w| w[0] == w[1]),
+            "one descriptor for [{}, 2]",
+            k + 1
+        );
+    }
+    let pinned = seen.iter().flatten().filter(|s| s.is_pinned()).count();
+    assert!(pinned > 0);
+    drop(seen);
+    assert_eq!(cache.len(), BUDGET);
+}
+
+/// Tensors use the global cache, which pins: a view's shape carries no reference count.
+#[test]
+fn c1_the_global_cache_pins_its_first_descriptors() {
+    let global = ShapeCache::global();
+    let t = tessera::Tensor::zeros(&[3, 5, 7], tessera::DType::F32).unwrap();
+    assert_eq!(t.shape(), &[3, 5, 7]);
+    assert!(
+        global.pinned() > 0,
+        "the first descriptors a process makes are pinned"
+    );
+    assert!(global.pinned() <= tessera::shape::GLOBAL_PIN_BUDGET);
 }

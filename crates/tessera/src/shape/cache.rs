@@ -17,6 +17,13 @@
 //! `NUM_STRIPES * retain` descriptors outlive their handles, and only until newer shapes push
 //! them out or [`ShapeCache::release_retained`] is called. [`ShapeCache::with_retention`]`(0)`
 //! frees every descriptor exactly when its last handle drops.
+//!
+//! Pinning: the global cache keeps the first [`GLOBAL_PIN_BUDGET`] descriptors of rank at most
+//! [`PIN_MAX_RANK`] it creates for the rest of the process. Their handles are plain references
+//! (no reference count to raise or lower: a view made and dropped paid two atomic operations
+//! for its shape), and the front cache hands them out without upgrading a weak reference.
+//! Descriptors past the budget are counted and reclaimed as above. Other caches pin only when
+//! made with [`ShapeCache::with_pinning`].
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -24,7 +31,7 @@ use std::sync::{Arc, LazyLock, OnceLock, Weak};
 
 use parking_lot::Mutex;
 
-use super::geometry::{contiguous_strides, hash_key, Geometry};
+use super::geometry::{contiguous_strides, hash_key, Geometry, DIM_INLINE};
 use super::trie::Node;
 use super::Shape;
 use crate::error::Result;
@@ -39,6 +46,14 @@ pub const FRONT_SLOTS: usize = 256;
 
 /// Descriptors each stripe keeps alive after their last handle drops (see the module docs).
 pub const DEFAULT_RETAIN_PER_STRIPE: usize = 4;
+
+/// How many descriptors the global cache pins (see the module docs): at about 320 bytes each
+/// plus their trie nodes, at most about 1.5 MiB kept for the process's lifetime.
+pub const GLOBAL_PIN_BUDGET: usize = 2048;
+
+/// The highest rank a pinned descriptor has: those up to rank 6 keep their dims and strides
+/// inline; ranks 7 and 8 add 2 small heap blocks each. Higher ranks are rare and are counted.
+pub const PIN_MAX_RANK: usize = DIM_INLINE + 2;
 
 /// A live, interned descriptor: what a [`Shape`] handle points to.
 ///
@@ -55,6 +70,9 @@ pub(crate) struct Descriptor {
     tail: OnceLock<Shape>,
     /// The dense order of this geometry ([`Shape::dense_order`]), once asked for.
     pub(crate) dense: OnceLock<DenseOrder>,
+    /// Pinned by its cache when it was made: one strong reference to it was leaked then, so
+    /// it is never freed.
+    pinned: bool,
 }
 
 /// What [`Shape::dense_order`] found for a descriptor. `Same` is not a handle to the
@@ -69,6 +87,15 @@ pub(crate) enum DenseOrder {
 }
 
 impl Descriptor {
+    /// This descriptor as a plain `'static` reference when it is pinned.
+    pub(crate) fn pinned_ref(self: &Arc<Self>) -> Option<&'static Descriptor> {
+        // SAFETY: a pinned descriptor's strong count never reaches zero: `intern_slow` leaked
+        // one strong reference to it (`mem::forget` of a clone) before publishing it, and
+        // nothing ever gives that reference back, so the allocation lives until the process
+        // exits. Its contents are only read through `&` (every mutable field is a `OnceLock`).
+        self.pinned.then(|| unsafe { &*Arc::as_ptr(self) })
+    }
+
     /// This geometry without its first dim (rank >= 1), interned in the same cache (the
     /// global one if that cache is gone), computed once per descriptor.
     pub(crate) fn tail(&self) -> Result<&Shape> {
@@ -108,9 +135,27 @@ struct Stripe {
 struct CacheInner {
     stripes: [Mutex<Stripe>; NUM_STRIPES],
     live: AtomicUsize,
+    /// Descriptors this cache may still pin.
+    pin_left: AtomicUsize,
+    /// Descriptors this cache pinned.
+    pinned: AtomicUsize,
 }
 
 impl CacheInner {
+    /// Whether a new descriptor of `rank` gets pinned: it is small enough and the budget is
+    /// not spent (which this then spends one of).
+    fn take_pin(&self, rank: usize) -> bool {
+        let taken = rank <= PIN_MAX_RANK
+            && self
+                .pin_left
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+                .is_ok();
+        if taken {
+            self.pinned.fetch_add(1, Ordering::Relaxed);
+        }
+        taken
+    }
+
     fn stripe(&self, hash: u64) -> &Mutex<Stripe> {
         &self.stripes[(hash >> 48) as usize % NUM_STRIPES]
     }
@@ -152,16 +197,27 @@ impl Default for ShapeCache {
     }
 }
 
-static GLOBAL: LazyLock<ShapeCache> = LazyLock::new(ShapeCache::new);
+static GLOBAL: LazyLock<ShapeCache> =
+    LazyLock::new(|| ShapeCache::with_pinning(DEFAULT_RETAIN_PER_STRIPE, GLOBAL_PIN_BUDGET));
 
 struct FrontSlot {
     hash: u64,
-    shape: Option<Weak<Descriptor>>,
+    shape: Front,
+}
+
+/// What a front-cache slot holds.
+enum Front {
+    Empty,
+    /// A pinned descriptor: handed out as is.
+    Pinned(&'static Descriptor),
+    /// Any other: upgraded on a hit, which fails once the descriptor is gone.
+    Counted(Weak<Descriptor>),
 }
 
 thread_local! {
-    static FRONT: RefCell<[FrontSlot; FRONT_SLOTS]> =
-        const { RefCell::new([const { FrontSlot { hash: 0, shape: None } }; FRONT_SLOTS]) };
+    static FRONT: RefCell<[FrontSlot; FRONT_SLOTS]> = const {
+        RefCell::new([const { FrontSlot { hash: 0, shape: Front::Empty } }; FRONT_SLOTS])
+    };
 }
 
 /// Slice equality by an element loop: for the few elements of a shape this beats the `memcmp`
@@ -188,6 +244,32 @@ impl ShapeCache {
     /// [`ShapeCache::with_retention`], with [`crate::TesseraError::Allocation`] or
     /// [`crate::TesseraError::ShapeOverflow`] when `retain` slots per stripe cannot be had.
     pub fn try_with_retention(retain: usize) -> crate::Result<ShapeCache> {
+        ShapeCache::try_with_limits(retain, 0)
+    }
+
+    /// A new, empty cache that retains `retain` descriptors per stripe (as
+    /// [`ShapeCache::with_retention`]) and pins the first `pin_budget` descriptors of rank at
+    /// most [`PIN_MAX_RANK`] it makes: those are never freed, not even with the cache, and
+    /// their handles carry no reference count. The global cache pins [`GLOBAL_PIN_BUDGET`].
+    ///
+    /// ```
+    /// use tessera::shape::ShapeCache;
+    /// let cache = ShapeCache::with_pinning(0, 1);
+    /// let a = cache.contiguous(&[2, 3]).unwrap();
+    /// let b = cache.contiguous(&[4]).unwrap();
+    /// assert!(a.is_pinned() && !b.is_pinned()); // the budget of one went to the first
+    /// drop((a, b));
+    /// assert_eq!(cache.len(), 1); // the pinned one stays
+    /// assert!(cache.contiguous(&[2, 3]).unwrap().is_pinned());
+    /// ```
+    ///
+    /// # Panics
+    /// When the retention slots cannot be allocated (see [`ShapeCache::try_with_retention`]).
+    pub fn with_pinning(retain: usize, pin_budget: usize) -> ShapeCache {
+        ShapeCache::try_with_limits(retain, pin_budget).expect("ShapeCache retention slots")
+    }
+
+    fn try_with_limits(retain: usize, pin_budget: usize) -> crate::Result<ShapeCache> {
         let mut stripes = Vec::with_capacity(NUM_STRIPES);
         for _ in 0..NUM_STRIPES {
             stripes.push(Mutex::new(Stripe {
@@ -200,6 +282,8 @@ impl ShapeCache {
             inner: Arc::new(CacheInner {
                 stripes: stripes.try_into().unwrap_or_else(|_| unreachable!()),
                 live: AtomicUsize::new(0),
+                pin_left: AtomicUsize::new(pin_budget),
+                pinned: AtomicUsize::new(0),
             }),
         })
     }
@@ -212,6 +296,11 @@ impl ShapeCache {
     /// Number of live descriptors: those some handle refers to, plus the retained ones.
     pub fn len(&self) -> usize {
         self.inner.live.load(Ordering::Relaxed)
+    }
+
+    /// Number of descriptors this cache pinned (live for the rest of the process).
+    pub fn pinned(&self) -> usize {
+        self.inner.pinned.load(Ordering::Relaxed)
     }
 
     /// True when no descriptor is live.
@@ -314,13 +403,18 @@ impl ShapeCache {
                 if !replaces_dead {
                     self.inner.live.fetch_add(1, Ordering::Relaxed);
                 }
+                let pinned = self.inner.take_pin(geom.dims.len());
                 let fresh = Arc::new(Descriptor {
                     geom,
                     home: Arc::downgrade(&self.inner),
                     tail: OnceLock::new(),
                     dense: OnceLock::new(),
+                    pinned,
                 });
-                if !retained.is_empty() {
+                if pinned {
+                    // The strong reference that keeps it for ever (`Descriptor::pinned_ref`).
+                    std::mem::forget(Arc::clone(&fresh));
+                } else if !retained.is_empty() {
                     evicted = retained[*next].replace(Arc::clone(&fresh));
                     *next = (*next + 1) % retained.len();
                 }
@@ -330,7 +424,7 @@ impl ShapeCache {
         // Dropped outside the stripe lock: it may be the last reference (its Drop locks).
         drop(evicted);
         self.front_store(hash, &shape);
-        Ok(Shape(shape))
+        Ok(Shape::from_arc(shape))
     }
 
     #[inline]
@@ -342,27 +436,72 @@ impl ShapeCache {
                 if slot.hash != hash {
                     return None;
                 }
-                let live = slot.shape.as_ref()?.upgrade()?;
-                let same = std::ptr::eq(live.home.as_ptr(), Arc::as_ptr(&self.inner))
-                    && same_elements(&live.geom.dims, dims)
-                    && same_elements(&live.geom.strides, strides);
-                // Dropping `live` on a mismatch may free a descriptor, which locks a stripe but
-                // never touches this thread-local, so holding the borrow here is fine.
-                same.then_some(Shape(live))
+                let same = |d: &Descriptor| {
+                    std::ptr::eq(d.home.as_ptr(), Arc::as_ptr(&self.inner))
+                        && same_elements(&d.geom.dims, dims)
+                        && same_elements(&d.geom.strides, strides)
+                };
+                match &slot.shape {
+                    Front::Empty => None,
+                    Front::Pinned(d) => same(d).then_some(Shape(super::Handle::Pinned(d))),
+                    Front::Counted(weak) => {
+                        let live = weak.upgrade()?;
+                        // Dropping `live` on a mismatch may free a descriptor, which locks a
+                        // stripe but never touches this thread-local, so holding the borrow
+                        // here is fine.
+                        same(&live).then(|| Shape::from_arc(live))
+                    }
+                }
             })
             .ok()
             .flatten()
     }
 
     fn front_store(&self, hash: u64, shape: &Arc<Descriptor>) {
-        let weak = Arc::downgrade(shape);
+        let shape = match shape.pinned_ref() {
+            Some(d) => Front::Pinned(d),
+            None => Front::Counted(Arc::downgrade(shape)),
+        };
         let _ = FRONT.try_with(|front| {
             // Dropping the replaced weak reference frees at most an allocation whose value
             // is already dropped; it never runs a descriptor's Drop.
-            front.borrow_mut()[hash as usize % FRONT_SLOTS] = FrontSlot {
-                hash,
-                shape: Some(weak),
-            };
+            front.borrow_mut()[hash as usize % FRONT_SLOTS] = FrontSlot { hash, shape };
         });
+    }
+}
+
+#[cfg(test)]
+mod pinning_tests {
+    use super::*;
+
+    /// The one `unsafe` of pinning (`Descriptor::pinned_ref`) under Miri: pinned handles of
+    /// the global cache, found through the trie and through the front cache, cloned and
+    /// dropped, read the same live descriptor (the leaked reference keeps it; the trie's weak
+    /// references keep it reachable, so Miri sees no leak).
+    #[test]
+    fn pinned_handles_stay_valid_after_every_other_handle_drops() {
+        let cache = ShapeCache::global();
+        let a = cache.intern(&[3, 1, 4, 1, 5], &[20, 20, 5, 5, 1]).unwrap();
+        if !a.is_pinned() {
+            // The budget went to other tests of this process: nothing pinned to check.
+            assert_eq!(cache.pinned(), GLOBAL_PIN_BUDGET);
+            return;
+        }
+        let dims = a.dims().as_ptr();
+        let b = a.clone();
+        drop(a);
+        let tail = b.tail().unwrap().unwrap().clone();
+        drop(b);
+        cache.release_retained();
+        let again = cache.intern(&[3, 1, 4, 1, 5], &[20, 20, 5, 5, 1]).unwrap();
+        assert!(again.is_pinned());
+        assert_eq!(
+            again.dims().as_ptr(),
+            dims,
+            "the same descriptor, never freed"
+        );
+        assert_eq!(again.strides(), &[20, 20, 5, 5, 1]);
+        assert_eq!(tail.dims(), &[1, 4, 1, 5]);
+        assert_eq!(again.tail().unwrap().unwrap(), &tail);
     }
 }

@@ -1,8 +1,10 @@
 //! Shape descriptors: rank, dims, signed strides and derived facts, interned in a shared cache
 //! (seed 004, docs/design.md C1).
 //!
-//! A [`Shape`] is a reference-counted handle to an interned descriptor. Two handles for the
-//! same geometry point to the same descriptor, so equality and hashing are by identity.
+//! A [`Shape`] is a handle to an interned descriptor: reference counted, or a plain reference
+//! to a descriptor its cache pinned for the rest of the process (docs/design.md C1). Two
+//! handles for the same geometry point to the same descriptor, so equality and hashing are by
+//! identity.
 
 mod cache;
 mod geometry;
@@ -12,7 +14,10 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-pub use cache::{ShapeCache, DEFAULT_RETAIN_PER_STRIPE, FRONT_SLOTS, NUM_STRIPES};
+pub use cache::{
+    ShapeCache, DEFAULT_RETAIN_PER_STRIPE, FRONT_SLOTS, GLOBAL_PIN_BUDGET, NUM_STRIPES,
+    PIN_MAX_RANK,
+};
 pub(crate) use geometry::{
     checked_byte_size, checked_numel, contiguous_strides, hash_key, is_contiguous, DimVec,
     DIM_INLINE,
@@ -33,9 +38,42 @@ use cache::{DenseOrder, Descriptor};
 /// assert_eq!(s, Shape::new(&[2, 3, 4], &[12, 4, 1]).unwrap());
 /// ```
 #[derive(Clone)]
-pub struct Shape(Arc<Descriptor>);
+pub struct Shape(pub(crate) Handle);
+
+/// How a [`Shape`] holds its descriptor.
+#[derive(Clone)]
+pub(crate) enum Handle {
+    /// A descriptor its cache pinned: copying or dropping the handle touches no reference
+    /// count (a view made and dropped from Python paid four atomic operations before, two of
+    /// them for its shape).
+    Pinned(&'static Descriptor),
+    /// Any other descriptor, freed with its last handle.
+    Counted(Arc<Descriptor>),
+}
 
 impl Shape {
+    /// The handle for a descriptor the cache found or made.
+    pub(crate) fn from_arc(d: Arc<Descriptor>) -> Shape {
+        match d.pinned_ref() {
+            Some(pinned) => Shape(Handle::Pinned(pinned)),
+            None => Shape(Handle::Counted(d)),
+        }
+    }
+
+    /// The descriptor.
+    #[inline(always)]
+    fn d(&self) -> &Descriptor {
+        match &self.0 {
+            Handle::Pinned(d) => d,
+            Handle::Counted(d) => d,
+        }
+    }
+
+    /// Whether this handle holds a pinned descriptor (no reference count).
+    pub fn is_pinned(&self) -> bool {
+        matches!(self.0, Handle::Pinned(_))
+    }
+
     /// The descriptor for `dims` with `strides` (in elements) from the global cache.
     #[inline]
     pub fn new(dims: &[usize], strides: &[isize]) -> Result<Shape> {
@@ -68,7 +106,7 @@ impl Shape {
         if self.rank() == 0 {
             return Ok(None);
         }
-        self.0.tail().map(Some)
+        self.d().tail().map(Some)
     }
 
     /// The descriptor a fresh output takes to follow this geometry's memory order (P6): when
@@ -76,11 +114,11 @@ impl Shape {
     /// same strides with size-1 dims given their row-major ones; `None` otherwise (row-major
     /// already, strided, broadcast, flipped or empty). Computed once per descriptor.
     pub(crate) fn dense_order(&self) -> Result<Option<Shape>> {
-        let memo = match self.0.dense.get() {
+        let memo = match self.d().dense.get() {
             Some(m) => m,
             None => {
                 let m = self.find_dense_order()?;
-                self.0.dense.get_or_init(|| m)
+                self.d().dense.get_or_init(|| m)
             }
         };
         Ok(match memo {
@@ -106,7 +144,7 @@ impl Shape {
             return Ok(DenseOrder::Same);
         }
         Ok(DenseOrder::Other(
-            self.0.intern_beside(self.dims(), &strides)?,
+            self.d().intern_beside(self.dims(), &strides)?,
         ))
     }
 
@@ -138,38 +176,38 @@ impl Shape {
 
     /// Number of dimensions.
     pub fn rank(&self) -> usize {
-        self.0.geom.dims.len()
+        self.d().geom.dims.len()
     }
 
     /// Size of each dimension.
     pub fn dims(&self) -> &[usize] {
-        &self.0.geom.dims
+        &self.d().geom.dims
     }
 
     /// Stride of each dimension, in elements (may be negative or zero).
     pub fn strides(&self) -> &[isize] {
-        &self.0.geom.strides
+        &self.d().geom.strides
     }
 
     /// Number of elements (product of dims; 1 for rank 0).
     pub fn numel(&self) -> usize {
-        self.0.geom.numel
+        self.d().geom.numel
     }
 
     /// Row-major contiguous, ignoring size-1 dims; empty shapes are contiguous (V6).
     pub fn is_c_contiguous(&self) -> bool {
-        self.0.geom.c_contiguous
+        self.d().geom.c_contiguous
     }
 
     /// The strides are exactly the row-major ones of the dims (stricter than
     /// [`Shape::is_c_contiguous`], which ignores size-1 dims), kept with the descriptor.
     pub(crate) fn is_row_major(&self) -> bool {
-        self.0.geom.row_major
+        self.d().geom.row_major
     }
 
     /// Column-major contiguous, ignoring size-1 dims; empty shapes are contiguous (V6).
     pub fn is_f_contiguous(&self) -> bool {
-        self.0.geom.f_contiguous
+        self.d().geom.f_contiguous
     }
 
     /// Lowest and highest element offset reachable from the base, relative to it
@@ -200,7 +238,7 @@ impl Shape {
 
 impl PartialEq for Shape {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        std::ptr::eq(self.d(), other.d())
     }
 }
 
@@ -208,7 +246,7 @@ impl Eq for Shape {}
 
 impl Hash for Shape {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        std::ptr::hash(Arc::as_ptr(&self.0), state);
+        std::ptr::hash(self.d(), state);
     }
 }
 
