@@ -53,8 +53,11 @@ fn main() -> tessera::Result<()> {
     );
     drop(many);
     println!(
-        "after dropping them: {} live (entries are freed with their last handle)",
-        cache.len()
+        "after dropping them: {} live: the {} the cache pinned (at most {}, never freed, their \
+         handles uncounted); the rest were freed with their last handle",
+        cache.len(),
+        cache.pinned(),
+        tessera::shape::GLOBAL_PIN_BUDGET
     );
     let t = Instant::now();
     for _ in 0..1_000_000 {
