@@ -190,12 +190,23 @@ def time_pair(f_np, f_ts, np_args, ts_args):
 
 def time_runs(r_np, r_ts):
     """Best-of medians per call of two argument-less calls, in seconds (interleaved blocks)."""
-    # Calibrate the number of calls per sample to about 2 ms.
+    # Warm up (a first call may initialise something, the pool or a lazy table: timed alone
+    # it once set the calls per sample to 1 and gave a 16-element row a ratio of 8), then
+    # calibrate the number of calls per sample to about 2 ms, on ten calls of each when one
+    # is short.
+    r_np()
+    r_ts()
     t = time.perf_counter()
     r_np()
     r_ts()
-    once = max(time.perf_counter() - t, 1e-7)
-    number = max(1, min(2000, int(0.004 / once)))
+    once = time.perf_counter() - t
+    if once < 1e-4:
+        t = time.perf_counter()
+        for _ in range(10):
+            r_np()
+            r_ts()
+        once = (time.perf_counter() - t) / 10
+    number = max(1, min(2000, int(0.004 / max(once, 1e-7))))
     samples_np, samples_ts = [], []
     for _ in range(5):
         t = time.perf_counter()
