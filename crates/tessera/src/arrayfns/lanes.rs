@@ -100,7 +100,11 @@ pub(crate) fn fill<T: Element>(
 }
 
 /// The cut-over of lane jobs of many operations an element (sorts, FFTs, set functions).
-pub(crate) const PAR_MIN_LANES: usize = 1 << 16;
+/// 64 Ki elements (a sort along 256-element rows: 183 us on one thread) won on two threads
+/// when calls came back to back (146 us) and lost when other work came between them
+/// (`bench_ops.py`, 2026-12-01: 460 us, rayon's hand-off to a sleeping thread on this VM);
+/// from 128 Ki (364 us on one thread) the work covers the hand-off.
+pub(crate) const PAR_MIN_LANES: usize = 1 << 17;
 
 /// Whether a job over `n` elements of many operations each (a sort, an FFT) is worth
 /// rayon's pool: from [`PAR_MIN_LANES`].

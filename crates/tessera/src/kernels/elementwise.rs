@@ -32,9 +32,12 @@ use crate::shape::is_contiguous;
 pub const PAR_MIN: usize = 1 << 18;
 
 /// Element count from which the vectorised transcendental functions (`exp`, `log`, `sin`,
-/// ... a few nanoseconds per element) run on several threads: a 64 Ki-element `sin` took
-/// 184 us on one thread and 127 us on two, a 16 Ki one the same on both.
-pub const PAR_MIN_COSTLY: usize = 1 << 15;
+/// ... about a nanosecond per element) run on several threads. On 2026-11-28 a 64 Ki-element
+/// `sin` took 140 us on one thread and 94 us on two; on 2026-12-01, with the kernels faster
+/// and rayon's hand-off to a sleeping thread far slower on this VM (calls interleaved with
+/// other work, as in `bench_ops.py`), 45-57 us on one and 148-237 on two, and two threads won
+/// only from 256 Ki (386 against 293 us). The cut-over is where threads won on both days.
+pub const PAR_MIN_COSTLY: usize = 1 << 18;
 
 /// Width (elements of the destination's fastest dim) of one strip of the blocked traversal.
 pub const STRIP: usize = 128;
