@@ -135,25 +135,21 @@ struct Stripe {
 struct CacheInner {
     stripes: [Mutex<Stripe>; NUM_STRIPES],
     live: AtomicUsize,
+    /// Descriptors this cache may pin in all.
+    pin_budget: usize,
     /// Descriptors this cache may still pin.
     pin_left: AtomicUsize,
-    /// Descriptors this cache pinned.
-    pinned: AtomicUsize,
 }
 
 impl CacheInner {
     /// Whether a new descriptor of `rank` gets pinned: it is small enough and the budget is
     /// not spent (which this then spends one of).
     fn take_pin(&self, rank: usize) -> bool {
-        let taken = rank <= PIN_MAX_RANK
+        rank <= PIN_MAX_RANK
             && self
                 .pin_left
                 .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
-                .is_ok();
-        if taken {
-            self.pinned.fetch_add(1, Ordering::Relaxed);
-        }
-        taken
+                .is_ok()
     }
 
     fn stripe(&self, hash: u64) -> &Mutex<Stripe> {
@@ -282,8 +278,8 @@ impl ShapeCache {
             inner: Arc::new(CacheInner {
                 stripes: stripes.try_into().unwrap_or_else(|_| unreachable!()),
                 live: AtomicUsize::new(0),
+                pin_budget,
                 pin_left: AtomicUsize::new(pin_budget),
-                pinned: AtomicUsize::new(0),
             }),
         })
     }
@@ -300,7 +296,7 @@ impl ShapeCache {
 
     /// Number of descriptors this cache pinned (live for the rest of the process).
     pub fn pinned(&self) -> usize {
-        self.inner.pinned.load(Ordering::Relaxed)
+        self.inner.pin_budget - self.inner.pin_left.load(Ordering::Relaxed)
     }
 
     /// True when no descriptor is live.
