@@ -178,6 +178,57 @@ proptest! {
         }
     }
 
+    /// The predicates into `bool` (`isnan`, `isinf`, `isfinite`, `signbit`, `logical_not`)
+    /// against the naive rule, for every dtype their loops are compiled for, at lengths
+    /// across vector widths and tails, contiguous and reversed (a different loop).
+    #[test]
+    fn predicates_match_the_naive_rule(
+        xs in prop::collection::vec(prop_oneof![
+            Just(f64::NAN), Just(-f64::NAN), Just(f64::INFINITY), Just(f64::NEG_INFINITY),
+            Just(0.0), Just(-0.0), Just(1.0), -300.0f64..300.0,
+        ], 0..300),
+    ) {
+        let n = xs.len();
+        let check = |t: &Tensor, x: &[f64], ints: bool| -> Result<(), TestCaseError> {
+            let pred = |f: fn(&Tensor) -> tessera::Result<Tensor>| f(t).unwrap().to_vec::<bool>().unwrap();
+            let (nan, inf, fin, sign, not) = (pred(Tensor::isnan), pred(Tensor::isinf),
+                pred(Tensor::isfinite), pred(Tensor::signbit), pred(Tensor::logical_not));
+            for (i, &v) in x.iter().enumerate() {
+                prop_assert_eq!(nan[i], v.is_nan(), "isnan {}", v);
+                prop_assert_eq!(inf[i], v.is_infinite(), "isinf {}", v);
+                prop_assert_eq!(fin[i], v.is_finite(), "isfinite {}", v);
+                // Integers: `x < 0` (NumPy's signbit of an integer), so -0 is false.
+                let neg = if ints { v < 0.0 } else { v.is_sign_negative() };
+                prop_assert_eq!(sign[i], neg, "signbit {}", v);
+                prop_assert_eq!(not[i], v == 0.0, "logical_not {}", v);
+            }
+            Ok(())
+        };
+        let f = Tensor::from_slice(&xs, &[n]).unwrap();
+        for (dt, ints) in [(DType::F64, false), (DType::F32, false), (DType::F16, false)] {
+            let t = f.astype(dt).unwrap();
+            let x: Vec<f64> = t.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+            check(&t, &x, ints)?;
+            let flipped = t.flip(Some(&[0])).unwrap();
+            let xr: Vec<f64> = x.iter().rev().copied().collect();
+            check(&flipped, &xr, ints)?;
+        }
+        let finite: Vec<f64> = xs.iter().map(|&v| if v.is_finite() { v.trunc() } else { 3.0 }).collect();
+        let g = Tensor::from_slice(&finite, &[n]).unwrap();
+        for dt in [DType::I64, DType::I32, DType::I16, DType::I8] {
+            let t = g.astype(dt).unwrap();
+            let x: Vec<f64> = t.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+            check(&t, &x, true)?;
+        }
+        let nonneg: Vec<f64> = finite.iter().map(|v| v.abs() % 200.0).collect();
+        let u = Tensor::from_slice(&nonneg, &[n]).unwrap();
+        for dt in [DType::U8, DType::U16, DType::U32, DType::U64, DType::Bool] {
+            let t = u.astype(dt).unwrap();
+            let x: Vec<f64> = t.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+            check(&t, &x, true)?;
+        }
+    }
+
     /// Float floor_divide and remainder satisfy Python's divmod identities.
     #[test]
     fn float_divmod_identities(a in -100.0f64..100.0, b in -10.0f64..10.0) {

@@ -12,9 +12,9 @@ use crate::dtype::Element;
 use crate::error::Result;
 use crate::kernels::elementwise::PAR_MIN;
 use crate::kernels::parallel::cut_over;
-#[cfg(target_arch = "x86_64")]
-use crate::kernels::simd::has_avx512;
 use crate::kernels::simd::with_simd;
+#[cfg(target_arch = "x86_64")]
+use crate::kernels::simd::{has_avx2, has_avx512};
 use crate::layout::Layout;
 use crate::storage::Storage;
 
@@ -264,9 +264,21 @@ pub(super) fn map_flat<O: Element, A: Element>(
     f: impl Fn(A) -> O,
 ) -> Result<Option<Tensor>> {
     fill_flat::<O, A>(src, |out, x| {
-        // Unlike `zip_flat`, no AVX-512 copy: `isnan`/`signbit` into `bool` measured slower
-        // with it (64 Ki f32: 0.64 -> 1.03 of NumPy's time).
-        with_simd(|| map_run(out, x, &f));
+        // A narrowing loop (a predicate into `bool`s) gains from AVX-512's mask registers,
+        // as in `zip_flat`.
+        #[cfg(target_arch = "x86_64")]
+        if std::mem::size_of::<O>() < std::mem::size_of::<A>() && has_avx512() {
+            // SAFETY: `map_run_avx512` only needs the features `has_avx512` confirmed.
+            unsafe { map_run_avx512(out, x, &f) };
+            return true;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            // SAFETY: `map_run_avx2` only needs the features `has_avx2` confirmed.
+            unsafe { map_run_avx2(out, x, &f) };
+            return true;
+        }
+        map_run(out, x, &f);
         true
     })
 }
@@ -277,6 +289,26 @@ fn map_run<O, A: Copy>(out: &mut [O], x: &[A], f: &impl Fn(A) -> O) {
     for (o, &v) in out.iter_mut().zip(x) {
         *o = f(v);
     }
+}
+
+/// [`map_run`] compiled for AVX2 and FMA. A function rather than a `with_simd` closure: `f`
+/// arrives as a reference parameter, which the compiler knows no write through `out` can
+/// change, so state `f` captured (the `0` of `x == 0`) stays in a register. Reached through a
+/// closure's captures, it was reloaded for every element of a 1-byte map and the loop stayed
+/// scalar (`logical_not` of 64 Ki `u8`: 26 us, against 1.8 us vectorised).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn map_run_avx2<O, A: Copy>(out: &mut [O], x: &[A], f: &impl Fn(A) -> O) {
+    map_run(out, x, f)
+}
+
+/// [`map_run`] compiled for AVX-512 (see [`zip_runs_avx512`]). Measured on 64 Ki elements
+/// into `bool` (standalone loop, 1 thread): `isnan` f64 19.4 -> 7.8 us, f32 7.0 -> 3.5;
+/// `signbit` f64 19.3 -> 10.1, f32 8.1 -> 3.9.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
+fn map_run_avx512<O, A: Copy>(out: &mut [O], x: &[A], f: &impl Fn(A) -> O) {
+    map_run(out, x, f)
 }
 
 /// A fresh tensor of dtype `O` in `src`'s memory order that `fill(out, x)` writes from the

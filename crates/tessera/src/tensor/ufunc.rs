@@ -18,7 +18,7 @@
 //!   `isinf` and `isfinite`; `ceil`/`floor`/`trunc`/`signbit` are real-only.
 //! - Any other dtype is a [`TesseraError::DType`] error.
 
-use super::arith::{op_enum, zip_into, CompareOp};
+use super::arith::{op_enum, zip_into};
 use super::flat::zip_flat;
 use super::map::{map_into, map_new};
 use super::vector_math::{vector_math, vector_math2, VecFn, VecFn2};
@@ -269,17 +269,20 @@ impl Tensor {
                     with_dtype!(src_dt, T => {
                         let zero = T::default();
                         match op {
-                            Signbit => map_new::<bool, T>(self, |x| x < zero),
+                            Signbit => map_new::<bool, T>(self, move |x| x < zero),
                             Isfinite => map_new::<bool, T>(self, |_| true),
                             _ => map_new::<bool, T>(self, |_| false),
                         }
                     })
                 })
             }
-            // `x == 0` read in place through the comparison's flat loop: one pass, no bool
-            // copy first (NaN is true, so its logical not is false, as NumPy has it; `-0.0`
-            // is false). A map to bool of `x == 0` compiled to a scalar loop (5x slower).
-            LogicalNot => self.compare_dense(&Tensor::scalar(0, src_dt)?, CompareOp::Eq),
+            // `x == 0` (NaN is true, so its logical not is false, as NumPy has it; `-0.0` is
+            // false): a map, whose narrowing loops run on AVX-512. It went through the
+            // comparison with a scalar tensor before, which cost 0.29 us at 16 elements.
+            LogicalNot => with_dtype!(src_dt, T => {
+                let zero = T::default();
+                map_new::<bool, T>(self, move |x| x == zero)
+            }),
             BitwiseInvert => {
                 if dt == DType::Bool {
                     map_new::<bool, bool>(self, |x| !x)

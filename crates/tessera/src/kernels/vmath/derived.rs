@@ -49,21 +49,20 @@ const PIO2_TAIL: f64 = 6.123_233_995_736_766e-17;
 /// One width's derived functions: `$na` terms of the `atan` series, `$large` the magnitude
 /// from which `asinh` and `acosh` are `log(x) + ln 2`.
 macro_rules! derived {
-    ($t:ident, atan: $na:expr, large: $large:expr,
+    ($t:ident, atan: $na:expr, atan2: $atan2_c:ident, large: $large:expr,
      log10_2_hi_mask: $hi_mask:expr) => {
         /// The derived functions for this width.
         pub mod $t {
             use super::super::$t::{cast, horner, log, log_reduce, log_special};
             use super::{atan_coeffs, LOG10_2_TAIL, PIO2_TAIL};
-            use std::f64::consts::{FRAC_PI_2, LN_2, LOG10_2, LOG10_E, LOG2_E, PI, SQRT_2};
+            use std::f64::consts::{FRAC_PI_2, LN_2, LOG10_2, LOG10_E, LOG2_E, SQRT_2};
 
             const ATAN_C: [$t; $na] = cast(atan_coeffs::<$na>());
+            const ATAN2_C: [$t; super::$atan2_c.len()] = super::$atan2_c;
             const PIO2_HI: $t = FRAC_PI_2 as $t;
             const PIO2_LO: $t = ((FRAC_PI_2 - PIO2_HI as f64) + PIO2_TAIL) as $t;
             const PIO4_HI: $t = PIO2_HI * 0.5;
             const PIO4_LO: $t = PIO2_LO * 0.5;
-            const PI_HI: $t = PI as $t;
-            const PI_LO: $t = ((PI - PI_HI as f64) + 2.0 * PIO2_TAIL) as $t;
             const TAN_PI_8: $t = (SQRT_2 - 1.0) as $t;
             const TAN_3PI_8: $t = (SQRT_2 + 1.0) as $t;
             const LARGE: $t = $large;
@@ -131,7 +130,13 @@ macro_rules! derived {
                 atan_ratio(x.abs(), 1.0).copysign(x)
             }
 
-            /// The angle of the point `(x, y)`, in `[-π, π]`.
+            /// The angle of the point `(x, y)`, in `[-π, π]`: `k π/4 ± atan(t)`, where
+            /// `atan(t)` is a polynomial (`ATAN2_F32`, `ATAN2_F64`) on the ratio of the smaller
+            /// magnitude to the larger one (reduced by `π/4` above `tan(π/8)`), and `k` and the
+            /// sign count the octant's reflections. The multiple of `π/4` is added last, in
+            /// one fused multiply-add: the dependent chain after the division is the
+            /// polynomial and three additions (it was the polynomial, then the `π/4`, `π/2`
+            /// and `π` reflections one after another, and latency set the loop's speed).
             #[inline(always)]
             pub fn atan2(y: $t, x: $t) -> $t {
                 let (a, b) = (y.abs(), x.abs());
@@ -148,13 +153,21 @@ macro_rules! derived {
                 } else {
                     (lo * half, hi * half)
                 };
-                let r = atan_ratio(lo, hi);
-                let r = if steep { (PIO2_HI - r) + PIO2_LO } else { r };
-                let r = if x.is_sign_negative() {
-                    (PI_HI - r) + PI_LO
+                let mid = lo > TAN_PI_8 * hi;
+                let (num, den) = if mid { (lo - hi, lo + hi) } else { (lo, hi) };
+                let t = num / den;
+                let z = t * t;
+                let p = (t * z).mul_add(horner(z, &ATAN2_C), t);
+                // The octant: `k π/4 + s p`, after the reflections `π/2 - r` (steep) and
+                // `π - r` (x negative, -0 included).
+                let k: $t = if mid { 1.0 } else { 0.0 };
+                let (k, s) = if steep { (2.0 - k, -1.0) } else { (k, 1.0) };
+                let (k, s): ($t, $t) = if x.is_sign_negative() {
+                    (4.0 - k, -s)
                 } else {
-                    r
+                    (k, s)
                 };
+                let r = k.mul_add(PIO4_HI, s.mul_add(p, k * PIO4_LO));
                 if x.is_nan() || y.is_nan() {
                     x + y
                 } else {
@@ -256,8 +269,25 @@ macro_rules! derived {
     };
 }
 
-derived!(f32, atan: 8, large: 8192.0, log10_2_hi_mask: 0xfff);
-derived!(f64, atan: 19, large: 268_435_456.0, log10_2_hi_mask: 0xf_ffff);
+/// The `f32` polynomial `P` of `atan2`'s `atan(t) ≈ t + t z P(z)` on `|t| <= tan(π/8)`:
+/// minimax for the relative error (`scripts/fit_poly.py atan_f32`), whose own error is below
+/// 0.05 of a half ulp; five terms where the Taylor series needs eight. `atan_ratio` (`atan`,
+/// `asin`, `acos`) keeps the eight Taylor terms: with these five, `acos` reached 3 ulp, its
+/// argument's roundings having taken most of its 2-ulp budget already.
+const ATAN2_F32: [f32; 5] = [
+    -0.333_333_16,
+    0.199_984_9,
+    -0.142_438_49,
+    0.105_960_01,
+    -0.060_834_53,
+];
+
+/// The `f64` polynomial of `atan2`: the Taylor series, as `atan_ratio`'s.
+const ATAN2_F64: [f64; 19] = atan_coeffs::<19>();
+
+derived!(f32, atan: 8, atan2: ATAN2_F32, large: 8192.0, log10_2_hi_mask: 0xfff);
+derived!(f64, atan: 19, atan2: ATAN2_F64, large: 268_435_456.0,
+    log10_2_hi_mask: 0xf_ffff);
 
 /// The `f32` and `f64` tangents.
 pub mod tangent {
