@@ -229,6 +229,51 @@ proptest! {
         }
     }
 
+    /// `logical_and`/`or`/`xor` against `x != 0` combined naively, for every dtype (NaN is
+    /// true), at lengths across vector widths and tails: both operands flat, one reversed,
+    /// and one a broadcast scalar (the loops differ for each).
+    #[test]
+    fn logical_ops_match_the_naive_rule(
+        pairs in prop::collection::vec((
+            prop_oneof![Just(f64::NAN), Just(0.0), Just(-0.0), Just(1.0), 0.0f64..4.0],
+            prop_oneof![Just(f64::NAN), Just(0.0), Just(2.0), 0.0f64..4.0],
+        ), 1..300),
+    ) {
+        let n = pairs.len();
+        let (xa, xb): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
+        type Op = (fn(&Tensor, &Tensor) -> tessera::Result<Tensor>, fn(bool, bool) -> bool);
+        let ops: [Op; 3] = [
+            (Tensor::logical_and, |p, q| p & q),
+            (Tensor::logical_or, |p, q| p | q),
+            (Tensor::logical_xor, |p, q| p ^ q),
+        ];
+        let check = |a: &Tensor, b: &Tensor, ra: &[f64], rb: &[f64]| -> Result<(), TestCaseError> {
+            for (k, (op, rule)) in ops.iter().enumerate() {
+                let got = op(a, b).unwrap().to_vec::<bool>().unwrap();
+                prop_assert_eq!(got.len(), ra.len().max(rb.len()));
+                for (i, &g) in got.iter().enumerate() {
+                    let (x, y) = (ra[i.min(ra.len() - 1)], rb[i.min(rb.len() - 1)]);
+                    prop_assert_eq!(g, rule(x != 0.0, y != 0.0), "op {} on {} {} ({:?})", k, x, y, a.dtype());
+                }
+            }
+            Ok(())
+        };
+        let (fa, fb) = (Tensor::from_slice(&xa, &[n]).unwrap(), Tensor::from_slice(&xb, &[n]).unwrap());
+        for dt in [DType::F64, DType::F32, DType::F16, DType::I64, DType::I32, DType::I16, DType::I8,
+                   DType::U8, DType::U16, DType::U32, DType::U64, DType::Bool] {
+            // Integers: NaN converts to 0 (checked below through the converted values).
+            let (a, b) = (fa.astype(dt).unwrap(), fb.astype(dt).unwrap());
+            let back = |t: &Tensor| t.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+            let (ra, rb) = (back(&a), back(&b));
+            check(&a, &b, &ra, &rb)?;
+            let flipped = b.flip(Some(&[0])).unwrap();
+            let rbf: Vec<f64> = rb.iter().rev().copied().collect();
+            check(&a, &flipped, &ra, &rbf)?;
+            let s = b.narrow(0, 0, 1).unwrap();
+            check(&a, &s, &ra, &rb[..1])?;
+        }
+    }
+
     /// Float floor_divide and remainder satisfy Python's divmod identities.
     #[test]
     fn float_divmod_identities(a in -100.0f64..100.0, b in -10.0f64..10.0) {

@@ -349,8 +349,12 @@ fn tensor_results_are_the_scalar_function_on_every_layout() {
         MathOp::Acosh,
         MathOp::Atanh,
     ];
-    for dtype in [DType::F32, DType::F64] {
-        let base = Tensor::from_slice(&vals, &[1350, 200])
+    // Over the parallel cut-over, and below it (each path copies broadcast operands).
+    for (dtype, (r, c)) in [DType::F32, DType::F64]
+        .into_iter()
+        .flat_map(|d| [(d, (1350, 200)), (d, (27, 20))])
+    {
+        let base = Tensor::from_slice(&vals[..r * c], &[r, c])
             .unwrap()
             .astype(dtype)
             .unwrap();
@@ -359,11 +363,14 @@ fn tensor_results_are_the_scalar_function_on_every_layout() {
             ("transposed", base.t().unwrap()),
             (
                 "strided",
-                base.as_strided(&[1350, 100], &[200, 2], 1).unwrap(),
+                base.as_strided(&[r, c / 2], &[c as isize, 2], 1).unwrap(),
             ),
             (
                 "broadcast",
-                base.narrow(0, 7, 1).unwrap().expand(&[1350, 200]).unwrap(),
+                base.narrow(0, 7, 1)
+                    .unwrap()
+                    .expand(&[r as isize, c as isize])
+                    .unwrap(),
             ),
         ];
         for (what, t) in &layouts {

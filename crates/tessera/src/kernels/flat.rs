@@ -30,6 +30,32 @@ pub(crate) fn drive_flat<O: Send, A: Sync>(
         .for_each(|(o, a)| run(o, a));
 }
 
+/// The loop [`drive_flat2`] runs over each piece: `(out, a, b)`.
+pub(crate) type Loop2<'f, O, A> = dyn Fn(&mut [O], &[A], &[A]) + Sync + 'f;
+
+/// [`drive_flat`] for a function of two operands: `run(out_piece, a_piece, b_piece)` over
+/// matching pieces of three slices of one length (checked, as there).
+pub(crate) fn drive_flat2<O: Send, A: Sync>(
+    out: &mut [O],
+    a: &[A],
+    b: &[A],
+    run: &Loop2<'_, O, A>,
+) {
+    let n = out.len();
+    assert!(
+        a.len() == n && b.len() == n,
+        "drive_flat2: slices of different lengths"
+    );
+    if n < super::parallel::cut_over(PAR_MIN_COSTLY) || !super::parallel::enabled() {
+        return run(out, a, b);
+    }
+    let piece = n.div_ceil(4 * super::parallel::num_threads()).max(4096);
+    out.par_chunks_mut(piece)
+        .zip(a.par_chunks(piece))
+        .zip(b.par_chunks(piece))
+        .for_each(|((o, a), b)| run(o, a, b));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -95,7 +95,12 @@ pub(super) fn zip_flat<O: Element, T: Element>(
             // SAFETY: `zip_runs_avx512` only needs the features `has_avx512` confirmed.
             return unsafe { zip_runs_avx512(out, xa, xb, runs, n, &f) };
         }
-        with_simd(|| zip_runs(out, xa, xb, runs, n, &f))
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            // SAFETY: `zip_runs_avx2` only needs the features `has_avx2` confirmed.
+            return unsafe { zip_runs_avx2(out, xa, xb, runs, n, &f) };
+        }
+        zip_runs(out, xa, xb, runs, n, &f)
     })
     .map(Some)
 }
@@ -133,6 +138,22 @@ fn zip_runs<O: Clone, T: Copy>(
         }
         (Run::Const(i), Run::Const(j)) => out.fill(f(xa[i], xb[j])),
     }
+}
+
+/// [`zip_runs`] compiled for AVX2 and FMA, a function for the reason [`map_run_avx2`] gives:
+/// through a `with_simd` closure, the `0` that `logical_and` of `u8`s captures was reloaded
+/// for every element and the loop stayed scalar (64 Ki elements: 62 us).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn zip_runs_avx2<O: Clone, T: Copy>(
+    out: &mut [O],
+    xa: &[T],
+    xb: &[T],
+    runs: (Run, Run),
+    n: usize,
+    f: &impl Fn(T, T) -> O,
+) {
+    zip_runs(out, xa, xb, runs, n, f)
 }
 
 /// [`zip_runs`] compiled for AVX-512: a comparison of floats or 64-bit integers into

@@ -27,7 +27,6 @@ use crate::complex::{C128, C64};
 use crate::dtype::{DType, Element};
 use crate::error::{DTypeFacts, Result, TesseraError};
 use crate::kernels::real_math::{with_float_dtype, with_int_dtype, Bits, Flt, IntMath, RealFloat};
-use crate::kernels::vmath;
 use crate::promote::{float_result, result_type};
 use crate::with_dtype;
 
@@ -399,9 +398,9 @@ impl Tensor {
             with_dtype!(compute, T => {
                 let zero = T::default();
                 match op {
-                    LogicalAnd => zip!(bool, T, |x: T, y: T| (x != zero) & (y != zero)),
-                    LogicalOr => zip!(bool, T, |x: T, y: T| (x != zero) | (y != zero)),
-                    _ => zip!(bool, T, |x: T, y: T| (x != zero) ^ (y != zero)),
+                    LogicalAnd => zip!(bool, T, move |x: T, y: T| (x != zero) & (y != zero)),
+                    LogicalOr => zip!(bool, T, move |x: T, y: T| (x != zero) | (y != zero)),
+                    _ => zip!(bool, T, move |x: T, y: T| (x != zero) ^ (y != zero)),
                 }
             });
         }
@@ -413,24 +412,17 @@ impl Tensor {
                 _ => return Err(bad()),
             }
         }
-        // The vectorised `atan2` and `hypot` (kernels::vmath, docs/design.md P2): one flat
-        // run through the widest copy of their loop, else the element-wise driver.
+        // The vectorised `atan2` and `hypot` (kernels::vmath, docs/design.md P2) for `f32` and
+        // `f64` results, whatever the operands' layouts; the element-wise driver for `f16`.
         let two = match op {
             Atan2 => Some(VecFn2::Atan2),
             Hypot => Some(VecFn2::Hypot),
             _ => None,
         };
-        if let (Some(f), true) = (two, flat) {
-            if let Some(out) = vector_math2(f, self, other)? {
+        if let Some(f) = two {
+            if let Some(out) = vector_math2(f, self, other, dt)? {
                 return Ok(out);
             }
-        }
-        match (op, dt) {
-            (Atan2, DType::F32) => zip!(f32, f32, vmath::f32::atan2),
-            (Atan2, DType::F64) => zip!(f64, f64, vmath::f64::atan2),
-            (Hypot, DType::F32) => zip!(f32, f32, vmath::f32::hypot),
-            (Hypot, DType::F64) => zip!(f64, f64, vmath::f64::hypot),
-            _ => {}
         }
         with_float_dtype!(dt, T => {
             macro_rules! run {
