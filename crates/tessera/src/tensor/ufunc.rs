@@ -27,6 +27,7 @@ use crate::complex::{C128, C64};
 use crate::dtype::{DType, Element};
 use crate::error::{DTypeFacts, Result, TesseraError};
 use crate::kernels::real_math::{with_float_dtype, with_int_dtype, Bits, Flt, IntMath, RealFloat};
+use crate::kernels::vmath;
 use crate::promote::{float_result, result_type};
 use crate::with_dtype;
 
@@ -413,7 +414,8 @@ impl Tensor {
             }
         }
         // The vectorised `atan2` and `hypot` (kernels::vmath, docs/design.md P2) for `f32` and
-        // `f64` results, whatever the operands' layouts; the element-wise driver for `f16`.
+        // `f64` results: the flat loop, or the element-wise driver with the same functions for
+        // small calls; libm's through `f32` for `f16`.
         let two = match op {
             Atan2 => Some(VecFn2::Atan2),
             Hypot => Some(VecFn2::Hypot),
@@ -423,6 +425,13 @@ impl Tensor {
             if let Some(out) = vector_math2(f, self, other, dt)? {
                 return Ok(out);
             }
+        }
+        match (op, dt) {
+            (Atan2, DType::F32) => zip!(f32, f32, vmath::f32::atan2),
+            (Atan2, DType::F64) => zip!(f64, f64, vmath::f64::atan2),
+            (Hypot, DType::F32) => zip!(f32, f32, vmath::f32::hypot),
+            (Hypot, DType::F64) => zip!(f64, f64, vmath::f64::hypot),
+            _ => {}
         }
         with_float_dtype!(dt, T => {
             macro_rules! run {
