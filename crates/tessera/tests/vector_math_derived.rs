@@ -442,3 +442,85 @@ fn a_huge_tan_argument_sends_the_whole_tensor_to_the_c_library() {
         }
     }
 }
+
+/// The logarithms' flat loops run a block of inputs that are all positive, normal and finite
+/// through the functions' `_normal` forms: the same bits as the full functions, which the
+/// blocks holding a zero, a subnormal, a negative, an infinity or a NaN take. Checked on
+/// positive inputs with such values dropped at chosen places, across block edges and tails,
+/// against the scalar functions.
+#[test]
+fn logarithm_blocks_of_normal_inputs_give_the_full_functions_bits() {
+    use tessera::{DType, MathOp, Tensor, UnaryOp};
+    let specials = [
+        0.0,
+        -0.0,
+        1e-310,
+        -2.0,
+        f64::INFINITY,
+        f64::NAN,
+        1.0,
+        2.0,
+        1e300,
+    ];
+    for n in [1usize, 63, 64, 65, 200, 1000] {
+        let mut vals: Vec<f64> = (0..n)
+            .map(|i| ((i * 7919) % 20011) as f64 * 0.013 + 1e-3)
+            .collect();
+        // Blocks of 64: leave the first clean, spoil the second at its last element, and so on.
+        for (j, k) in (127..n).step_by(131).enumerate() {
+            vals[k] = specials[j % specials.len()];
+        }
+        for dtype in [DType::F32, DType::F64] {
+            let t = Tensor::from_slice(&vals, &[n])
+                .unwrap()
+                .astype(dtype)
+                .unwrap();
+            let xs = t.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+            type Case = (&'static str, fn(f32) -> f32, fn(f64) -> f64);
+            let cases: [Case; 3] = [
+                ("log", vmath::f32::log, vmath::f64::log),
+                ("log2", vmath::f32::log2, vmath::f64::log2),
+                ("log10", vmath::f32::log10, vmath::f64::log10),
+            ];
+            for (name, f32_fn, f64_fn) in cases {
+                let got = match name {
+                    "log" => t.unary(UnaryOp::Log),
+                    "log2" => t.math(MathOp::Log2),
+                    _ => t.math(MathOp::Log10),
+                }
+                .unwrap();
+                let got = got.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+                for (k, (&x, &g)) in xs.iter().zip(&got).enumerate() {
+                    let want = match dtype {
+                        DType::F32 => f32_fn(x as f32) as f64,
+                        _ => f64_fn(x),
+                    };
+                    let same = g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan());
+                    assert!(
+                        same,
+                        "{name} {dtype} n={n} [{k}] of {x:e}: {g:e} vs {want:e}"
+                    );
+                }
+            }
+        }
+    }
+    // The block test itself, against its rule.
+    let clean = [1.0f32, f32::MIN_POSITIVE, f32::MAX, 3.5];
+    assert!(vmath::f32::all_positive_normal(&clean));
+    for bad in [
+        0.0f32,
+        -0.0,
+        1e-40,
+        -1.0,
+        f32::INFINITY,
+        f32::NAN,
+        -f32::NAN,
+    ] {
+        let mut v = clean.to_vec();
+        v[2] = bad;
+        assert!(!vmath::f32::all_positive_normal(&v), "{bad:e}");
+        // A subnormal `f32` is a normal `f64`: the `f64` check takes its own subnormal.
+        let wide = if bad == 1e-40 { 1e-310 } else { bad as f64 };
+        assert!(!vmath::f64::all_positive_normal(&[1.0, wide]), "{wide:e}");
+    }
+}

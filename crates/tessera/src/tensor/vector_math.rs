@@ -94,34 +94,59 @@ where
     Ok(t.reduce_with::<T, _>(&all, &AnyAbove(limit))?[0])
 }
 
+/// The block of inputs that [`flat_loop!`]'s `normal:` form checks at a time: 64 `f32`
+/// are four AVX-512 vectors, read again from L1 by the computing pass.
+const NORMAL_BLOCK: usize = 64;
+
 /// The flat loop of one vectorised function over one float type, `out[i] = f(a[i])`, with
 /// the function called directly: it is `#[inline(always)]`, so it is inlined into the AVX2
 /// copy of the loop whatever its size. The generic elementwise driver takes it as a closure
 /// called from several loops, and LLVM kept a large one (`tanh` on `f64`) out of line,
 /// compiled for SSE2 and called once per element: three times slower.
+///
+/// `flat_loop!(t, f, normal: g)` runs `g` (the same bits as `f` for positive, normal, finite
+/// inputs, without the code for the others) on each block of [`NORMAL_BLOCK`] inputs that
+/// [`all_positive_normal`](vmath::f32::all_positive_normal) finds clean, and `f` on the rest.
 macro_rules! flat_loop {
     ($t:ident, $f:ident) => {
         flat_loop!($t, path vmath::$t::$f)
     };
-    ($t:ident, path $f:path) => {{
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
-        fn widest(out: &mut [$t], a: &[$t]) {
+    ($t:ident, path $f:path) => {
+        flat_loop!($t, body |out: &mut [$t], a: &[$t]| {
             for (o, &x) in out.iter_mut().zip(a) {
                 *o = $f(x);
             }
+        })
+    };
+    ($t:ident, $f:ident, normal: $g:ident) => {
+        flat_loop!($t, body |out: &mut [$t], a: &[$t]| {
+            use vmath::$t as m;
+            for (o, a) in out.chunks_mut(NORMAL_BLOCK).zip(a.chunks(NORMAL_BLOCK)) {
+                if m::all_positive_normal(a) {
+                    for (o, &x) in o.iter_mut().zip(a) {
+                        *o = m::$g(x);
+                    }
+                } else {
+                    for (o, &x) in o.iter_mut().zip(a) {
+                        *o = m::$f(x);
+                    }
+                }
+            }
+        })
+    };
+    ($t:ident, body $body:expr) => {{
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
+        fn widest(out: &mut [$t], a: &[$t]) {
+            ($body)(out, a)
         }
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2,fma")]
         fn wide(out: &mut [$t], a: &[$t]) {
-            for (o, &x) in out.iter_mut().zip(a) {
-                *o = $f(x);
-            }
+            ($body)(out, a)
         }
         fn base(out: &mut [$t], a: &[$t]) {
-            for (o, &x) in out.iter_mut().zip(a) {
-                *o = $f(x);
-            }
+            ($body)(out, a)
         }
         |out: &mut [$t], a: &[$t]| {
             #[cfg(target_arch = "x86_64")]
@@ -145,10 +170,10 @@ macro_rules! vec_loop {
         let run: &(dyn Fn(&mut [$t], &[$t]) + Sync) = match $f {
             VecFn::Exp => &flat_loop!($t, exp),
             VecFn::Expm1 => &flat_loop!($t, expm1),
-            VecFn::Log => &flat_loop!($t, log),
+            VecFn::Log => &flat_loop!($t, log, normal: log_normal),
             VecFn::Log1p => &flat_loop!($t, log1p),
-            VecFn::Log2 => &flat_loop!($t, log2),
-            VecFn::Log10 => &flat_loop!($t, log10),
+            VecFn::Log2 => &flat_loop!($t, log2, normal: log2_normal),
+            VecFn::Log10 => &flat_loop!($t, log10, normal: log10_normal),
             VecFn::Sin => &flat_loop!($t, sin),
             VecFn::Cos => &flat_loop!($t, cos),
             VecFn::Tan => &flat_loop!($t, tan),

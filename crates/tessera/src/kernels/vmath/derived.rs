@@ -53,7 +53,7 @@ macro_rules! derived {
      log10_2_hi_mask: $hi_mask:expr) => {
         /// The derived functions for this width.
         pub mod $t {
-            use super::super::$t::{cast, horner, log, log_reduce, log_special};
+            use super::super::$t::{cast, horner, log, log_reduce, log_reduce_normal, log_special};
             use super::{atan_coeffs, LOG10_2_TAIL, PIO2_TAIL};
             use std::f64::consts::{FRAC_PI_2, LN_2, LOG10_2, LOG10_E, LOG2_E, SQRT_2};
 
@@ -245,25 +245,47 @@ macro_rules! derived {
                 }
             }
 
-            /// `k` and `log(m)` with `x = 2^k m`.
+            /// `k` and `log(m)` with `x = 2^k m`, from [`log_reduce`]'s parts.
             #[inline(always)]
-            fn log_mantissa(x: $t) -> ($t, $t) {
-                let (k, f, hfsq, sr) = log_reduce(x);
+            fn log_mantissa((k, f, hfsq, sr): ($t, $t, $t, $t)) -> ($t, $t) {
                 (k, f - (hfsq - sr))
+            }
+
+            /// `k + log(m) log2(e)`, in one fused multiply-add.
+            #[inline(always)]
+            fn log2_of((k, lm): ($t, $t)) -> $t {
+                lm.mul_add(LOG2_E as $t, k)
+            }
+
+            /// `k log10(2) + log(m) log10(e)` (`k LOG10_2_HI` is exact, so its fused form
+            /// only saves an instruction).
+            #[inline(always)]
+            fn log10_of((k, lm): ($t, $t)) -> $t {
+                k.mul_add(LOG10_2_HI, lm.mul_add(LOG10_E as $t, k * LOG10_2_LO))
             }
 
             /// Base-2 logarithm: `k + log(m) log2(e)`.
             #[inline(always)]
             pub fn log2(x: $t) -> $t {
-                let (k, lm) = log_mantissa(x);
-                log_special(x, k + lm * LOG2_E as $t)
+                log_special(x, log2_of(log_mantissa(log_reduce(x))))
+            }
+
+            /// [`log2`] of a positive, normal, finite `x`, with the same bits (see `log_normal`).
+            #[inline(always)]
+            pub fn log2_normal(x: $t) -> $t {
+                log2_of(log_mantissa(log_reduce_normal(x)))
             }
 
             /// Base-10 logarithm: `k log10(2) + log(m) log10(e)`.
             #[inline(always)]
             pub fn log10(x: $t) -> $t {
-                let (k, lm) = log_mantissa(x);
-                log_special(x, k * LOG10_2_HI + (k * LOG10_2_LO + lm * LOG10_E as $t))
+                log_special(x, log10_of(log_mantissa(log_reduce(x))))
+            }
+
+            /// [`log10`] of a positive, normal, finite `x`, with the same bits.
+            #[inline(always)]
+            pub fn log10_normal(x: $t) -> $t {
+                log10_of(log_mantissa(log_reduce_normal(x)))
             }
         }
     };

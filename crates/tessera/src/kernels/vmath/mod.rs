@@ -261,6 +261,40 @@ macro_rules! vmath {
                 (e as $t, f, hfsq, s * (hfsq + r))
             }
 
+            /// [`log_reduce`] for a positive normal `x`, which it computes with the same
+            /// operations (so with the same bits): the loops whose block of inputs is all
+            /// positive, normal and finite ([`all_positive_normal`]) skip the subnormal
+            /// scaling and the special values. (A copy rather than a call from
+            /// `log_reduce`: with `log_reduce` built on it, `log1p` took 1.5x its time.)
+            #[inline(always)]
+            pub(super) fn log_reduce_normal(x: $t) -> ($t, $t, $t, $t) {
+                let bits = x.to_bits();
+                let mut e = ((bits >> MANT) as $i) - BIAS;
+                let one = (1.0 as $t).to_bits();
+                let mut m = <$t>::from_bits((bits & ((1 << MANT) - 1)) | one);
+                let big = m > std::f64::consts::SQRT_2 as $t;
+                m = if big { m * 0.5 } else { m };
+                e = if big { e + 1 } else { e };
+                let f = m - 1.0;
+                let s = f / (2.0 + f);
+                let z = s * s;
+                let r = z * horner(z, &LOG_C);
+                let hfsq = 0.5 * f * f;
+                (e as $t, f, hfsq, s * (hfsq + r))
+            }
+
+            /// Whether every element of `a` is positive, finite and normal: one pass of
+            /// integer maxima (it vectorises), so that a block of such inputs can take the
+            /// logarithms' `_normal` forms. The test: `bits - MIN_POSITIVE` (wrapping) is below
+            /// `INFINITY - MIN_POSITIVE` exactly for those values (zeros, subnormals and
+            /// negatives wrap to the top; infinities and NaNs are above).
+            #[inline(always)]
+            pub fn all_positive_normal(a: &[$t]) -> bool {
+                let lo = <$t>::MIN_POSITIVE.to_bits();
+                let span = <$t>::INFINITY.to_bits() - lo;
+                a.iter().fold(0, |m, x| m.max(x.to_bits().wrapping_sub(lo))) < span
+            }
+
             /// `y` (a logarithm of `x` computed for positive finite `x`) with the special
             /// values of every logarithm: `+inf` at `+inf`, `-inf` at `±0`, NaN below 0 or
             /// at NaN.
@@ -277,11 +311,23 @@ macro_rules! vmath {
                 }
             }
 
+            /// `log(2^k (1 + f))` from [`log_reduce`]'s parts.
+            #[inline(always)]
+            fn log_of((k, f, hfsq, sr): ($t, $t, $t, $t)) -> $t {
+                k * LN2_HI - ((hfsq - (sr + k * LN2_LO)) - f)
+            }
+
             /// Natural logarithm.
             #[inline(always)]
             pub fn log(x: $t) -> $t {
-                let (k, f, hfsq, sr) = log_reduce(x);
-                log_special(x, k * LN2_HI - ((hfsq - (sr + k * LN2_LO)) - f))
+                log_special(x, log_of(log_reduce(x)))
+            }
+
+            /// [`log`] of a positive, normal, finite `x` (other inputs give unspecified
+            /// values): the same bits, without the subnormal scaling and the special values.
+            #[inline(always)]
+            pub fn log_normal(x: $t) -> $t {
+                log_of(log_reduce_normal(x))
             }
 
             /// `(sin r, cos r)` for `|r| <= π/4`.
