@@ -24,10 +24,16 @@ pub(crate) fn drive_flat<O: Send, A: Sync>(
     if n < super::parallel::cut_over(PAR_MIN_COSTLY) || !super::parallel::enabled() {
         return run(out, a);
     }
-    let piece = n.div_ceil(4 * super::parallel::num_threads()).max(4096);
+    let piece = piece_len(n);
     out.par_chunks_mut(piece)
         .zip(a.par_chunks(piece))
         .for_each(|(o, a)| run(o, a));
+}
+
+/// The piece length of the flat drivers for `n` elements: four pieces a thread, at least
+/// 4096 elements each.
+fn piece_len(n: usize) -> usize {
+    n.div_ceil(4 * super::parallel::num_threads()).max(4096)
 }
 
 /// The loop [`drive_flat2`] runs over each piece: `(out, a, b)`.
@@ -49,7 +55,7 @@ pub(crate) fn drive_flat2<O: Send, A: Sync>(
     if n < super::parallel::cut_over(PAR_MIN_COSTLY) || !super::parallel::enabled() {
         return run(out, a, b);
     }
-    let piece = n.div_ceil(4 * super::parallel::num_threads()).max(4096);
+    let piece = piece_len(n);
     out.par_chunks_mut(piece)
         .zip(a.par_chunks(piece))
         .zip(b.par_chunks(piece))

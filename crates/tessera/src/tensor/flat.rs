@@ -256,7 +256,7 @@ pub(super) fn zip_flat_slices<T: Element>(
 
 /// A fresh tensor of `layout` (dtype `O`) filled by `fill(out, a's storage, b's storage)`,
 /// before any handle shares it.
-fn fill_pair<O: Element, T: Element>(
+pub(super) fn fill_pair<O: Element, T: Element>(
     a: &Tensor,
     b: &Tensor,
     layout: Layout,

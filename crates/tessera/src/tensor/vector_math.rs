@@ -16,7 +16,7 @@
 //! flat run below the parallel cut-over, and otherwise copy them row-major at the broadcast
 //! shape; from the cut-over they run in pieces across threads.
 
-use super::flat::{fill_flat, zip_flat_slices};
+use super::flat::{fill_flat, fill_pair, zip_flat_slices};
 use super::map::map_into;
 use super::reduce::resolve_axes;
 use super::Tensor;
@@ -30,7 +30,7 @@ use crate::kernels::simd::with_simd;
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::simd::{has_avx2, has_avx512};
 use crate::kernels::vmath::{self, TRIG_LIMIT};
-use crate::layout::broadcast_shapes;
+use crate::layout::{broadcast_shapes, Layout};
 use crate::shape::checked_numel;
 
 /// A function with a vectorised implementation.
@@ -293,30 +293,23 @@ pub(crate) fn vector_math2(f: VecFn2, a: &Tensor, b: &Tensor, dt: DType) -> Resu
     if n < cut_over(PAR_MIN) {
         return flat(&a, &b);
     }
-    let out = Tensor::for_overwrite(&dims, dt)?;
+    let layout = Layout::contiguous(&dims)?;
+    let (oa, ob) = (a.layout().offset(), b.layout().offset());
     macro_rules! large {
         ($t:ident) => {{
             let run: &Loop2<'_, $t, $t> = match f {
                 VecFn2::Atan2 => &flat_loop2!($t, atan2),
                 VecFn2::Hypot => &flat_loop2!($t, hypot),
             };
-            let (oa, ob) = (a.layout().offset(), b.layout().offset());
-            let mut o = out.dense_storage()?.write_as::<$t>();
-            // One read lock when the operands share a storage (see `flat.rs`'s `fill_pair`).
-            let ga = a.dense_storage()?.read_as::<$t>();
-            let gb = match a.shares_storage(&b) {
-                true => None,
-                false => Some(b.dense_storage()?.read_as::<$t>()),
-            };
-            let sb: &[$t] = gb.as_deref().unwrap_or(&ga);
-            drive_flat2(&mut o[..n], &ga[oa..oa + n], &sb[ob..ob + n], run);
+            fill_pair(&a, &b, layout, |o: &mut [$t], xa: &[$t], xb: &[$t]| {
+                drive_flat2(o, &xa[oa..oa + n], &xb[ob..ob + n], run)
+            })
         }};
     }
-    match dt {
-        DType::F32 => large!(f32),
-        _ => large!(f64),
-    }
-    Ok(Some(out))
+    Ok(Some(match dt {
+        DType::F32 => large!(f32)?,
+        _ => large!(f64)?,
+    }))
 }
 
 /// The float types whose trig arguments are scanned for magnitudes above [`TRIG_LIMIT`] (or
