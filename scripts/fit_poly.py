@@ -43,7 +43,36 @@ PROBLEMS = {
         full=lambda r, p: r + r * r * p,
         ref=np.expm1,
     ),
+    # asin(y) = y + y z P(z), z = y^2, 0 <= y <= 1/2 (derived.rs, acos): `g` from the series
+    # (no cancellation near 0).
+    "asin_f32": dict(
+        width="f32", deg=4, lo=0.0, hi=0.25,
+        g=lambda z: asin_series_tail(z),
+        w=lambda z: z * np.sqrt(z) / np.arcsin(np.sqrt(z)),
+        full=lambda z, p: np.sqrt(z) + np.sqrt(z) * z * p,
+        ref=lambda z: np.arcsin(np.sqrt(z)),
+    ),
+    "asin_f64": dict(
+        width="f64", deg=11, lo=0.0, hi=0.25, lawson=dict(rounds=60, keep_best=True),
+        g=lambda z: asin_series_tail(z),
+        w=lambda z: z * np.sqrt(z) / np.arcsin(np.sqrt(z)),
+        full=lambda z, p: np.sqrt(z) + np.sqrt(z) * z * p,
+        ref=lambda z: np.arcsin(np.sqrt(z)),
+    ),
 }
+
+def asin_series_tail(z, terms=60):
+    """`(asin(y)/y - 1)/z` for `z = y^2`: the sum of `a_k z^(k-1)` from `k = 1`, with
+    `a_k = (2k)! / (4^k (k!)^2 (2k + 1))`, added from the smallest term up."""
+    a, coeffs = 1.0, []
+    for k in range(1, terms + 1):
+        a *= (2 * k - 1) / (2 * k)  # (2k)! / (4^k (k!)^2)
+        coeffs.append(a / (2 * k + 1))
+    total = np.zeros_like(z)
+    for c in reversed(coeffs):
+        total = total * z + c
+    return total
+
 
 HALF_ULP = {"f32": 2.0**-24, "f64": 2.0**-53}
 CAST = {"f32": np.float32, "f64": np.float64}
@@ -54,17 +83,28 @@ def chebyshev_points(lo, hi, n):
     return (lo + hi) / 2 + (hi - lo) / 2 * np.cos(np.pi * (k + 0.5) / n)
 
 
-def lawson(x, g, w, deg, rounds=200):
-    """Coefficients of the degree-`deg` polynomial minimising max |w (p - g)| on points `x`."""
+def lawson(x, g, w, deg, rounds=200, keep_best=False):
+    """Coefficients of the degree-`deg` polynomial minimising max |w (p - g)| on points `x`.
+
+    With `keep_best`, the round with the smallest maximum error is kept and each point's
+    error is floored at 1e-19: near `f64`'s rounding level the weights otherwise collapse onto
+    a few points and the rounds diverge."""
     scale = np.max(np.abs(x))  # fit in x/scale for conditioning
     v = np.vander(x / scale, deg + 1, increasing=True)
     lw = np.full(len(x), 1.0 / len(x))
+    best = (np.inf, None)
     for _ in range(rounds):
         sw = np.sqrt(lw) * w
         c, *_ = np.linalg.lstsq(v * sw[:, None], g * sw, rcond=None)
         err = np.abs(w * (v @ c - g))
+        if err.max() < best[0]:
+            best = (err.max(), c)
+        if keep_best:
+            err = err + 1e-19
         lw = lw * err
         lw /= lw.sum()
+    if keep_best:
+        c = best[1]
     return c / scale ** np.arange(deg + 1)
 
 
@@ -77,7 +117,7 @@ def horner(c, x):
 
 def fit(name, prob):
     x = chebyshev_points(prob["lo"], prob["hi"], 4000)
-    c = lawson(x, prob["g"](x), prob["w"](x), prob["deg"])
+    c = lawson(x, prob["g"](x), prob["w"](x), prob["deg"], **prob.get("lawson", {}))
     rounded = CAST[prob["width"]](c).astype(np.float64)
     dense = np.linspace(prob["lo"], prob["hi"], 200_001)[1:-1]
     dense = dense[dense != 0.0]

@@ -2,7 +2,8 @@
 //! branch-free code that vectorises in the same way:
 //! - `log1p(x) = log(u) + (x - (u - 1)) / u` with `u = 1 + x` rounded: the second term is the
 //!   rounding error of `u` carried through `log`'s derivative, so the result keeps the
-//!   accuracy of `log` near 0.
+//!   accuracy of `log` near 0. One division serves `log`'s reduction and `1/u`
+//!   (`log_corrected` in `vmath`).
 //! - `atan(y/x)` of a ratio of non-negative numbers, with one division: reduced to
 //!   `|t| <= tan(π/8)` as `t = -x/y` (plus π/2) above `tan(3π/8)` and `(y - x)/(y + x)`
 //!   (plus π/4) above `tan(π/8)`, then `t - t³/3 + t⁵/5 - ...` with enough terms that the
@@ -13,10 +14,12 @@
 //!   values (`atan2(±0, -0) = ±π`, `atan2(±inf, ±inf)` the diagonals). It divided twice
 //!   before (the ratio, then the reduction).
 //! - `asin(x)`: the ratio `x / sqrt(1 - x²)` with `1 - x²` as one fused multiply-add
-//!   (rounded once); `acos(x) = 2 atan(sqrt((1 - x)/(1 + x)))`, which keeps its relative accuracy
-//!   near `x = 1` where `π/2 - asin(x)` would cancel.
-//! - `asinh(a) = log1p(a + a²/(1 + sqrt(1 + a²)))` (no cancellation near 0), `log(a) + ln 2`
-//!   once `1/(4a²)` is below half an ulp; `acosh(x) = log1p(t + sqrt(t (t + 2)))` with
+//!   (rounded once). `acos(x)`: `π/2 - asin(x)` for `|x| <= 1/2`, and `2 asin(s)` or
+//!   `π - 2 asin(s)` with `s = sqrt((1 - |x|)/2)` above, which keeps its relative accuracy near
+//!   `x = 1` where `π/2 - asin(x)` would cancel; `asin` there is a minimax polynomial on
+//!   `|s| <= 1/2`.
+//! - `asinh(a) = log1p(a + a²/(1 + sqrt(1 + a²)))` (no cancellation near 0), `log(2a)`
+//!   once `1/(4a²)` is below half an ulp (one logarithm serves both); `acosh(x) = log1p(t + sqrt(t (t + 2)))` with
 //!   `t = x - 1`, likewise `log(x) + ln 2` for large `x`; `atanh(a) = log1p(2a + 2a²/(1 - a))/2`.
 //! - `hypot(x, y) = hi sqrt(1 + (lo/hi)²)` over the magnitudes (no overflow, no underflow);
 //!   `log2(x) = k + log(m) log2(e)` and `log10(x) = k log10(2) + log(m) log10(e)` with
@@ -49,16 +52,19 @@ const PIO2_TAIL: f64 = 6.123_233_995_736_766e-17;
 /// One width's derived functions: `$na` terms of the `atan` series, `$large` the magnitude
 /// from which `asinh` and `acosh` are `log(x) + ln 2`.
 macro_rules! derived {
-    ($t:ident, atan: $na:expr, atan2: $atan2_c:ident, large: $large:expr,
-     log10_2_hi_mask: $hi_mask:expr) => {
+    ($t:ident, $i:ident, atan: $na:expr, atan2: $atan2_c:ident, asin: $asin_c:ident,
+     large: $large:expr, log10_2_hi_mask: $hi_mask:expr) => {
         /// The derived functions for this width.
         pub mod $t {
-            use super::super::$t::{cast, horner, log, log_reduce, log_reduce_normal, log_special};
+            use super::super::$t::{
+                cast, horner, log_corrected, log_reduce, log_reduce_normal, log_special,
+            };
             use super::{atan_coeffs, LOG10_2_TAIL, PIO2_TAIL};
-            use std::f64::consts::{FRAC_PI_2, LN_2, LOG10_2, LOG10_E, LOG2_E, SQRT_2};
+            use std::f64::consts::{FRAC_PI_2, LOG10_2, LOG10_E, LOG2_E, SQRT_2};
 
             const ATAN_C: [$t; $na] = cast(atan_coeffs::<$na>());
             const ATAN2_C: [$t; super::$atan2_c.len()] = super::$atan2_c;
+            const ASIN_C: [$t; super::$asin_c.len()] = super::$asin_c;
             const PIO2_HI: $t = FRAC_PI_2 as $t;
             const PIO2_LO: $t = ((FRAC_PI_2 - PIO2_HI as f64) + PIO2_TAIL) as $t;
             const PIO4_HI: $t = PIO2_HI * 0.5;
@@ -75,13 +81,9 @@ macro_rules! derived {
             #[inline(always)]
             pub fn log1p(x: $t) -> $t {
                 let u = 1.0 + x;
-                let y = log(u) + (x - (u - 1.0)) / u;
-                // At `u = 0` or `inf` the correction is 0/0 or inf/inf: `log(u)` is the value.
-                let y = if u == 0.0 || u == <$t>::INFINITY {
-                    log(u)
-                } else {
-                    y
-                };
+                // `u` is 0, at least `2^-(MANT+1)`, negative, infinite or NaN: the last four
+                // take `log`'s special values.
+                let y = log_special(u, log_corrected(u, x - (u - 1.0), 0));
                 if x == 0.0 {
                     x
                 } else {
@@ -182,34 +184,59 @@ macro_rules! derived {
                 atan_ratio(a, (-a).mul_add(a, 1.0).sqrt()).copysign(x)
             }
 
-            /// Arccosine: `2 atan(sqrt((1 - x) / (1 + x)))`.
+            /// Arccosine, from `asin(s) = s + s z P(z)` (`z = s²`, `0 <= |s| <= 1/2`,
+            /// `P` = `ASIN_F32`/`ASIN_F64`): `π/2 - asin(x)` for `|x| <= 1/2`; above,
+            /// `s = sqrt((1 - |x|)/2)` (exact up to the square root's rounding) and
+            /// `2 asin(s)` for `x > 0`, `π - 2 asin(s)` for `x < 0`. One square root and no
+            /// division (`2 atan(sqrt((1 - x)/(1 + x)))` took a division, a square root, a
+            /// second division and a longer series).
             #[inline(always)]
             pub fn acos(x: $t) -> $t {
-                2.0 * atan_ratio(((1.0 - x) / (1.0 + x)).sqrt(), 1.0)
+                let a = x.abs();
+                let small = a <= 0.5;
+                let z = if small { x * x } else { (1.0 - a) * 0.5 };
+                let s = if small { x } else { z.sqrt() };
+                let p = (s * z) * horner(z, &ASIN_C);
+                // `π/2 - asin(s)`, with π/2 in two parts.
+                let rest = PIO2_HI - (s + (p - PIO2_LO));
+                if small {
+                    rest
+                } else if x > 0.0 {
+                    2.0 * (s + p)
+                } else {
+                    2.0 * rest
+                }
+            }
+
+            /// `log1p(w)`, or `log(2a)` where `large` (`w` finite either way): one logarithm
+            /// for both branches of `asinh` and `acosh` (computing `log(a) + ln 2` beside
+            /// `log1p` and selecting took a second logarithm's time). The logarithm's operand
+            /// is blended by products with `large`'s 0 or 1, which are exact: through selects,
+            /// LLVM computed the logarithm of both operands and selected after.
+            #[inline(always)]
+            fn log1p_or_log2x(w: $t, a: $t, large: bool) -> $t {
+                let l: $t = if large { 1.0 } else { 0.0 };
+                let u1 = 1.0 + w;
+                let u = a.mul_add(l, u1 * (1.0 - l));
+                let c = (w - (u1 - 1.0)) * (1.0 - l);
+                log_special(u, log_corrected(u, c, large as $i))
             }
 
             /// Inverse hyperbolic sine.
             #[inline(always)]
             pub fn asinh(x: $t) -> $t {
                 let a = x.abs();
-                let a2 = a * a;
-                let y = if a > LARGE {
-                    log(a) + LN_2 as $t
-                } else {
-                    log1p(a + a2 / (1.0 + (1.0 + a2).sqrt()))
-                };
-                y.copysign(x)
+                let b = a.min(LARGE);
+                let b2 = b * b;
+                let w = b + b2 / (1.0 + (1.0 + b2).sqrt());
+                log1p_or_log2x(w, a, a > LARGE).copysign(x)
             }
 
             /// Inverse hyperbolic cosine (NaN below 1).
             #[inline(always)]
             pub fn acosh(x: $t) -> $t {
-                let t = x - 1.0;
-                let y = if x > LARGE {
-                    log(x) + LN_2 as $t
-                } else {
-                    log1p(t + (t * (t + 2.0)).sqrt())
-                };
+                let t = x.min(LARGE) - 1.0;
+                let y = log1p_or_log2x(t + (t * (t + 2.0)).sqrt(), x, x > LARGE);
                 if x < 1.0 {
                     <$t>::NAN
                 } else {
@@ -307,8 +334,35 @@ const ATAN2_F32: [f32; 5] = [
 /// The `f64` polynomial of `atan2`: the Taylor series, as `atan_ratio`'s.
 const ATAN2_F64: [f64; 19] = atan_coeffs::<19>();
 
-derived!(f32, atan: 8, atan2: ATAN2_F32, large: 8192.0, log10_2_hi_mask: 0xfff);
-derived!(f64, atan: 19, atan2: ATAN2_F64, large: 268_435_456.0,
+/// The `f32` polynomial `P` of `acos`'s `asin(s) ≈ s + s z P(z)` on `|s| <= 1/2`: minimax for
+/// the relative error (`scripts/fit_poly.py asin_f32`), its own error 0.1 of a half ulp.
+const ASIN_F32: [f32; 5] = [
+    0.166_667_52,
+    0.074_952_975,
+    0.045_470_376,
+    0.024_179_516,
+    0.042_166_308,
+];
+
+/// The `f64` polynomial of `acos` (`scripts/fit_poly.py asin_f64`), its own error 0.36 of a
+/// half ulp: the Taylor series would need twice the terms.
+const ASIN_F64: [f64; 12] = [
+    0.166_666_666_666_636_46,
+    0.075_000_000_007_531_99,
+    0.044_642_856_508_775_61,
+    0.030_381_971_292_750_838,
+    0.022_371_488_393_681_25,
+    0.017_363_486_633_713_326,
+    0.013_850_306_212_294_996,
+    0.012_384_746_928_689_724,
+    0.005_647_868_065_010_764,
+    0.021_811_672_668_841_72,
+    -0.019_633_692_907_472_12,
+    0.034_143_245_872_157_53,
+];
+
+derived!(f32, i32, atan: 8, atan2: ATAN2_F32, asin: ASIN_F32, large: 8192.0, log10_2_hi_mask: 0xfff);
+derived!(f64, i64, atan: 19, atan2: ATAN2_F64, asin: ASIN_F64, large: 268_435_456.0,
     log10_2_hi_mask: 0xf_ffff);
 
 /// The `f32` and `f64` tangents.
