@@ -13,11 +13,10 @@
 //!   cannot overflow), reflected into the right octant (`π/2 - r`, `π - r`), with the C99 special
 //!   values (`atan2(±0, -0) = ±π`, `atan2(±inf, ±inf)` the diagonals). It divided twice
 //!   before (the ratio, then the reduction).
-//! - `asin(x)`: the ratio `x / sqrt(1 - x²)` with `1 - x²` as one fused multiply-add
-//!   (rounded once). `acos(x)`: `π/2 - asin(x)` for `|x| <= 1/2`, and `2 asin(s)` or
-//!   `π - 2 asin(s)` with `s = sqrt((1 - |x|)/2)` above, which keeps its relative accuracy near
-//!   `x = 1` where `π/2 - asin(x)` would cancel; `asin` there is a minimax polynomial on
-//!   `|s| <= 1/2`.
+//! - `asin(x)`: a minimax polynomial `x + x z P(z)` (`z = x²`) on `|x| <= 1/2`, and
+//!   `π/2 - 2 asin(s)` with `s = sqrt((1 - |x|)/2)` above (`s`'s rounding carried to second
+//!   order). `acos(x)`: `π/2 - asin(x)` for `|x| <= 1/2`, and `2 asin(s)` or `π - 2 asin(s)`
+//!   above, which keeps its relative accuracy near `x = 1` where `π/2 - asin(x)` would cancel.
 //! - `asinh(a) = log1p(a + a²/(1 + sqrt(1 + a²)))` (no cancellation near 0), `log(2a)`
 //!   once `1/(4a²)` is below half an ulp (one logarithm serves both); `acosh(x) = log1p(t + sqrt(t (t + 2)))` with
 //!   `t = x - 1`, likewise `log(x) + ln 2` for large `x`; `atanh(a) = log1p(2a + 2a²/(1 - a))/2`.
@@ -177,11 +176,38 @@ macro_rules! derived {
                 }
             }
 
-            /// Arcsine: `atan(x / sqrt(1 - x²))`.
+            /// `1/d` to about 12 bits for a positive normal `d`, without the divider: the
+            /// bit-pattern estimate `2 bits(1) - bits(d)` (exact at powers of 2, at most 12.5%
+            /// high between them) and two Newton steps. Enough for a correction term such as
+            /// `asin`'s `s_lo`, which is below an ulp: with a division there, `asin` waited on
+            /// the divider its square root already occupies (f64, 64 Ki: 112 us against
+            /// `acos`'s 71).
+            #[inline(always)]
+            fn rough_recip(d: $t) -> $t {
+                let one = (1.0 as $t).to_bits();
+                let r = <$t>::from_bits((one + one).wrapping_sub(d.to_bits()));
+                let r = r * (-d).mul_add(r, 2.0);
+                r * (-d).mul_add(r, 2.0)
+            }
+
+            /// Arcsine, from [`acos`]'s polynomial: `x + x z P(z)` for `|x| <= 1/2`; above,
+            /// `π/2 - 2 asin(s)` with `s = sqrt((1 - |x|)/2)`. There `π/2 - 2s` is exact
+            /// where the two are close (Sterbenz), and `s`'s rounding is carried as
+            /// `s_lo = (z - s²)/(2s)` ([`rough_recip`]), so no cancellation shows near
+            /// `|x| = 1/2`. (It was
+            /// `atan(x / sqrt(1 - x²))`: the same square root and division, and the 8- or
+            /// 19-term `atan` series with its reduction.)
             #[inline(always)]
             pub fn asin(x: $t) -> $t {
                 let a = x.abs();
-                atan_ratio(a, (-a).mul_add(a, 1.0).sqrt()).copysign(x)
+                let small = a <= 0.5;
+                let z = if small { a * a } else { (1.0 - a) * 0.5 };
+                let s = if small { a } else { z.sqrt() };
+                let p = (s * z) * horner(z, &ASIN_C);
+                let s_lo = (-s).mul_add(s, z) * rough_recip((s + s).max(<$t>::MIN_POSITIVE));
+                let big = (PIO2_HI - 2.0 * s) + (PIO2_LO - 2.0 * (s_lo + p));
+                let y = if small { s + p } else { big };
+                y.copysign(x)
             }
 
             /// Arccosine, from `asin(s) = s + s z P(z)` (`z = s²`, `0 <= |s| <= 1/2`,
@@ -320,9 +346,9 @@ macro_rules! derived {
 
 /// The `f32` polynomial `P` of `atan2`'s `atan(t) ≈ t + t z P(z)` on `|t| <= tan(π/8)`:
 /// minimax for the relative error (`scripts/fit_poly.py atan_f32`), whose own error is below
-/// 0.05 of a half ulp; five terms where the Taylor series needs eight. `atan_ratio` (`atan`,
-/// `asin`, `acos`) keeps the eight Taylor terms: with these five, `acos` reached 3 ulp, its
-/// argument's roundings having taken most of its 2-ulp budget already.
+/// 0.05 of a half ulp; five terms where the Taylor series needs eight. `atan_ratio` (`atan`)
+/// keeps the eight Taylor terms (with these five, the `acos` built on it until 2026-12-02
+/// reached 3 ulp).
 const ATAN2_F32: [f32; 5] = [
     -0.333_333_16,
     0.199_984_9,

@@ -12,8 +12,9 @@
 //! - `exp`: `x = n ln2 + r` with `ln2` split in two (Cody–Waite, `n ln2_hi` exact),
 //!   `|r| <= ln2/2`, `exp(r) = 1 + expm1(r)`, scaled by `2^n` in two halves so that results in
 //!   the subnormal range round once.
-//! - `expm1`: the same `r`; `2^n expm1(r) + (2^n - 1)` while `2^n - 1` is exact, `e^x` or
-//!   `e^x - 1` past that on either side, `-1` below `ln(ulp(1)/2)`.
+//! - `expm1`: the same `r`; `2 (2^(n-1) expm1(r) + (2^(n-1) - 1/2))` in one fused
+//!   multiply-add (`2^(n-1) - 1/2` exact while `|n| <= MANT + 1`), `-1` below
+//!   `ln(ulp(1)/2)`; for `f32` `expm1(r)` is a minimax polynomial (`EXPM1_F32`).
 //! - `log`: `x = 2^k m` with `m` in `[sqrt(1/2), sqrt(2))`, `f = m - 1`, `s = f / (2 + f)`,
 //!   `log(1 + f) = f - (f²/2 - s (f²/2 + R(s²)))` (`R` the `atanh` series), subnormals scaled
 //!   first.
@@ -98,9 +99,24 @@ const fn trig_coeffs<const N: usize>(first: usize) -> [f64; N] {
     c
 }
 
+/// The `f32` polynomial `P` of `expm1(r) ≈ r + r² P(r)` on `|r| <= ln2/2`: minimax for the
+/// relative error (`scripts/fit_poly.py expm1_f32`), its own error 0.04 of a half ulp; six
+/// terms where the Taylor series needed seven. (`exp` uses it too.)
+const EXPM1_F32: [f32; 6] = [
+    0.5,
+    0.166_666_66,
+    0.041_666_362,
+    0.008_333_39,
+    0.001_394_061_7,
+    0.000_198_458_77,
+];
+
+/// The `f64` polynomial of `expm1`: the Taylor series, twelve terms.
+const EXPM1_F64: [f64; 12] = expm1_coeffs::<12>();
+
 /// One width's functions: `$t` the float, `$u`/`$i` its bit-sized integers.
 macro_rules! vmath {
-    ($t:ident, $u:ident, $i:ident, mant: $mant:expr, expm1: $ne:expr, log: $nl:expr,
+    ($t:ident, $u:ident, $i:ident, mant: $mant:expr, expm1: $ne:ident, log: $nl:expr,
      exp_range: ($lo:expr, $hi:expr), expm1_lo: $elo:expr, ln2_hi_bits: $lb:expr,
      trig: ($ns:expr, $nc:expr), reduce_pio2: $red:path, tan: $tan:ident) => {
         /// The functions for this width.
@@ -109,11 +125,13 @@ macro_rules! vmath {
 
             pub(super) const MANT: u32 = $mant;
             const BIAS: $i = <$t>::MAX_EXP as $i - 1;
+            /// `2^-(MANT+2)`: below it `expm1(x)` rounds to `x`.
+            const TINY: $t = 1.0 / (1u64 << (MANT + 2)) as $t;
             /// `1.5 * 2^MANT`: adding and subtracting it rounds to an integer (`|x| < 2^(MANT-1)`).
             const MAGIC: $t = 1.5 * (1u64 << MANT) as $t;
             pub(super) const LN2_HI: $t = chop(LN_2, $lb) as $t;
             pub(super) const LN2_LO: $t = ((LN_2 - chop(LN_2, $lb)) + LN2_TAIL) as $t;
-            const EXPM1_C: [$t; $ne] = cast(expm1_coeffs::<$ne>());
+            const EXPM1_C: [$t; $ne.len()] = $ne;
             const LOG_C: [$t; $nl] = cast(log_coeffs::<$nl>());
             const SIN_C: [$t; $ns] = cast(trig_coeffs::<$ns>(3));
             const COS_C: [$t; $nc] = cast(trig_coeffs::<$nc>(4));
@@ -210,24 +228,20 @@ macro_rules! vmath {
                 }
             }
 
-            /// `e^x - 1`, accurate near 0.
+            /// `e^x - 1`, accurate near 0: `2 (2^(n-1) q + (2^(n-1) - 1/2))`, one fused
+            /// multiply-add. `2^(n-1) - 1/2` is exact for `|n| <= MANT + 1`; past that its
+            /// rounding is below a quarter of an ulp of the result (which is `e^x`, or `-1` plus
+            /// less than an ulp), and the halved scale keeps `2^(n-1)` normal up to `expm1`'s
+            /// overflow. (Until 2026-12-02 the two ends were their own paths, `(1 + q) 2^n` in
+            /// two factors and `(1 + q) 2^n - 1`, computed beside it and selected.)
             #[inline(always)]
             pub fn expm1(x: $t) -> $t {
                 let (n, q) = reduce_exp(clamp(x, $elo, $hi));
-                let s = pow2(n);
-                let small = s * q + (s - 1.0);
-                // Past these bounds `2^n - 1` is not exact: `e^x`, or `e^x - 1` rounded once.
-                let y = if n > MANT as $i + 1 {
-                    scale(q, n)
-                } else {
-                    small
-                };
-                let y = if n < -(MANT as $i + 1) {
-                    scale(q, n) - 1.0
-                } else {
-                    y
-                };
-                if x.is_nan() || x == 0.0 {
+                let s = pow2(n - 1);
+                let y = 2.0 * s.mul_add(q, s - 0.5);
+                // Below `2^-(MANT+2)`, `e^x - 1` rounds to `x` (and the halving would round
+                // a subnormal `q`); zeros keep their sign.
+                if x.is_nan() || x.abs() < TINY {
                     x
                 } else {
                     y
@@ -416,9 +430,9 @@ macro_rules! vmath {
     };
 }
 
-vmath!(f32, u32, i32, mant: 23, expm1: 7, log: 4, exp_range: (-104.0, 89.0),
+vmath!(f32, u32, i32, mant: 23, expm1: EXPM1_F32, log: 4, exp_range: (-104.0, 89.0),
     expm1_lo: -18.0, ln2_hi_bits: 43, trig: (4, 4), reduce_pio2: reduce_pio2_f32, tan: tan_f32);
-vmath!(f64, u64, i64, mant: 52, expm1: 12, log: 10, exp_range: (-746.0, 710.0),
+vmath!(f64, u64, i64, mant: 52, expm1: EXPM1_F64, log: 10, exp_range: (-746.0, 710.0),
     expm1_lo: -38.0, ln2_hi_bits: 32, trig: (8, 7), reduce_pio2: reduce_pio2_f64, tan: tan_f64);
 
 /// π/2 = `PIO2_1 + PIO2_2 + PIO2_3 + PIO2_4` to about 150 bits: consecutive pieces of its
