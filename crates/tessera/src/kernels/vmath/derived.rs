@@ -193,7 +193,7 @@ macro_rules! derived {
             /// Arcsine, from [`acos`]'s polynomial: `x + x z P(z)` for `|x| <= 1/2`; above,
             /// `π/2 - 2 asin(s)` with `s = sqrt((1 - |x|)/2)`. There `π/2 - 2s` is exact
             /// where the two are close (Sterbenz), and `s`'s rounding is carried as
-            /// `s_lo = (z - s²)/(2s)` ([`rough_recip`]), so no cancellation shows near
+            /// `s_lo = (z - s²)/(2s)` (`rough_recip`), so no cancellation shows near
             /// `|x| = 1/2`. (It was
             /// `atan(x / sqrt(1 - x²))`: the same square root and division, and the 8- or
             /// 19-term `atan` series with its reduction.)
