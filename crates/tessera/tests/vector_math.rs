@@ -122,7 +122,8 @@ type F32Case = (&'static str, fn(f32) -> f32, fn(f64) -> f64, u64);
 fn f32_cases() -> Vec<F32Case> {
     vec![
         ("exp", vmath::f32::exp, f64::exp, 1),
-        ("expm1", vmath::f32::expm1, f64::exp_m1, 1),
+        // 2 where n = 1 (half an ulp of `q` is a whole one of `q + 1/2`).
+        ("expm1", vmath::f32::expm1, f64::exp_m1, 2),
         ("log", vmath::f32::log, f64::ln, 1),
         ("tanh", vmath::f32::tanh, f64::tanh, 2),
         ("sin", vmath::f32::sin, f64::sin, 2),
@@ -132,6 +133,16 @@ fn f32_cases() -> Vec<F32Case> {
         ("log2", vmath::f32::log2, f64::log2, 2),
         ("log10", vmath::f32::log10, f64::log10, 2),
     ]
+}
+
+/// `f32` `expm1` over every input from `ln2/2` to `3 ln2/2` (`n = 1`), where the rounding of
+/// `q = expm1(r)` is a whole ulp of `2 (q + 1/2)`: within 2 ulp there, which the sampled
+/// inputs above reach only by chance.
+#[test]
+fn f32_expm1_where_n_is_1() {
+    let (lo, hi) = (0.3466f32, 1.0398f32);
+    let xs: Vec<f32> = (lo.to_bits()..=hi.to_bits()).map(f32::from_bits).collect();
+    assert_within("expm1", &xs, vmath::f32::expm1, f64::exp_m1, 2, false);
 }
 
 /// Every 1021st bit pattern of `f32` (NaNs, infinities, subnormals and both zeros among

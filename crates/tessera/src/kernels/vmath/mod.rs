@@ -229,9 +229,10 @@ macro_rules! vmath {
             }
 
             /// `e^x - 1`, accurate near 0: `2 (2^(n-1) q + (2^(n-1) - 1/2))`, one fused
-            /// multiply-add. `2^(n-1) - 1/2` is exact for `|n| <= MANT + 1`; past that its
-            /// rounding is below a quarter of an ulp of the result (which is `e^x`, or `-1` plus
-            /// less than an ulp), and the halved scale keeps `2^(n-1)` normal up to `expm1`'s
+            /// multiply-add. `2^(n-1) - 1/2` is exact for `|n| <= MANT + 1`; past that it rounds,
+            /// by half an ulp of the result at `n = -(MANT + 2)` (`f32` on `[-17.33, -16.98]`:
+            /// within 0.71 ulp, where the old separate path rounded correctly) and by a
+            /// quarter of one above. The halved scale keeps `2^(n-1)` normal up to `expm1`'s
             /// overflow. (Until 2026-12-02 the two ends were their own paths, `(1 + q) 2^n` in
             /// two factors and `(1 + q) 2^n - 1`, computed beside it and selected.)
             #[inline(always)]
@@ -307,8 +308,10 @@ macro_rules! vmath {
             /// `bump = 0`) and of `asinh`/`acosh` (`log(2x)` for large `x`: `u = x`, `c = 0`,
             /// `bump = 1`). One division gives both `s = f / (2 + f)` and `1/u`: with
             /// `d = 2 + f` and `q = 1 / (d m)`, `s = f (m q)` and `1/m = d q`. Their few ulp
-            /// of rounding are damped: `s` enters only through the term `s (f²/2 + R)`, below
-            /// 0.06 of the result, and `c/u` is below an ulp of it. (`log(u) + c/u` divided
+            /// of rounding are damped: `s` enters only through the term `s (f²/2 + R)`, so a
+            /// relative error in `s` moves the result by at most 0.073 of it (about `f²/2`);
+            /// `c/u`'s own roundings matter only near `u = 1`, where it can be a third of the
+            /// result (`f32` around `x = 2^-23`: within 0.66 ulp). (`log(u) + c/u` divided
             /// twice, and was less accurate: 1.25 ulp for `f32` against 0.91.)
             #[inline(always)]
             pub(super) fn log_corrected(u: $t, c: $t, bump: $i) -> $t {
