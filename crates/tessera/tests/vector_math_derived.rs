@@ -417,26 +417,41 @@ fn tensor_results_are_the_scalar_function_on_every_layout() {
     }
 }
 
+/// `vals` as a 1-D tensor of `dtype` (`f32` or `f64`), and its elements read back as `f64`.
+fn tensor_of(vals: &[f64], dtype: tessera::DType) -> (tessera::Tensor, Vec<f64>) {
+    let t = tessera::Tensor::from_slice(vals, &[vals.len()])
+        .unwrap()
+        .astype(dtype)
+        .unwrap();
+    let xs = t
+        .astype(tessera::DType::F64)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap();
+    (t, xs)
+}
+
+/// The scalar function of `dtype`'s width at `x` (an element of that dtype), as `f64`.
+fn scalar_at(dtype: tessera::DType, f32_fn: fn(f32) -> f32, f64_fn: fn(f64) -> f64, x: f64) -> f64 {
+    match dtype {
+        tessera::DType::F32 => f32_fn(x as f32) as f64,
+        _ => f64_fn(x),
+    }
+}
+
 /// `tan` follows `sin`'s rule: one element above `TRIG_LIMIT` and the whole tensor is
 /// computed with the C library.
 #[test]
 fn a_huge_tan_argument_sends_the_whole_tensor_to_the_c_library() {
-    use tessera::{DType, MathOp, Tensor};
+    use tessera::{DType, MathOp};
     for n in [16usize, 270_000] {
         let mut vals: Vec<f64> = (0..n).map(|i| (i % 97) as f64 * 0.37 - 17.0).collect();
         vals[n / 2] = 3.0e6;
         for dtype in [DType::F32, DType::F64] {
-            let t = Tensor::from_slice(&vals, &[n])
-                .unwrap()
-                .astype(dtype)
-                .unwrap();
-            let xs = t.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+            let (t, xs) = tensor_of(&vals, dtype);
             let got = t.math(MathOp::Tan).unwrap().astype(DType::F64).unwrap();
             for (k, (&x, &g)) in xs.iter().zip(&got.to_vec::<f64>().unwrap()).enumerate() {
-                let want = match dtype {
-                    DType::F32 => (x.tan() as f32) as f64,
-                    _ => x.tan(),
-                };
+                let want = scalar_at(dtype, |x| (x as f64).tan() as f32, f64::tan, x);
                 assert_eq!(g.to_bits(), want.to_bits(), "n={n} {dtype} [{k}]");
             }
         }
@@ -450,7 +465,7 @@ fn a_huge_tan_argument_sends_the_whole_tensor_to_the_c_library() {
 /// against the scalar functions.
 #[test]
 fn logarithm_blocks_of_normal_inputs_give_the_full_functions_bits() {
-    use tessera::{DType, MathOp, Tensor, UnaryOp};
+    use tessera::{DType, MathOp, UnaryOp};
     let specials = [
         0.0,
         -0.0,
@@ -471,11 +486,7 @@ fn logarithm_blocks_of_normal_inputs_give_the_full_functions_bits() {
             vals[k] = specials[j % specials.len()];
         }
         for dtype in [DType::F32, DType::F64] {
-            let t = Tensor::from_slice(&vals, &[n])
-                .unwrap()
-                .astype(dtype)
-                .unwrap();
-            let xs = t.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+            let (t, xs) = tensor_of(&vals, dtype);
             type Case = (&'static str, fn(f32) -> f32, fn(f64) -> f64);
             let cases: [Case; 3] = [
                 ("log", vmath::f32::log, vmath::f64::log),
@@ -491,10 +502,7 @@ fn logarithm_blocks_of_normal_inputs_give_the_full_functions_bits() {
                 .unwrap();
                 let got = got.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
                 for (k, (&x, &g)) in xs.iter().zip(&got).enumerate() {
-                    let want = match dtype {
-                        DType::F32 => f32_fn(x as f32) as f64,
-                        _ => f64_fn(x),
-                    };
+                    let want = scalar_at(dtype, f32_fn, f64_fn, x);
                     let same = g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan());
                     assert!(
                         same,
