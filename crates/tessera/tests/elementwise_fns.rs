@@ -482,3 +482,81 @@ fn every_function_is_registered() {
         assert!(names.contains(&n), "{n}");
     }
 }
+
+/// `clip` with 0-d bounds of `x`'s dtype runs in one pass (tensor/clip.rs); its result is
+/// the naive rule, `minimum(maximum(x, lo), hi)` per element with NaN propagating, bit for
+/// bit, on contiguous and transposed inputs.
+fn naive_clip(x: f64, lo: Option<f64>, hi: Option<f64>) -> f64 {
+    let max = |a: f64, b: f64| if a > b || a.is_nan() { a } else { b };
+    let min = |a: f64, b: f64| if a < b || a.is_nan() { a } else { b };
+    let y = lo.map_or(x, |l| max(x, l));
+    hi.map_or(y, |h| min(y, h))
+}
+
+fn special_f64() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        -8.0f64..8.0,
+        Just(f64::NAN),
+        Just(0.0),
+        Just(-0.0),
+        Just(f64::INFINITY),
+        Just(f64::NEG_INFINITY)
+    ]
+}
+
+proptest! {
+    #[test]
+    fn clip_with_scalar_bounds_matches_the_naive_rule(
+        v in proptest::collection::vec(special_f64(), 1..300),
+        lo in proptest::option::of(special_f64()),
+        hi in proptest::option::of(special_f64()),
+        transposed: bool,
+    ) {
+        let n = v.len();
+        let (rows, cols) = if n % 2 == 0 { (2, n / 2) } else { (1, n) };
+        for dt in [DType::F64, DType::F32, DType::I64, DType::I8, DType::U8] {
+            let fin = |x: f64| if x.is_finite() { x.trunc().clamp(0.0, 8.0) + 0.0 } else { 3.0 };
+            let cast = |x: f64| match dt {
+                DType::F64 => x,
+                DType::F32 => x as f32 as f64,
+                _ => fin(x),
+            };
+            let v: Vec<f64> = v.iter().map(|&x| cast(x)).collect();
+            let (lo, hi) = (lo.map(cast), hi.map(cast));
+            let base = Tensor::from_slice(&v, &[rows, cols]).unwrap().astype(dt).unwrap();
+            let x = if transposed { base.t().unwrap() } else { base.clone() };
+            let bound = |b: Option<f64>| b.map(|b| Tensor::scalar(b, DType::F64).unwrap().astype(dt).unwrap());
+            let (tl, th) = (bound(lo), bound(hi));
+            let got = x.clip(tl.as_ref(), th.as_ref()).unwrap();
+            prop_assert_eq!(got.dtype(), dt);
+            prop_assert_eq!(got.shape(), x.shape());
+            let want: Vec<f64> = x.astype(DType::F64).unwrap().to_vec::<f64>().unwrap()
+                .into_iter().map(|e| naive_clip(e, lo, hi)).collect();
+            let got = got.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+            for (g, w) in got.iter().zip(&want) {
+                prop_assert!(g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+                    "{:?}: clip gave {} where the rule gives {} (lo {:?}, hi {:?})", dt, g, w, lo, hi);
+            }
+        }
+    }
+}
+
+/// `clip` of an input that requires a gradient takes the recorded ops (not the one-pass
+/// kernel): the gradient is 1 inside the bounds and 0 outside.
+#[test]
+fn clip_with_scalar_bounds_is_differentiable() {
+    let x = Tensor::from_slice(&[-2.0f64, 0.5, 3.0], &[3])
+        .unwrap()
+        .requires_grad_(true)
+        .unwrap();
+    let lo = Tensor::scalar(-1.0, DType::F64).unwrap();
+    let hi = Tensor::scalar(1.0, DType::F64).unwrap();
+    let y = x.clip(Some(&lo), Some(&hi)).unwrap();
+    assert_eq!(y.to_vec::<f64>().unwrap(), vec![-1.0, 0.5, 1.0]);
+    let s = y.sum(None, false).unwrap();
+    tessera::autograd::backward(&s, None, false).unwrap();
+    assert_eq!(
+        x.grad().unwrap().to_vec::<f64>().unwrap(),
+        vec![0.0, 1.0, 0.0]
+    );
+}

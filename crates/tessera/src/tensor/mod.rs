@@ -19,6 +19,7 @@
 
 pub mod arith;
 mod borrowed;
+mod clip;
 pub mod complex_parts;
 mod create;
 mod create_grid;

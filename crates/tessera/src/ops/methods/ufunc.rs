@@ -78,6 +78,12 @@ impl Tensor {
     /// assert!(c[3].is_nan());
     /// ```
     pub fn clip(&self, min: Option<&Tensor>, max: Option<&Tensor>) -> Result<Tensor> {
+        let plain = |b: Option<&Tensor>| b.is_none_or(|b| plain_dense(&[b]));
+        if plain_dense(&[self]) && plain(min) && plain(max) {
+            if let Some(r) = self.clip_scalar_bounds(min, max)? {
+                return Ok(r);
+            }
+        }
         let mut r = match min {
             Some(lo) => self.maximum(lo)?,
             None => self.math(MathOp::Positive)?,

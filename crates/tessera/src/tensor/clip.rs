@@ -1,0 +1,47 @@
+//! `clip` with 0-d bounds of the input's dtype (what `ts.clip(x, -1, 1)` passes) in one
+//! pass: `minimum(maximum(x, lo), hi)` element by element, the same two scalar functions as
+//! the composed ops, so the same bits (NaN in `x` or a bound propagates; where `lo > hi`
+//! the result is `hi`). The composed form read and wrote the whole tensor twice: f64 64 Ki
+//! took 22 us against NumPy's 13.
+
+use super::map::map_new;
+use super::Tensor;
+use crate::error::Result;
+use crate::kernels::real_math::{with_float_dtype, with_int_dtype};
+use crate::kernels::scalar_math::Arith;
+
+impl Tensor {
+    /// `clip(self, min, max)` in one pass, or `None` when it is not that simple case: a
+    /// bound that is not 0-d or not of `self`'s dtype, no bound at all, or a dtype that is
+    /// not a real number. The caller has checked that every input is dense and none requires
+    /// a gradient (others take the composed ops, which dispatch and record).
+    pub(crate) fn clip_scalar_bounds(
+        &self,
+        min: Option<&Tensor>,
+        max: Option<&Tensor>,
+    ) -> Result<Option<Tensor>> {
+        let dt = self.dtype();
+        let scalar = |b: Option<&Tensor>| b.is_none_or(|b| b.rank() == 0 && b.dtype() == dt);
+        if (min.is_none() && max.is_none()) || !scalar(min) || !scalar(max) {
+            return Ok(None);
+        }
+        macro_rules! run {
+            ($T:ty) => {{
+                let lo = min.map(|b| b.item::<$T>()).transpose()?;
+                let hi = max.map(|b| b.item::<$T>()).transpose()?;
+                // One loop per case, the bounds in registers (no per-element branch).
+                Some(match (lo, hi) {
+                    (Some(lo), Some(hi)) => {
+                        map_new::<$T, $T>(self, move |x| Arith::minimum(Arith::maximum(x, lo), hi))?
+                    }
+                    (Some(lo), None) => map_new::<$T, $T>(self, move |x| Arith::maximum(x, lo))?,
+                    (None, Some(hi)) => map_new::<$T, $T>(self, move |x| Arith::minimum(x, hi))?,
+                    (None, None) => unreachable!("no bound was refused above"),
+                })
+            }};
+        }
+        Ok(
+            with_float_dtype!(dt, T => run!(T), else => with_int_dtype!(dt, T => run!(T), else => None)),
+        )
+    }
+}
