@@ -25,6 +25,7 @@ pub mod indexing;
 pub mod io;
 pub mod linalg;
 pub mod namespace;
+mod namespace_elementwise;
 pub mod ops;
 pub mod ring;
 pub mod slices;
@@ -219,6 +220,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(elementwise::elementwise_unary, m)?)?;
     m.add_function(wrap_pyfunction!(elementwise::elementwise_binary, m)?)?;
     m.add_function(wrap_pyfunction!(elementwise::clip, m)?)?;
+    namespace_elementwise::register(m)?;
     m.add_function(wrap_pyfunction!(ops::list_ops, m)?)?;
     m.add_function(wrap_pyfunction!(ops::create_view, m)?)?;
     m.add_function(wrap_pyfunction!(ops::encode_index, m)?)?;
