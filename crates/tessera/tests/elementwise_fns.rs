@@ -83,8 +83,10 @@ fn allowed_ulps(op: MathOp) -> u64 {
 fn allowed_ulps_f32(op: MathOp) -> u64 {
     use MathOp::*;
     match op {
-        Tan | Log1p => 1,
-        Cos | Expm1 | Acos | Atan | Asinh | Acosh | Atanh | Sinh | Cosh | Log2 | Log10 => 2,
+        Log1p => 1,
+        // f32 `tan` is within 2 ulp since 2026-12-01 (its own test, vector_math_derived.rs,
+        // moved to 2 then; this one kept 1 until a draw found 3.8577163, 2 ulp off).
+        Tan | Cos | Expm1 | Acos | Atan | Asinh | Acosh | Atanh | Sinh | Cosh | Log2 | Log10 => 2,
         Asin => 3,
         _ => allowed_ulps(op),
     }
