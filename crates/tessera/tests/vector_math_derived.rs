@@ -221,13 +221,36 @@ type BinaryCase = (
     u64,
 );
 
-/// `atan2` and `hypot` over pairs of magnitudes and signs, against the C library, and their
-/// C99 special values (signed zeros, infinities, NaN) exactly.
+/// `log(exp(x) + exp(y))` from the C library's `exp` and `log1p` (each within 1 ulp), the
+/// larger operand factored out; `x + ln 2` for equal operands (equal infinities).
+fn logaddexp(x: f64, y: f64) -> f64 {
+    if x == y {
+        return x + std::f64::consts::LN_2;
+    }
+    let d = x - y;
+    if d > 0.0 {
+        x + (-d).exp().ln_1p()
+    } else {
+        y + d.exp().ln_1p()
+    }
+}
+
+/// `atan2`, `hypot` and `logaddexp` over pairs of magnitudes and signs, against the C
+/// library, and their C99 special values (signed zeros, infinities, NaN) exactly.
 #[test]
 fn binary_functions_within_their_bounds_and_special_values_exactly() {
-    let cases: [BinaryCase; 2] = [
+    let cases: [BinaryCase; 3] = [
         ("atan2", vmath::f32::atan2, vmath::f64::atan2, f64::atan2, 2),
         ("hypot", vmath::f32::hypot, vmath::f64::hypot, f64::hypot, 2),
+        (
+            "logaddexp",
+            vmath::f32::logaddexp,
+            vmath::f64::logaddexp,
+            logaddexp,
+            // Against the same formula through glibc: where the sum is near 0 both lose
+            // relative accuracy to cancellation (f32, computed in f64: 0 ulp).
+            4,
+        ),
     ];
     for (name, f32_fn, f64_fn, reference, bound) in cases {
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
@@ -327,7 +350,7 @@ fn f64_logarithms_of_powers_of_their_base_are_exact() {
 
 /// The tensor ops give exactly the scalar function of each element, on the flat loop's
 /// layouts (contiguous, transposed, over `PAR_MIN_COSTLY` elements) and the generic driver's
-/// (strided, broadcast); `atan2` and `hypot` through both of their paths too.
+/// (strided, broadcast); `atan2`, `hypot` and `logaddexp` through both of their paths too.
 #[test]
 fn tensor_results_are_the_scalar_function_on_every_layout() {
     use tessera::{DType, MathBinaryOp, MathOp, Tensor, UnaryOp};
@@ -392,9 +415,14 @@ fn tensor_results_are_the_scalar_function_on_every_layout() {
                 }
             }
             type Pair = (MathBinaryOp, fn(f32, f32) -> f32, fn(f64, f64) -> f64);
-            let pairs: [Pair; 2] = [
+            let pairs: [Pair; 3] = [
                 (MathBinaryOp::Atan2, vmath::f32::atan2, vmath::f64::atan2),
                 (MathBinaryOp::Hypot, vmath::f32::hypot, vmath::f64::hypot),
+                (
+                    MathBinaryOp::Logaddexp,
+                    vmath::f32::logaddexp,
+                    vmath::f64::logaddexp,
+                ),
             ];
             // A flipped partner takes the element-wise driver; `exp(t)`, laid out as `t`
             // (P6), the flat loop when `t` is one run.

@@ -413,12 +413,13 @@ impl Tensor {
                 _ => return Err(bad()),
             }
         }
-        // The vectorised `atan2` and `hypot` (kernels::vmath, docs/design.md P2) for `f32` and
-        // `f64` results: the flat loop, or the element-wise driver with the same functions for
-        // small calls; libm's through `f32` for `f16`.
+        // The vectorised `atan2`, `hypot` and `logaddexp` (kernels::vmath, docs/design.md P2)
+        // for `f32` and `f64` results: the flat loop, or the element-wise driver with the same
+        // functions for small calls; libm's through `f32` for `f16`.
         let two = match op {
             Atan2 => Some(VecFn2::Atan2),
             Hypot => Some(VecFn2::Hypot),
+            Logaddexp => Some(VecFn2::Logaddexp),
             _ => None,
         };
         if let Some(f) = two {
@@ -431,6 +432,8 @@ impl Tensor {
             (Atan2, DType::F64) => zip!(f64, f64, vmath::f64::atan2),
             (Hypot, DType::F32) => zip!(f32, f32, vmath::f32::hypot),
             (Hypot, DType::F64) => zip!(f64, f64, vmath::f64::hypot),
+            (Logaddexp, DType::F32) => zip!(f32, f32, vmath::f32::logaddexp),
+            (Logaddexp, DType::F64) => zip!(f64, f64, vmath::f64::logaddexp),
             _ => {}
         }
         with_float_dtype!(dt, T => {

@@ -196,6 +196,7 @@ macro_rules! vec_loop {
 pub(crate) enum VecFn2 {
     Atan2,
     Hypot,
+    Logaddexp,
 }
 
 /// [`flat_loop!`] for a two-operand function, `out[i] = f(a[i], b[i])`. (`atan2` ran on AVX2
@@ -257,6 +258,7 @@ pub(crate) fn vector_math2(f: VecFn2, a: &Tensor, b: &Tensor, dt: DType) -> Resu
             match f {
                 VecFn2::Atan2 => zip_flat_slices::<$t>($a, $b, flat_loop2!($t, atan2)),
                 VecFn2::Hypot => zip_flat_slices::<$t>($a, $b, flat_loop2!($t, hypot)),
+                VecFn2::Logaddexp => zip_flat_slices::<$t>($a, $b, flat_loop2!($t, logaddexp)),
             }
         };
     }
@@ -300,6 +302,7 @@ pub(crate) fn vector_math2(f: VecFn2, a: &Tensor, b: &Tensor, dt: DType) -> Resu
             let run: &Loop2<'_, $t, $t> = match f {
                 VecFn2::Atan2 => &flat_loop2!($t, atan2),
                 VecFn2::Hypot => &flat_loop2!($t, hypot),
+                VecFn2::Logaddexp => &flat_loop2!($t, logaddexp),
             };
             fill_pair(&a, &b, layout, |o: &mut [$t], xa: &[$t], xb: &[$t]| {
                 drive_flat2(o, &xa[oa..oa + n], &xb[ob..ob + n], run)

@@ -20,6 +20,7 @@
 //! - `asinh(a) = log1p(a + a²/(1 + sqrt(1 + a²)))` (no cancellation near 0), `log(2a)`
 //!   once `1/(4a²)` is below half an ulp (one logarithm serves both); `acosh(x) = log1p(t + sqrt(t (t + 2)))` with
 //!   `t = x - 1`, likewise `log(x) + ln 2` for large `x`; `atanh(a) = log1p(2a + 2a²/(1 - a))/2`.
+//! - `logaddexp(x, y) = max(x, y) + log1p(exp(-|x - y|))`, `x + ln 2` where `x == y`;
 //! - `hypot(x, y) = hi sqrt(1 + (lo/hi)²)` over the magnitudes (no overflow, no underflow);
 //!   `log2(x) = k + log(m) log2(e)` and `log10(x) = k log10(2) + log(m) log10(e)` with
 //!   `x = 2^k m` (so `log2(2^k) = k` exactly, and `k log10(2)` in two parts keeps
@@ -56,7 +57,7 @@ macro_rules! derived {
         /// The derived functions for this width.
         pub mod $t {
             use super::super::$t::{
-                cast, horner, log_corrected, log_reduce, log_reduce_normal, log_special,
+                cast, exp, horner, log_corrected, log_reduce, log_reduce_normal, log_special,
             };
             use super::{atan_coeffs, LOG10_2_TAIL, PIO2_TAIL};
             use std::f64::consts::{FRAC_PI_2, LOG10_2, LOG10_E, LOG2_E, SQRT_2};
@@ -282,6 +283,23 @@ macro_rules! derived {
                     y
                 }
             }
+            /// `log(exp(x) + exp(y))` without overflow, as `max(x, y) + log1p(exp(-|x - y|))`
+            /// (NumPy's formula); `x + ln 2` where `x == y`, so equal infinities give that
+            /// infinity (not `inf - inf`); NaN when either is NaN (through `x - y`). Where
+            /// the sum is near 0 (`e^x + e^y ≈ 1`) its two terms cancel, and the result
+            /// keeps the absolute error of `log1p`, not a relative one: the `f32` function
+            /// computes this in `f64` for that reason (in `f32` it was 7000 ulp off there).
+            #[inline(always)]
+            pub fn logaddexp_same_width(x: $t, y: $t) -> $t {
+                let hi = if x > y { x } else { y };
+                let r = hi + log1p(exp(-(x - y).abs()));
+                if x == y {
+                    x + std::f64::consts::LN_2 as $t
+                } else {
+                    r
+                }
+            }
+
             /// `sqrt(x² + y²)` without undue overflow or underflow, as
             /// `hi sqrt(1 + (lo/hi)²)`; infinite when either is infinite, even with a NaN.
             #[inline(always)]
@@ -391,6 +409,22 @@ const ASIN_F64: [f64; 12] = [
 derived!(f32, i32, atan: 8, atan2: ATAN2_F32, asin: ASIN_F32, large: 8192.0, log10_2_hi_mask: 0xfff);
 derived!(f64, i64, atan: 19, atan2: ATAN2_F64, asin: ASIN_F64, large: 268_435_456.0,
     log10_2_hi_mask: 0xf_ffff);
+
+/// `logaddexp` of each width: `f64`'s own, and `f32`'s computed in `f64` and rounded once
+/// (within 1 ulp, where `f32` arithmetic lost thousands of ulp to cancellation near 0).
+pub mod logaddexp {
+    /// [`logaddexp_same_width`](super::f64::logaddexp_same_width).
+    #[inline(always)]
+    pub fn f64(x: f64, y: f64) -> f64 {
+        super::f64::logaddexp_same_width(x, y)
+    }
+
+    /// The `f64` function of the widened operands, rounded to `f32`.
+    #[inline(always)]
+    pub fn f32(x: f32, y: f32) -> f32 {
+        super::f64::logaddexp_same_width(x as f64, y as f64) as f32
+    }
+}
 
 /// The `f32` and `f64` tangents.
 pub mod tangent {

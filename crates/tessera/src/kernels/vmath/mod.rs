@@ -426,6 +426,7 @@ macro_rules! vmath {
                 quadrant(n + 1, r)
             }
 
+            pub use super::derived::logaddexp::$t as logaddexp;
             pub use super::derived::tangent::$tan as tan;
             pub use super::derived::$t::*;
             pub use super::hyperbolic::$t::*;
