@@ -28,6 +28,9 @@ macro_rules! unary_functions {
             }
         )*
 
+        /// The standard's names of the one-operand functions.
+        const UNARY_NAMES: &[&str] = &[$(stringify!($f)),*];
+
         fn register_unary(m: &Bound<'_, PyModule>) -> PyResult<()> {
             $(m.add_function(wrap_pyfunction!($f, m)?)?;)*
             Ok(())
@@ -54,6 +57,9 @@ macro_rules! binary_functions {
                 elementwise_binary(py, $op, x1, x2)
             }
         )*
+
+        /// The standard's names of the two-operand functions.
+        const BINARY_NAMES: &[&str] = &[$(stringify!($f)),*];
 
         fn register_binary(m: &Bound<'_, PyModule>) -> PyResult<()> {
             $(m.add_function(wrap_pyfunction!($f, m)?)?;)*
@@ -87,8 +93,11 @@ binary_functions! {
     remainder => "remainder", subtract => "subtract",
 }
 
-/// Adds every elementwise function of the namespace to the native module.
+/// Adds every elementwise function of the namespace to the native module, and their names
+/// as `_ELEMENTWISE_NAMES` (one-operand, two-operand), which `tessera._elementwise` exports:
+/// the names are written once, here.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     register_unary(m)?;
-    register_binary(m)
+    register_binary(m)?;
+    m.add("_ELEMENTWISE_NAMES", (UNARY_NAMES, BINARY_NAMES))
 }

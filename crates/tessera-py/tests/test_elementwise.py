@@ -183,11 +183,13 @@ def test_float_binary_and_division(data, name):
 
 
 def check_logaddexp(got, want, *args):
-    """`logaddexp` against an 80-bit reference of the same operands (`want` gives the dtype):
-    where `e^x1 + e^x2` is near 1 its formula's two terms cancel, so its accuracy there is
-    absolute, about `eps * max(1, |x1|, |x2|)`, for NumPy as for Tessera (docs/design.md P2:
-    NumPy's own float32 is then up to 5e5 ulp off), and a relative comparison with NumPy's
-    value would test NumPy's rounding."""
+    """`logaddexp` against a `longdouble` reference of the same operands (80-bit on x86-64
+    Linux, where CI runs; `want` gives the dtype). Where `e^x1 + e^x2` is near 1 the formula's
+    two terms cancel and its error is absolute, about `eps * max(1, |x1|, |x2|)` of the
+    precision it computes in (float64 for float32 and float64, float32 for the halves), for
+    NumPy as for Tessera (docs/design.md P2: NumPy's own float32, computed in float32, is
+    then up to 5e5 ulp off): so a relative comparison with NumPy's value would test NumPy's
+    rounding. Allowed: that absolute error plus 4 ulp of the result."""
     ab = np.broadcast_arrays(*[np.asarray(x, dtype=want.dtype) for x in args])
     with np.errstate(all="ignore"):
         ref = np.logaddexp(*[x.astype(np.longdouble) for x in ab])
@@ -195,10 +197,13 @@ def check_logaddexp(got, want, *args):
     g = np.asarray(got).astype(np.longdouble)
     assert np.asarray(got).dtype == want.dtype and g.shape == ref.shape
     np.testing.assert_array_equal(np.isnan(g), np.isnan(ref))
+    infinite = np.isinf(ref)
+    np.testing.assert_array_equal(g[infinite], ref[infinite])
     finite = np.isfinite(ref)
-    np.testing.assert_array_equal(g[~finite & ~np.isnan(ref)], ref[~finite & ~np.isnan(ref)])
-    eps = np.finfo(want.dtype).eps
-    assert np.all(np.abs(g[finite] - ref[finite]) <= 8 * eps * scale[finite]), (g, ref)
+    wide = want.dtype in (np.float32, np.float64)
+    computed = np.finfo(np.float64 if wide else np.float32).eps
+    tol = 8 * computed * scale + 4 * np.finfo(want.dtype).eps * np.abs(ref)
+    assert np.all(np.abs(g[finite] - ref[finite]) <= tol[finite]), (g, ref)
 
 
 @given(st.data(), st.sampled_from(sorted(BITWISE) + sorted(SHIFTS) + sorted(LOGICAL)))
@@ -224,6 +229,12 @@ def test_existing_binary_functions_under_standard_names(data, name):
     a, b = binary_operands(data, [(x, y) for x, y in DTYPE_PAIRS if "bool" not in (x, y)], lo=0, hi=5)
     want = numpy_call(EXISTING_BINARY[name], a, b)
     got = getattr(ts, name)(ts.asarray(a), ts.asarray(b))
+    if name in ("maximum", "minimum") and want.dtype.kind == "f":
+        # Equal zeros of opposite signs: the standard leaves the sign of the result open, and
+        # NumPy differs by dtype (float16 returns the first operand, float32/float64 the
+        # second, as Tessera does for every dtype). The values are compared exactly.
+        np.testing.assert_array_equal(np.asarray(got), want, strict=True)
+        return
     check_close(got, want, exact=want.dtype.kind != "f" or name != "pow")
 
 

@@ -213,12 +213,14 @@ fn special_values_exactly() {
     }
 }
 
+/// Name, the two widths' functions, the `f64` reference, and the ulp bounds for `f32` and
+/// `f64`.
 type BinaryCase = (
     &'static str,
     fn(f32, f32) -> f32,
     fn(f64, f64) -> f64,
     fn(f64, f64) -> f64,
-    u64,
+    (u64, u64),
 );
 
 /// `log(exp(x) + exp(y))` from the C library's `exp` and `log1p` (each within 1 ulp), the
@@ -240,19 +242,32 @@ fn logaddexp(x: f64, y: f64) -> f64 {
 #[test]
 fn binary_functions_within_their_bounds_and_special_values_exactly() {
     let cases: [BinaryCase; 3] = [
-        ("atan2", vmath::f32::atan2, vmath::f64::atan2, f64::atan2, 2),
-        ("hypot", vmath::f32::hypot, vmath::f64::hypot, f64::hypot, 2),
+        (
+            "atan2",
+            vmath::f32::atan2,
+            vmath::f64::atan2,
+            f64::atan2,
+            (2, 2),
+        ),
+        (
+            "hypot",
+            vmath::f32::hypot,
+            vmath::f64::hypot,
+            f64::hypot,
+            (2, 2),
+        ),
         (
             "logaddexp",
             vmath::f32::logaddexp,
             vmath::f64::logaddexp,
             logaddexp,
-            // Against the same formula through glibc: where the sum is near 0 both lose
-            // relative accuracy to cancellation (f32, computed in f64: 0 ulp).
-            4,
+            // Against the same formula through glibc (f64: its `exp`/`log1p` within 1 ulp
+            // each, results near ln 2 in these samples); f32 is computed in f64. The strip
+            // where the sum is near 0 is the next test's.
+            (1, 4),
         ),
     ];
-    for (name, f32_fn, f64_fn, reference, bound) in cases {
+    for (name, f32_fn, f64_fn, reference, (bound32, bound)) in cases {
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = || {
             state ^= state << 13;
@@ -276,7 +291,7 @@ fn binary_functions_within_their_bounds_and_special_values_exactly() {
         }
         println!("{name}: max {w32} ulp (f32), {w64} ulp (f64)");
         assert!(
-            w64 <= bound && w32 <= bound,
+            w64 <= bound && w32 <= bound32,
             "{name}: {w32} ulp (f32), {w64} ulp (f64)"
         );
         let (inf, nan) = (f64::INFINITY, f64::NAN);
@@ -311,7 +326,7 @@ fn binary_functions_within_their_bounds_and_special_values_exactly() {
                 assert!(
                     got.to_bits() == want.to_bits()
                         || (got.is_nan() && want.is_nan())
-                        || (ulps32(got, want) <= bound && want != 0.0 && want.is_finite()),
+                        || (ulps32(got, want) <= bound32 && want != 0.0 && want.is_finite()),
                     "f32 {name}({y32:e}, {x32:e}) = {got:e}, want {want:e}"
                 );
             }
@@ -324,11 +339,51 @@ fn binary_functions_within_their_bounds_and_special_values_exactly() {
         ] {
             let (got, want) = (f32_fn(y, x), reference(y as f64, x as f64) as f32);
             assert!(
-                ulps32(got, want) <= bound,
+                ulps32(got, want) <= bound32,
                 "f32 {name}({y:e}, {x:e}) = {got:e}, want {want:e}"
             );
         }
     }
+}
+
+/// `logaddexp` over (-50, 50) and along the strip where `e^x + e^y` is near 1, where its two
+/// terms cancel: the `f64` function within `4 eps max(1, |x|, |y|)` (an absolute bound) of
+/// the same formula through the C library, and the `f32` one (computed in `f64`) within 1 ulp
+/// wherever the result is above `1e-6`.
+#[test]
+fn logaddexp_error_is_absolute_where_the_terms_cancel() {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let (mut worst64, mut worst32) = (0.0f64, 0u64);
+    for k in 0..400_000 {
+        let x = if k % 2 == 0 {
+            next() * 100.0 - 50.0
+        } else {
+            -next() * 0.69
+        };
+        // On the strip: e^y = 1 - e^x (|x| < ln 2 keeps 1 - e^x in (0, 1)), nudged.
+        let y = if k % 2 == 0 {
+            next() * 100.0 - 50.0
+        } else {
+            (-x.exp()).ln_1p() + (next() - 0.5) * 1e-6
+        };
+        let (got, want) = (vmath::f64::logaddexp(x, y), logaddexp(x, y));
+        let scale = 1f64.max(x.abs()).max(y.abs());
+        worst64 = worst64.max((got - want).abs() / (scale * f64::EPSILON));
+        let (x32, y32) = (x as f32, y as f32);
+        let want32 = logaddexp(x32 as f64, y32 as f64);
+        if want32.abs() > 1e-6 {
+            worst32 = worst32.max(ulps32(vmath::f32::logaddexp(x32, y32), want32 as f32));
+        }
+    }
+    println!("logaddexp: {worst64:.2} eps * scale (f64), {worst32} ulp (f32 above 1e-6)");
+    assert!(worst64 <= 4.0, "f64: {worst64} eps * max(1, |x|, |y|)");
+    assert!(worst32 <= 1, "f32: {worst32} ulp");
 }
 
 /// `log2(2^k) = k` and `log10(10^k) = k` exactly in `f64`, as the C library gives them.

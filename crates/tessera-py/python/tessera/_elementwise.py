@@ -12,21 +12,9 @@ Dtype rules, special values and errors: docs/design.md U1-U6 and docs/ops.md.
 from . import _native
 from ._native import clip
 
-# The standard's names (the registry ops behind abs and pow are absolute and power).
-_UNARY = [
-    "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_invert", "ceil",
-    "cos", "cosh", "exp", "expm1", "floor", "isfinite", "isinf", "isnan", "log", "log1p",
-    "log2", "log10", "logical_not", "negative", "positive", "reciprocal", "round", "sign",
-    "signbit", "sin", "sinh", "sqrt", "square", "tan", "tanh", "trunc",
-]
-
-_BINARY = [
-    "add", "atan2", "bitwise_and", "bitwise_left_shift", "bitwise_or", "bitwise_right_shift",
-    "bitwise_xor", "copysign", "divide", "equal", "floor_divide", "greater", "greater_equal",
-    "hypot", "less", "less_equal", "logaddexp", "logical_and", "logical_or", "logical_xor",
-    "maximum", "minimum", "multiply", "nextafter", "not_equal", "pow", "remainder",
-    "subtract",
-]
+# The standard's names, one- and two-operand (the registry ops behind abs and pow are
+# absolute and power), as the native module defines them.
+_UNARY, _BINARY = _native._ELEMENTWISE_NAMES
 
 __all__ = sorted([*_UNARY, *_BINARY, "clip"])
 

@@ -51,3 +51,42 @@ impl Tensor {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{DType, Tensor};
+
+    /// Which inputs take the one-pass form (the results of both forms are compared with the
+    /// naive rule in `tests/elementwise_fns.rs`).
+    #[test]
+    fn one_pass_only_for_flat_inputs_and_scalar_bounds_of_the_same_dtype() {
+        let x = Tensor::from_slice(&[-2.0f64, 0.5, 3.0, 1.0], &[2, 2]).unwrap();
+        let lo = Tensor::scalar(-1.0, DType::F64).unwrap();
+        let hi = Tensor::scalar(1.0, DType::F64).unwrap();
+        let one = |t: &Tensor, lo: Option<&Tensor>, hi: Option<&Tensor>| {
+            t.clip_scalar_bounds(lo, hi).unwrap().is_some()
+        };
+        assert!(one(&x, Some(&lo), Some(&hi)));
+        assert!(one(&x.t().unwrap(), Some(&lo), None));
+        assert!(one(&x, None, Some(&hi)));
+        assert!(!one(&x, None, None));
+        let row = x.narrow(0, 0, 1).unwrap().expand(&[2, 2]).unwrap();
+        assert!(!one(&row, Some(&lo), Some(&hi)), "broadcast");
+        let lo32 = Tensor::scalar(-1.0, DType::F32).unwrap();
+        assert!(!one(&x, Some(&lo32), Some(&hi)), "a bound of another dtype");
+        let lo1 = Tensor::from_slice(&[-1.0f64], &[1]).unwrap();
+        assert!(!one(&x, Some(&lo1), None), "a bound that is not 0-d");
+        let b = x.astype(DType::Bool).unwrap();
+        let lob = Tensor::scalar(0.0, DType::F64)
+            .unwrap()
+            .astype(DType::Bool)
+            .unwrap();
+        assert!(!one(&b, Some(&lob), None), "bool");
+        let big = Tensor::zeros(&[1 << 20], DType::F32).unwrap();
+        let lo_f32 = Tensor::scalar(0.0, DType::F32).unwrap();
+        assert!(
+            !one(&big, Some(&lo_f32), None),
+            "above the parallel cut-over"
+        );
+    }
+}

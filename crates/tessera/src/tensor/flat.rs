@@ -236,7 +236,7 @@ pub(crate) fn select_flat<T: Element>(
 
 /// `run(out, a, b)` over the two operands' element slices when they are one flat run of
 /// equal length ([`flat_pair`], neither a single broadcast element): for kernels that loop
-/// over slices themselves (the vectorised `atan2`, `hypot`); `None` otherwise.
+/// over slices themselves (the vectorised `atan2`, `hypot`, `logaddexp`); `None` otherwise.
 pub(super) fn zip_flat_slices<T: Element>(
     a: &Tensor,
     b: &Tensor,

@@ -57,7 +57,7 @@ macro_rules! derived {
         /// The derived functions for this width.
         pub mod $t {
             use super::super::$t::{
-                cast, exp, horner, log_corrected, log_reduce, log_reduce_normal, log_special,
+                cast, horner, log_corrected, log_reduce, log_reduce_normal, log_special,
             };
             use super::{atan_coeffs, LOG10_2_TAIL, PIO2_TAIL};
             use std::f64::consts::{FRAC_PI_2, LOG10_2, LOG10_E, LOG2_E, SQRT_2};
@@ -283,23 +283,6 @@ macro_rules! derived {
                     y
                 }
             }
-            /// `log(exp(x) + exp(y))` without overflow, as `max(x, y) + log1p(exp(-|x - y|))`
-            /// (NumPy's formula); `x + ln 2` where `x == y`, so equal infinities give that
-            /// infinity (not `inf - inf`); NaN when either is NaN (through `x - y`). Where
-            /// the sum is near 0 (`e^x + e^y ≈ 1`) its two terms cancel, and the result
-            /// keeps the absolute error of `log1p`, not a relative one: the `f32` function
-            /// computes this in `f64` for that reason (in `f32` it was 7000 ulp off there).
-            #[inline(always)]
-            pub fn logaddexp_same_width(x: $t, y: $t) -> $t {
-                let hi = if x > y { x } else { y };
-                let r = hi + log1p(exp(-(x - y).abs()));
-                if x == y {
-                    x + std::f64::consts::LN_2 as $t
-                } else {
-                    r
-                }
-            }
-
             /// `sqrt(x² + y²)` without undue overflow or underflow, as
             /// `hi sqrt(1 + (lo/hi)²)`; infinite when either is infinite, even with a NaN.
             #[inline(always)]
@@ -410,19 +393,35 @@ derived!(f32, i32, atan: 8, atan2: ATAN2_F32, asin: ASIN_F32, large: 8192.0, log
 derived!(f64, i64, atan: 19, atan2: ATAN2_F64, asin: ASIN_F64, large: 268_435_456.0,
     log10_2_hi_mask: 0xf_ffff);
 
-/// `logaddexp` of each width: `f64`'s own, and `f32`'s computed in `f64` and rounded once
-/// (within 1 ulp, where `f32` arithmetic lost thousands of ulp to cancellation near 0).
+/// `logaddexp` of each width: `f64`'s, and `f32`'s computed in `f64` and rounded once
+/// (within 1 ulp except for results under about `1e-9`, where the absolute error of the `f64`
+/// formula's cancellation, about `2^-52 max(1, |x|, |y|)`, is more; `f32` arithmetic lost
+/// thousands of ulp there).
 pub mod logaddexp {
-    /// [`logaddexp_same_width`](super::f64::logaddexp_same_width).
+    use super::super::f64::exp;
+    use super::f64::log1p;
+
+    /// `log(exp(x) + exp(y))` without overflow, as `max(x, y) + log1p(exp(-|x - y|))`
+    /// (NumPy's formula); `x + ln 2` where `x == y`, so equal infinities give that infinity
+    /// (not `inf - inf`); NaN when either is NaN (through `x - y`). Where the sum is near 0
+    /// (`e^x + e^y ≈ 1`) its two terms cancel, and the result keeps the absolute error of
+    /// `log1p`, not a relative one.
     #[inline(always)]
     pub fn f64(x: f64, y: f64) -> f64 {
-        super::f64::logaddexp_same_width(x, y)
+        let hi = if x > y { x } else { y };
+        let r = hi + log1p(exp(-(x - y).abs()));
+        if x == y {
+            x + std::f64::consts::LN_2
+        } else {
+            r
+        }
     }
 
-    /// The `f64` function of the widened operands, rounded to `f32`.
+    /// [`f64()`] of the widened operands, rounded to `f32` (in `f32` arithmetic the
+    /// cancellation cost 7000 ulp).
     #[inline(always)]
     pub fn f32(x: f32, y: f32) -> f32 {
-        super::f64::logaddexp_same_width(x as f64, y as f64) as f32
+        f64(x as f64, y as f64) as f32
     }
 }
 
