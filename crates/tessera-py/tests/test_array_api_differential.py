@@ -147,6 +147,11 @@ def test_binary_functions_match_array_api_strict(name, data):
         assume(bool(np.all(np.abs(np.asarray(x1)) < 1e15) and np.all(np.abs(np.asarray(x2)) < 1e15)))
     if name == "pow" and np.asarray(x2).dtype.kind in "iu":
         assume(bool(np.all(np.asarray(x2) >= 0)))  # negative integer powers are unspecified
+    if name == "pow" and np.asarray(x1).dtype.kind == "f":
+        # NumPy's pow(-inf, y) is NaN for y > 0 not an integer, where the standard says +inf
+        # (Tessera's); test_elementwise.py checks that case.
+        a1, a2 = np.broadcast_arrays(np.asarray(x1), np.asarray(x2))
+        assume(not bool(np.any(np.isneginf(a1) & (a2 > 0) & (np.floor(a2) != a2))))
     compare(name, call(ts, name, x1, x2), call(strict, name, to_strict(x1), to_strict(x2)),
             (x1, x2))
 

@@ -229,6 +229,12 @@ def test_existing_binary_functions_under_standard_names(data, name):
     a, b = binary_operands(data, [(x, y) for x, y in DTYPE_PAIRS if "bool" not in (x, y)], lo=0, hi=5)
     want = numpy_call(EXISTING_BINARY[name], a, b)
     got = getattr(ts, name)(ts.asarray(a), ts.asarray(b))
+    if name == "pow" and want.dtype.kind == "f":
+        # NumPy's pow(-inf, y) is NaN for y > 0 not an integer; C99 and the standard say +inf
+        # (Python's math.pow agrees), which Tessera gives.
+        x1, x2 = np.broadcast_arrays(a.astype(want.dtype), b.astype(want.dtype))
+        fix = np.isneginf(x1) & (x2 > 0) & (np.floor(x2) != x2)
+        want = np.where(fix, np.inf, want).astype(want.dtype)
     if name in ("maximum", "minimum") and want.dtype.kind == "f":
         # Equal zeros of opposite signs: the standard leaves the sign of the result open, and
         # NumPy differs by dtype (float16 returns the first operand, float32/float64 the
