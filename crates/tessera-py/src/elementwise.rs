@@ -1,8 +1,8 @@
 //! The Array API's operators beyond `arith.rs`: `//`, `%`, `&`, `|`, `^`, `<<`, `>>` with
 //! their reflected and in-place forms, `~`, `__index__`, `__complex__`; and
-//! `elementwise_unary` and `elementwise_binary`, the bindings behind the functions of
-//! `tessera._elementwise` (a Python scalar operand of a two-operand function is weak, as for
-//! the operators).
+//! `elementwise_unary` and `elementwise_binary`, which every function of
+//! `tessera._elementwise` calls with its registry op (`namespace_elementwise.rs`; a Python
+//! scalar operand of a two-operand function is weak, as for the operators).
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -183,8 +183,7 @@ pub(crate) fn not_a_python_scalar(name: &str, x: &Bound<'_, PyAny>) -> PyResult<
 
 /// `name(x)` for a one-operand elementwise registry op. `x` is a tensor or an array-like
 /// (converted); a Python `bool`, `int`, `float` or `complex` is a `TypeError`, as the Array
-/// API wants an array. Two positional arguments, so the call costs no argument tuple.
-#[pyfunction]
+/// API wants an array.
 pub fn elementwise_unary(py: Python<'_>, name: &str, x: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
     not_a_python_scalar(name, x)?;
     // A tensor is borrowed; anything else is converted (`asarray`).
@@ -234,7 +233,6 @@ fn by_method(name: &str, a: &Tensor, b: &Tensor) -> Option<tessera::Result<Tenso
 
 /// `name(x1, x2)` for a two-operand elementwise registry op, with Python scalars as weak
 /// operands (the Array API's rule for scalars in binary functions).
-#[pyfunction]
 pub fn elementwise_binary(
     py: Python<'_>,
     name: &str,

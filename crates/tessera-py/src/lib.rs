@@ -217,8 +217,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(ops::invoke, m)?)?;
-    m.add_function(wrap_pyfunction!(elementwise::elementwise_unary, m)?)?;
-    m.add_function(wrap_pyfunction!(elementwise::elementwise_binary, m)?)?;
     m.add_function(wrap_pyfunction!(elementwise::clip, m)?)?;
     namespace_elementwise::register(m)?;
     m.add_function(wrap_pyfunction!(ops::list_ops, m)?)?;

@@ -414,8 +414,9 @@ impl Tensor {
             }
         }
         // The vectorised `atan2`, `hypot` and `logaddexp` (kernels::vmath, docs/design.md P2)
-        // for `f32` and `f64` results: the flat loop, or the element-wise driver with the same
-        // functions for small calls; libm's through `f32` for `f16`.
+        // for `f32` and `f64` results: the flat loop, or for small calls of `atan2` and `hypot`
+        // the element-wise driver with the same functions (`vector_math2` copies `logaddexp`'s
+        // operands at every size); libm's through `f32` for `f16`.
         let two = match op {
             Atan2 => Some(VecFn2::Atan2),
             Hypot => Some(VecFn2::Hypot),
@@ -432,8 +433,6 @@ impl Tensor {
             (Atan2, DType::F64) => zip!(f64, f64, vmath::f64::atan2),
             (Hypot, DType::F32) => zip!(f32, f32, vmath::f32::hypot),
             (Hypot, DType::F64) => zip!(f64, f64, vmath::f64::hypot),
-            (Logaddexp, DType::F32) => zip!(f32, f32, vmath::f32::logaddexp),
-            (Logaddexp, DType::F64) => zip!(f64, f64, vmath::f64::logaddexp),
             _ => {}
         }
         with_float_dtype!(dt, T => {
