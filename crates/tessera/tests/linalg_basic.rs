@@ -110,3 +110,66 @@ fn outer_cross_and_errors() {
         DType::F32
     );
 }
+
+/// The norms are differentiable through the ops they are made of (`abs`, `sum`, `sqrt`,
+/// `pow`, `max`, `svdvals`): their gradients match central finite differences of the norm
+/// itself, for every vector `ord` that is smooth at the input and every matrix norm.
+#[test]
+fn norm_gradients_match_finite_differences() {
+    // Distinct magnitudes and no zeros (where |x| and max have no derivative).
+    let v = [0.7f64, -1.3, 2.1, -0.4, 1.7, -2.6];
+    let fd = |f: &dyn Fn(&Tensor) -> Tensor| -> (Vec<f64>, Vec<f64>) {
+        let x = Tensor::from_slice(&v, &[2, 3])
+            .unwrap()
+            .requires_grad_(true)
+            .unwrap();
+        let y = f(&x);
+        tessera::autograd::backward(&y, None, false).unwrap();
+        let analytic = x.grad().unwrap().to_vec::<f64>().unwrap();
+        let h = 1e-6;
+        let at = |w: &[f64]| -> f64 {
+            f(&Tensor::from_slice(w, &[2, 3]).unwrap())
+                .item::<f64>()
+                .unwrap()
+        };
+        let numeric = (0..v.len())
+            .map(|i| {
+                let (mut up, mut down) = (v.to_vec(), v.to_vec());
+                up[i] += h;
+                down[i] -= h;
+                (at(&up) - at(&down)) / (2.0 * h)
+            })
+            .collect();
+        (analytic, numeric)
+    };
+    type Norm = (&'static str, Box<dyn Fn(&Tensor) -> Tensor>);
+    let mut norms: Vec<Norm> = Vec::new();
+    for ord in [1.0, 2.0, 3.0, 0.5, f64::INFINITY, f64::NEG_INFINITY] {
+        norms.push((
+            "vector_norm",
+            Box::new(move |t: &Tensor| t.vector_norm(None, false, ord).unwrap()),
+        ));
+    }
+    for ord in [
+        MatrixNorm::Frobenius,
+        MatrixNorm::Columns { max: true },
+        MatrixNorm::Rows { max: false },
+        MatrixNorm::Spectral { max: true },
+        MatrixNorm::Spectral { max: false },
+        MatrixNorm::Nuclear,
+    ] {
+        norms.push((
+            "matrix_norm",
+            Box::new(move |t: &Tensor| t.matrix_norm(false, ord).unwrap().reshape(&[]).unwrap()),
+        ));
+    }
+    for (k, (name, f)) in norms.iter().enumerate() {
+        let (analytic, numeric) = fd(f.as_ref());
+        for (a, n) in analytic.iter().zip(&numeric) {
+            assert!(
+                (a - n).abs() <= 1e-6 * (1.0 + n.abs()),
+                "{name} #{k}: analytic {analytic:?}, numeric {numeric:?}"
+            );
+        }
+    }
+}
