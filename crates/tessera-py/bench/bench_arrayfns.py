@@ -98,7 +98,7 @@ def main():
             same,
         ),
     ]
-    env = dict(os.environ, RAYON_NUM_THREADS="2")
+    env = dict(os.environ, RAYON_NUM_THREADS="2", TESSERA_NUM_THREADS="2")
     out = subprocess.run([sys.executable, __file__, "--sort-only"], env=env, capture_output=True, text=True, check=True)
     tt2, tn2 = map(float, out.stdout.split())
     print(f"{'case':28} {'numpy':>10} {'tessera':>10} {'ratio':>7}")

@@ -72,6 +72,33 @@ def test_sort_and_argsort_match_numpy_stable(a, data, descending, flipped):
     np.testing.assert_array_equal(np.asarray(ts.sort(t, axis=axis, descending=descending, stable=False)), want)
 
 
+@given(
+    st.sampled_from(["float32", "float64"]),
+    st.integers(257, 6000),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(["normal", "few", "specials"]),
+    st.booleans(),
+    st.integers(1, 3),
+)
+def test_long_float_lanes_sort_as_numpy_stable(dtype, n, seed, kind, descending, lanes):
+    """Lanes above the sorting network's 256 elements (the vectorised quicksort where the CPU
+    has AVX-512): values, signed zeros in input order, NaNs last (first when descending)."""
+    rng = np.random.default_rng(seed)
+    if kind == "normal":
+        a = rng.standard_normal((lanes, n))
+    elif kind == "few":
+        a = rng.integers(-3, 4, (lanes, n)).astype(float)
+    else:
+        a = rng.choice([np.nan, -0.0, 0.0, np.inf, -np.inf, 1.5, -2.0], (lanes, n))
+        a[rng.random((lanes, n)) < 0.5] = rng.standard_normal()
+    a = a.astype(dtype)
+    if descending:
+        want = np.flip(np.sort(np.flip(a, 1), axis=1, kind="stable"), 1)
+    else:
+        want = np.sort(a, axis=1, kind="stable")
+    same(ts.sort(ts.asarray(a), axis=1, descending=descending), want)
+
+
 @given(arrays(), st.data(), st.booleans(), st.booleans())
 def test_argmax_argmin_match_numpy(a, data, keepdims, flipped):
     axis = data.draw(st.none() | st.integers(-max(a.ndim, 1), max(a.ndim, 1) - 1)) if a.ndim else None

@@ -14,7 +14,8 @@
 
 use std::any::TypeId;
 
-use super::network::{self, NetKey, NetSort, NET_MAX};
+use super::network::{self, NetKey, NET_MAX};
+use super::quicksort::{self, QuickSort};
 use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::kernels::simd::with_simd;
@@ -194,10 +195,16 @@ pub(crate) fn argsort<T: Element>(
     Ok(())
 }
 
-/// Sorts `v` stably by `key` (descending: by the complemented key): in the sorting network
-/// when the lane is short enough ([`sort_in_network`]), else its [`argsort`], then a gather.
-pub(crate) fn sort_by_key<T: Element>(v: &mut [T], key: Key<T>, descending: bool) -> Result<()> {
-    if v.len() <= NET_MAX && sort_in_network(v, key, descending) {
+/// Sorts `v` stably by `key` (descending: by the complemented key): in registers where the
+/// CPU and the lane allow ([`sort_in_registers`]; large partitions in parallel when `par`),
+/// else by its [`argsort`], then a gather.
+pub(crate) fn sort_by_key<T: Element>(
+    v: &mut [T],
+    key: Key<T>,
+    descending: bool,
+    par: bool,
+) -> Result<()> {
+    if sort_in_registers(v, key, descending, par) {
         return Ok(());
     }
     let mut order = try_vec(0i64, v.len())?;
@@ -210,26 +217,32 @@ pub(crate) fn sort_by_key<T: Element>(v: &mut [T], key: Key<T>, descending: bool
     Ok(())
 }
 
-/// Sorts a lane of at most [`NET_MAX`] elements in the sorting network: `f64` and `f32`
-/// lanes by their values ([`sort_floats_in_network`]), the others by their bare keys (`u32`
-/// keys for the dtypes whose keys fit 32 bits: twice as many to a register), turned back
-/// into values. `false`, with `v` untouched, where the CPU has no network.
-fn sort_in_network<T: Element>(v: &mut [T], key: Key<T>, descending: bool) -> bool {
+/// Sorts a lane in AVX-512 registers: `f64` and `f32` lanes by their values
+/// ([`sort_floats_in_registers`]: the network, or the vectorised quicksort above
+/// [`NET_MAX`]), the others, up to [`NET_MAX`] elements, by their bare keys in the network
+/// (`u32` keys for the dtypes whose keys fit 32 bits: twice as many to a register), turned
+/// back into values. `false`, with `v` untouched, where the CPU or the length does not allow.
+fn sort_in_registers<T: Element>(v: &mut [T], key: Key<T>, descending: bool, par: bool) -> bool {
     let (p, n) = (v.as_mut_ptr(), v.len());
     let t = TypeId::of::<T>();
     // SAFETY (both arms): `T` is the type named (same `TypeId`), so `v` is a slice of it,
     // reborrowed for the call.
     if t == TypeId::of::<f64>() {
-        return sort_floats_in_network(
+        return sort_floats_in_registers(
             unsafe { std::slice::from_raw_parts_mut(p.cast::<f64>(), n) },
             descending,
+            par,
         );
     }
     if t == TypeId::of::<f32>() {
-        return sort_floats_in_network(
+        return sort_floats_in_registers(
             unsafe { std::slice::from_raw_parts_mut(p.cast::<f32>(), n) },
             descending,
+            par,
         );
+    }
+    if n > NET_MAX {
+        return false;
     }
     if key.bits() <= 32 {
         sort_keys_in_network::<T, u32>(v, key, descending)
@@ -263,15 +276,16 @@ fn float_ties<T: Element>(v: &[T]) -> Vec<T> {
         .collect()
 }
 
-/// [`sort_in_network`] of a float lane by value: NaNs become the infinity that sorts where
+/// [`sort_in_registers`] of a float lane by value, in the network up to [`NET_MAX`]
+/// elements and by the vectorised quicksort above: NaNs become the infinity that sorts where
 /// they go (last; first when descending), a descending sort sorts the negated values, and
 /// afterwards the NaN slots get NaNs back and [`restore_ties`] the input's zeros and NaNs
 /// (signs and payloads) in input order.
-fn sort_floats_in_network<F>(v: &mut [F], descending: bool) -> bool
+fn sort_floats_in_registers<F>(v: &mut [F], descending: bool, par: bool) -> bool
 where
-    F: Element + NetSort + std::ops::Neg<Output = F>,
+    F: Element + QuickSort + std::ops::Neg<Output = F>,
 {
-    if !network::takes(v.len()) {
+    if !network::takes(v.len()) && !quicksort::takes(v.len()) {
         return false;
     }
     let ties = float_ties(v);
@@ -293,8 +307,11 @@ where
         }
         nans
     });
-    let sorted = network::sort(v);
-    debug_assert!(sorted, "`takes` said the network takes this lane");
+    let sorted = network::sort(v) || quicksort::sort(v, par);
+    debug_assert!(
+        sorted,
+        "`takes` said the network or the quicksort takes this lane"
+    );
     if descending {
         with_simd(|| {
             for x in v.iter_mut() {
@@ -311,7 +328,7 @@ where
     true
 }
 
-/// [`sort_in_network`] with keys of type `K` (wide enough for every key of `T`). The only
+/// [`sort_in_registers`] with keys of type `K` (wide enough for every key of `T`). The only
 /// equal keys of unequal elements are the signed zeros and the NaNs, which go back in their
 /// input order afterwards (stability).
 fn sort_keys_in_network<T: Element, K: NetKey>(v: &mut [T], key: Key<T>, descending: bool) -> bool {

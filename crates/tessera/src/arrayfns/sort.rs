@@ -50,7 +50,7 @@ fn directed<T: Element>(a: &T, b: &T, descending: bool) -> Ordering {
 /// Sorts one lane in place.
 fn sort_lane<T: Element>(v: &mut [T], descending: bool, stable: bool, par: bool) -> Result<()> {
     if let (Some(key), true) = (radix::key_fn::<T>(), v.len() >= radix::KEYED_MIN) {
-        return radix::sort_by_key(v, key, descending);
+        return radix::sort_by_key(v, key, descending, par);
     }
     let cmp = |a: &T, b: &T| directed(a, b, descending);
     // Equal integers (and bools) are indistinguishable: stability only matters for floats.

@@ -1,0 +1,407 @@
+//! A quicksort whose partitions run in AVX-512 registers: the sort of `f64` and `f32` lanes
+//! longer than the sorting network takes ([`NET_MAX`]), behind `sort` (docs/performance.md,
+//! "Vectorised quicksort").
+//!
+//! The lane holds no NaN (the caller turns them into infinities and puts them back, as for the
+//! network). Each step picks the median of a sample as the pivot and partitions in place: a
+//! register's elements below the pivot go to the front of the lane and the others to its back,
+//! each group by one compress-store, and the loop reads from whichever end has less free room,
+//! so that the writes never reach an element not yet read (the two registers read first keep
+//! that room). Slices of at most [`NET_MAX`] elements go to the network. A pivot that is the
+//! smallest element leaves the front empty: the lane is partitioned again by `<= pivot`, and the
+//! front, all equal to the pivot, is done (so equal keys cannot stall it). A recursion deeper
+//! than twice the lane's bit length falls back to the standard library's sort (an adversarial
+//! input cannot make it quadratic).
+
+use std::cmp::Ordering;
+
+use super::network::{self, NetSort, NET_MAX};
+
+/// Samples the pivot is the median of, for long slices (sorted in the network).
+const SAMPLES: usize = 64;
+
+/// Samples for slices shorter than [`SAMPLES_FROM`].
+const FEW_SAMPLES: usize = 16;
+
+/// The slice length from which [`SAMPLES`] are drawn.
+const SAMPLES_FROM: usize = 16 * 1024;
+
+/// The slice length from which the two sides of a partition sort on rayon's pool (when the
+/// caller asks for it): below it a side sorts in well under the cost of a hand-off.
+const PAR_MIN: usize = 1 << 16;
+
+/// Registers the partition reads from one end at a time (8 or 16 of the 32; the partition
+/// has fewer branches to mispredict and the loads of a block go out together).
+const UNROLL: usize = 8;
+
+/// A float type the quicksort partitions in registers: `f64` (8 to a register) and `f32` (16).
+pub(crate) trait QuickSort: NetSort + Send {
+    /// Moves the elements of `v` below `pivot` (`<= pivot` when `OR_EQUAL`) to the front of
+    /// `v` and the others after them, each group in no particular order; returns how many
+    /// went to the front.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F (and `popcnt`, which every AVX-512 CPU has), and
+    /// `v.len() >= 2 * 16` (two registers of either type).
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn partition<const OR_EQUAL: bool>(v: &mut [Self], pivot: Self) -> usize;
+}
+
+/// True when [`sort`] takes a slice of `n` elements: the CPU has AVX-512 and `n` is above
+/// what the network takes.
+pub(crate) fn takes(n: usize) -> bool {
+    n > NET_MAX && crate::kernels::simd::has_avx512()
+}
+
+/// Sorts `v` (no NaNs) ascending; the two sides of large partitions in parallel when `par`.
+/// `false`, with `v` untouched, where [`takes`] says no.
+pub(crate) fn sort<F: QuickSort>(v: &mut [F], par: bool) -> bool {
+    if !takes(v.len()) {
+        return false;
+    }
+    if v.is_sorted() {
+        return true;
+    }
+    let depth = 2 * (usize::BITS - v.len().leading_zeros());
+    steps(v, depth, par);
+    true
+}
+
+/// Sorts `v` (`takes(v.len())` held at the top) by partitioning, at most `depth` levels deep.
+fn steps<F: QuickSort>(v: &mut [F], depth: u32, par: bool) {
+    let n = v.len();
+    if n <= NET_MAX {
+        let sorted = network::sort(v);
+        debug_assert!(sorted, "the CPU has AVX-512 (checked by `sort`)");
+        return;
+    }
+    if depth == 0 {
+        v.sort_unstable_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
+        return;
+    }
+    let pivot = pivot_of(v);
+    let (front, back) = split(v, pivot);
+    if par && n >= PAR_MIN {
+        rayon::join(
+            || steps(front, depth - 1, true),
+            || steps(back, depth - 1, true),
+        );
+    } else {
+        steps(front, depth - 1, false);
+        steps(back, depth - 1, false);
+    }
+}
+
+/// Partitions `v` around `pivot` (an element of `v`) into the two slices left to sort: below
+/// the pivot and the rest, or, when nothing is below it, the elements above it alone (the
+/// ones equal to it are in place).
+fn split<F: QuickSort>(v: &mut [F], pivot: F) -> (&mut [F], &mut [F]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: `steps` runs only when `sort` saw AVX-512, and `v.len() > NET_MAX >= 32`.
+        let below = unsafe { F::partition::<false>(v, pivot) };
+        if below > 0 {
+            return v.split_at_mut(below);
+        }
+        // SAFETY: as above.
+        let equal = unsafe { F::partition::<true>(v, pivot) };
+        let (_, above) = v.split_at_mut(equal);
+        (&mut [], above)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = pivot;
+        unreachable!(
+            "`takes` is false off x86-64, so `steps` never runs: {}",
+            v.len()
+        )
+    }
+}
+
+/// The median of evenly spaced samples of `v` (`v.len() > NET_MAX`).
+fn pivot_of<F: QuickSort>(v: &[F]) -> F {
+    let count = if v.len() >= SAMPLES_FROM {
+        SAMPLES
+    } else {
+        FEW_SAMPLES
+    };
+    let step = v.len() / count;
+    let mut sample = [v[0]; SAMPLES];
+    for (k, s) in sample[..count].iter_mut().enumerate() {
+        *s = v[k * step + step / 2];
+    }
+    let sample = &mut sample[..count];
+    if !network::sort(sample) {
+        sample.sort_unstable_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
+    }
+    sample[count / 2]
+}
+
+/// Implements [`QuickSort`] for a float type by its AVX-512 intrinsics.
+macro_rules! partition_in_registers {
+    (
+        $t:ty,
+        $lanes:expr,
+        $mask:ty,
+        $set1:ident,
+        $load:ident,
+        $cmp:ident,
+        $compress:ident,
+        $store:ident
+    ) => {
+        impl QuickSort for $t {
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx512f,popcnt")]
+            unsafe fn partition<const OR_EQUAL: bool>(v: &mut [$t], pivot: $t) -> usize {
+                /// The partition reading `U` registers at a time from either end.
+                ///
+                /// # Safety
+                /// AVX-512F and `popcnt`, and `v.len() >= 2 U L`.
+                #[target_feature(enable = "avx512f,popcnt")]
+                unsafe fn by<const OR_EQUAL: bool, const U: usize>(
+                    v: &mut [$t],
+                    pivot: $t,
+                ) -> usize {
+                    use std::arch::x86_64::*;
+                    const L: usize = $lanes;
+                    let n = v.len();
+                    assert!(n >= 2 * U * L, "a partition reads 2 U registers first");
+                    let p = v.as_mut_ptr();
+                    let piv = $set1(pivot);
+                    // Every read and write below is within `v`: reads at `p + i` for
+                    // `i + L <= n` (loads of `L` elements), writes of `k` compressed elements
+                    // under a mask at `p + s` into slots `[s, s + k)` already read (the room
+                    // kept at each end).
+                    // SAFETY (of this block): the invariants just stated.
+                    unsafe {
+                        // Next unread element from the front; end of the unread ones at the
+                        // back.
+                        let (mut left, mut right) = (U * L, n - U * L);
+                        // Next free slot at the front; end of the free slots at the back.
+                        let (mut front, mut back) = (0usize, n);
+                        // The registers read first: `U L` free slots at each end.
+                        let first: [_; U] = std::array::from_fn(|r| $load(p.add(r * L)));
+                        let last: [_; U] = std::array::from_fn(|r| $load(p.add(right + r * L)));
+                        // The mask of the lowest `k` lanes (`k <= L`).
+                        let low = |k: u32| (((1u32 << k) - 1) as $mask);
+                        // Writes the lanes `take` of `x`: those going back before `back`,
+                        // the others at `front`.
+                        macro_rules! put {
+                            ($x:expr, $take:expr) => {{
+                                let (x, take): (_, $mask) = ($x, $take);
+                                let up = if OR_EQUAL {
+                                    $cmp::<_CMP_GT_OQ>(x, piv)
+                                } else {
+                                    $cmp::<_CMP_GE_OQ>(x, piv)
+                                } & take;
+                                let down = !up & take;
+                                // Compressed in registers, then stored under a mask: the
+                                // compress-store to memory is microcoded on AMD's Zen 4.
+                                let (nd, nu) = (down.count_ones(), up.count_ones());
+                                $store(p.add(front).cast(), low(nd), $compress(down, x));
+                                front += nd as usize;
+                                back -= nu as usize;
+                                $store(p.add(back).cast(), low(nu), $compress(up, x));
+                            }};
+                        }
+                        // The elements past a whole number of registers, read at the front
+                        // (`left + L <= n`): fewer than `L`, so they fit either end's room.
+                        let rem = (n - 2 * U * L) % L;
+                        if rem > 0 {
+                            let x = $load(p.add(left));
+                            left += rem;
+                            put!(x, low(rem as u32));
+                        }
+                        // The room at both ends totals `2 U L`. Single registers until
+                        // the rest is a whole number of `U`-register blocks: reading from
+                        // the end with less room leaves at least `L` at each.
+                        // (The work in each arm of the branch, as for the blocks below.)
+                        while (right - left) % (U * L) != 0 {
+                            if back - right < left - front {
+                                right -= L;
+                                put!($load(p.add(right)), <$mask>::MAX);
+                            } else {
+                                left += L;
+                                put!($load(p.add(left - L)), <$mask>::MAX);
+                            }
+                        }
+                        // Blocks of `U` registers from the end with less room, which leaves
+                        // at least `U L` at each. The choice is a branch with the block's
+                        // work in each arm: chosen by a select (as LLVM did with one load
+                        // in the arms), the next loads' address waited on the last block's
+                        // counts, and the loop ran at memory latency.
+                        macro_rules! block {
+                            ($at:expr) => {{
+                                let at = $at;
+                                let block: [_; U] =
+                                    std::array::from_fn(|r| $load(p.add(at + r * L)));
+                                for x in block {
+                                    put!(x, <$mask>::MAX);
+                                }
+                            }};
+                        }
+                        while left < right {
+                            if back - right < left - front {
+                                right -= U * L;
+                                block!(right);
+                            } else {
+                                left += U * L;
+                                block!(left - U * L);
+                            }
+                        }
+                        // Everything is read: the `2 U L` free slots are `[front, back)`.
+                        for x in first.into_iter().chain(last) {
+                            put!(x, <$mask>::MAX);
+                        }
+                        debug_assert_eq!(front, back);
+                        front
+                    }
+                }
+                // SAFETY: the caller's contract, and the length is checked for each form.
+                unsafe {
+                    if v.len() >= 2 * UNROLL * $lanes {
+                        by::<OR_EQUAL, UNROLL>(v, pivot)
+                    } else {
+                        by::<OR_EQUAL, 1>(v, pivot)
+                    }
+                }
+            }
+        }
+    };
+}
+
+partition_in_registers!(
+    f64,
+    8,
+    u8,
+    _mm512_set1_pd,
+    _mm512_loadu_pd,
+    _mm512_cmp_pd_mask,
+    _mm512_maskz_compress_pd,
+    _mm512_mask_storeu_pd
+);
+partition_in_registers!(
+    f32,
+    16,
+    u16,
+    _mm512_set1_ps,
+    _mm512_loadu_ps,
+    _mm512_cmp_ps_mask,
+    _mm512_maskz_compress_ps,
+    _mm512_mask_storeu_ps
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (xorshift), so the tests need no seed crate.
+    fn draws(n: usize, seed: u64) -> Vec<f64> {
+        let mut s = seed | 1;
+        (0..n)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+            })
+            .collect()
+    }
+
+    /// `sort` against the standard library's on lengths around the register and network
+    /// sizes, with few and many distinct values, sorted and reversed input.
+    #[test]
+    fn sorts_as_the_standard_library() {
+        if !takes(NET_MAX + 1) {
+            return;
+        }
+        let mut lens: Vec<usize> = (NET_MAX - 2..NET_MAX + 40).collect();
+        lens.extend([1000, 4099, 20_000, 100_003]);
+        for (i, &n) in lens.iter().enumerate() {
+            let x = draws(n, i as u64 + 1);
+            let cases = [
+                x.clone(),
+                x.iter().map(|v| (v * 8.0).round()).collect(),
+                vec![1.5; n],
+                (0..n).map(|k| k as f64).collect(),
+                (0..n).rev().map(|k| k as f64).collect(),
+                x.iter().map(|v| if *v < 0.3 { 0.0 } else { *v }).collect(),
+            ];
+            for c in cases {
+                let mut want = c.clone();
+                want.sort_by(f64::total_cmp);
+                let mut got = c.clone();
+                if !sort(&mut got, n > 20_000) {
+                    assert!(n <= NET_MAX, "n = {n}: the quicksort declined");
+                    continue;
+                }
+                assert_eq!(got, want, "f64, n = {n}");
+                let mut want32: Vec<f32> = c.iter().map(|&v| v as f32).collect();
+                let mut got32 = want32.clone();
+                want32.sort_by(f32::total_cmp);
+                assert!(sort(&mut got32, false));
+                assert_eq!(got32, want32, "f32, n = {n}");
+            }
+        }
+    }
+
+    /// The recursion limit's fallback (`std`'s sort) and the split of a slice whose pivot is
+    /// its minimum (many equal values) give sorted slices.
+    #[test]
+    fn depth_limit_and_repeated_minimum() {
+        if !takes(NET_MAX + 1) {
+            return;
+        }
+        for depth in [0, 1, 3] {
+            let mut v = draws(5000, 7 + depth as u64);
+            let mut want = v.clone();
+            want.sort_by(f64::total_cmp);
+            steps(&mut v, depth, false);
+            assert_eq!(v, want, "depth {depth}");
+        }
+        // Nine in ten elements are the minimum: the median sample is the minimum.
+        let mut v: Vec<f64> = draws(3001, 3)
+            .iter()
+            .map(|&x| if x < 0.4 { -1.0 } else { x })
+            .collect();
+        let mut want = v.clone();
+        want.sort_by(f64::total_cmp);
+        assert!(sort(&mut v, false));
+        assert_eq!(v, want);
+    }
+
+    /// The partition itself: the front holds exactly the elements below the pivot (or not
+    /// above it), the lane is a permutation of the input.
+    #[test]
+    fn partition_splits_at_the_pivot() {
+        if !takes(NET_MAX + 1) {
+            return;
+        }
+        for n in [32, 33, 47, 48, 63, 64, 65, 200, 1001] {
+            let x: Vec<f64> = draws(n, n as u64)
+                .iter()
+                .map(|v| (v * 16.0).round())
+                .collect();
+            let pivot = x[n / 3];
+            for or_equal in [false, true] {
+                let mut v = x.clone();
+                // SAFETY: AVX-512 checked above, `n >= 32`.
+                let k = unsafe {
+                    if or_equal {
+                        f64::partition::<true>(&mut v, pivot)
+                    } else {
+                        f64::partition::<false>(&mut v, pivot)
+                    }
+                };
+                let goes_front = |a: f64| if or_equal { a <= pivot } else { a < pivot };
+                assert_eq!(k, x.iter().filter(|&&a| goes_front(a)).count(), "n = {n}");
+                assert!(v[..k].iter().all(|&a| goes_front(a)), "n = {n}");
+                assert!(v[k..].iter().all(|&a| !goes_front(a)), "n = {n}");
+                let (mut a, mut b) = (v.clone(), x.clone());
+                a.sort_by(f64::total_cmp);
+                b.sort_by(f64::total_cmp);
+                assert_eq!(a, b, "n = {n}: not a permutation");
+            }
+        }
+    }
+}
