@@ -313,6 +313,7 @@ mod tests {
     #[test]
     fn sorts_as_the_standard_library() {
         if !takes(NET_MAX + 1) {
+            eprintln!("no AVX-512 here: the quicksort is not exercised");
             return;
         }
         let mut lens: Vec<usize> = (NET_MAX - 2..NET_MAX + 40).collect();
@@ -350,6 +351,7 @@ mod tests {
     #[test]
     fn depth_limit_and_repeated_minimum() {
         if !takes(NET_MAX + 1) {
+            eprintln!("no AVX-512 here: the quicksort is not exercised");
             return;
         }
         for depth in [0, 1, 3] {
@@ -370,37 +372,66 @@ mod tests {
         assert_eq!(v, want);
     }
 
-    /// The partition itself: the front holds exactly the elements below the pivot (or not
-    /// above it), the lane is a permutation of the input.
+    /// The partition itself, for both types and both comparisons: the front holds exactly
+    /// the elements below the pivot (or not above it), the back the others, and the slice is
+    /// a permutation of the input bit for bit (a `-0.0` must not become `0.0`). Lengths cover
+    /// both the one-register and the block form and every remainder; values include the
+    /// infinities and both zeros; pivots are the minimum, the maximum and a middle element.
+    fn check_partition<F: QuickSort + std::fmt::Debug>(x: &[F], bits: impl Fn(&F) -> u64) {
+        let lo = *x.iter().min_by(|a, b| a.partial_cmp(b).unwrap()).unwrap();
+        let hi = *x.iter().max_by(|a, b| a.partial_cmp(b).unwrap()).unwrap();
+        for pivot in [lo, hi, x[x.len() / 2]] {
+            for or_equal in [false, true] {
+                let mut v = x.to_vec();
+                // SAFETY: the callers check AVX-512, and every length is at least 32.
+                let k = unsafe {
+                    if or_equal {
+                        F::partition::<true>(&mut v, pivot)
+                    } else {
+                        F::partition::<false>(&mut v, pivot)
+                    }
+                };
+                let front = |a: &F| if or_equal { *a <= pivot } else { *a < pivot };
+                let n = x.len();
+                assert_eq!(k, x.iter().filter(|a| front(a)).count(), "n = {n}");
+                assert!(v[..k].iter().all(front), "n = {n}, pivot {pivot:?}");
+                assert!(!v[k..].iter().any(front), "n = {n}, pivot {pivot:?}");
+                let mut got: Vec<u64> = v.iter().map(&bits).collect();
+                let mut want: Vec<u64> = x.iter().map(&bits).collect();
+                got.sort_unstable();
+                want.sort_unstable();
+                assert_eq!(got, want, "n = {n}: not a permutation");
+            }
+        }
+    }
+
     #[test]
     fn partition_splits_at_the_pivot() {
         if !takes(NET_MAX + 1) {
+            eprintln!("no AVX-512 here: the partition is not exercised");
             return;
         }
-        for n in [32, 33, 47, 48, 63, 64, 65, 200, 1001] {
-            let x: Vec<f64> = draws(n, n as u64)
-                .iter()
-                .map(|v| (v * 16.0).round())
-                .collect();
-            let pivot = x[n / 3];
-            for or_equal in [false, true] {
-                let mut v = x.clone();
-                // SAFETY: AVX-512 checked above, `n >= 32`.
-                let k = unsafe {
-                    if or_equal {
-                        f64::partition::<true>(&mut v, pivot)
-                    } else {
-                        f64::partition::<false>(&mut v, pivot)
-                    }
-                };
-                let goes_front = |a: f64| if or_equal { a <= pivot } else { a < pivot };
-                assert_eq!(k, x.iter().filter(|&&a| goes_front(a)).count(), "n = {n}");
-                assert!(v[..k].iter().all(|&a| goes_front(a)), "n = {n}");
-                assert!(v[k..].iter().all(|&a| !goes_front(a)), "n = {n}");
-                let (mut a, mut b) = (v.clone(), x.clone());
-                a.sort_by(f64::total_cmp);
-                b.sort_by(f64::total_cmp);
-                assert_eq!(a, b, "n = {n}: not a permutation");
+        let specials = [f64::INFINITY, f64::NEG_INFINITY, 0.0, -0.0, 1.0];
+        let mut lens: Vec<usize> = (32..300).collect();
+        lens.extend([1023, 1024, 1025, 4097]);
+        for &n in &lens {
+            let r = draws(n, n as u64);
+            let cases: [Vec<f64>; 3] = [
+                r.iter().map(|v| (v * 16.0).round()).collect(),
+                r.iter()
+                    .map(|v| specials[((v + 0.5) * 5.0) as usize % 5])
+                    .collect(),
+                r.iter()
+                    .enumerate()
+                    .map(|(i, &v)| if i % 3 == 0 { specials[i % 5] } else { v })
+                    .collect(),
+            ];
+            for x in &cases {
+                if n >= 16 {
+                    check_partition(x, |a: &f64| a.to_bits());
+                }
+                let x32: Vec<f32> = x.iter().map(|&a| a as f32).collect();
+                check_partition(&x32, |a: &f32| a.to_bits() as u64);
             }
         }
     }

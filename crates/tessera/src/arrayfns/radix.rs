@@ -204,7 +204,7 @@ pub(crate) fn sort_by_key<T: Element>(
     descending: bool,
     par: bool,
 ) -> Result<()> {
-    if sort_in_registers(v, key, descending, par) {
+    if sort_in_registers(v, key, descending, par)? {
         return Ok(());
     }
     let mut order = try_vec(0i64, v.len())?;
@@ -222,7 +222,12 @@ pub(crate) fn sort_by_key<T: Element>(
 /// [`NET_MAX`]), the others, up to [`NET_MAX`] elements, by their bare keys in the network
 /// (`u32` keys for the dtypes whose keys fit 32 bits: twice as many to a register), turned
 /// back into values. `false`, with `v` untouched, where the CPU or the length does not allow.
-fn sort_in_registers<T: Element>(v: &mut [T], key: Key<T>, descending: bool, par: bool) -> bool {
+fn sort_in_registers<T: Element>(
+    v: &mut [T],
+    key: Key<T>,
+    descending: bool,
+    par: bool,
+) -> Result<bool> {
     let (p, n) = (v.as_mut_ptr(), v.len());
     let t = TypeId::of::<T>();
     // SAFETY (both arms): `T` is the type named (same `TypeId`), so `v` is a slice of it,
@@ -242,7 +247,7 @@ fn sort_in_registers<T: Element>(v: &mut [T], key: Key<T>, descending: bool, par
         );
     }
     if n > NET_MAX {
-        return false;
+        return Ok(false);
     }
     if key.bits() <= 32 {
         sort_keys_in_network::<T, u32>(v, key, descending)
@@ -255,9 +260,9 @@ fn sort_in_registers<T: Element>(v: &mut [T], key: Key<T>, descending: bool, par
 /// the elements a sort by key or by value may reorder among themselves, which
 /// [`restore_ties`] puts back in input order. One branch-free pass counts them (none, in
 /// most lanes) before the filtering one.
-fn float_ties<T: Element>(v: &[T]) -> Vec<T> {
+fn float_ties<T: Element>(v: &[T]) -> Result<Vec<T>> {
     if !T::DTYPE.is_float() {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     // A count, not a fold of `bool`s: LLVM reduced the `bool` fold one vector at a time
     // (an extract and an `or` per vector, a fifth of an f64 lane's sort in perf). Each
@@ -268,12 +273,16 @@ fn float_ties<T: Element>(v: &[T]) -> Vec<T> {
             .sum::<usize>()
     });
     if tied == 0 {
-        return Vec::new();
+        return Ok(Vec::new());
     }
-    v.iter()
-        .copied()
-        .filter(|x| x.to_f64() == 0.0 || x.to_f64().is_nan())
-        .collect()
+    // Fallible: a long lane of zeros keeps as many.
+    let mut ties = try_with_capacity(tied)?;
+    ties.extend(
+        v.iter()
+            .copied()
+            .filter(|x| x.to_f64() == 0.0 || x.to_f64().is_nan()),
+    );
+    Ok(ties)
 }
 
 /// [`sort_in_registers`] of a float lane by value, in the network up to [`NET_MAX`]
@@ -281,14 +290,14 @@ fn float_ties<T: Element>(v: &[T]) -> Vec<T> {
 /// they go (last; first when descending), a descending sort sorts the negated values, and
 /// afterwards the NaN slots get NaNs back and [`restore_ties`] the input's zeros and NaNs
 /// (signs and payloads) in input order.
-fn sort_floats_in_registers<F>(v: &mut [F], descending: bool, par: bool) -> bool
+fn sort_floats_in_registers<F>(v: &mut [F], descending: bool, par: bool) -> Result<bool>
 where
     F: Element + QuickSort + std::ops::Neg<Output = F>,
 {
     if !network::takes(v.len()) && !quicksort::takes(v.len()) {
-        return false;
+        return Ok(false);
     }
-    let ties = float_ties(v);
+    let ties = float_ties(v)?;
     let inf = F::from_f64(f64::INFINITY);
     let fill = if descending { -inf } else { inf };
     // The loops before and after the network in AVX2 copies (as built, they ran 128 bits
@@ -325,13 +334,17 @@ where
     if !ties.is_empty() {
         restore_ties(v, &ties);
     }
-    true
+    Ok(true)
 }
 
 /// [`sort_in_registers`] with keys of type `K` (wide enough for every key of `T`). The only
 /// equal keys of unequal elements are the signed zeros and the NaNs, which go back in their
 /// input order afterwards (stability).
-fn sort_keys_in_network<T: Element, K: NetKey>(v: &mut [T], key: Key<T>, descending: bool) -> bool {
+fn sort_keys_in_network<T: Element, K: NetKey>(
+    v: &mut [T],
+    key: Key<T>,
+    descending: bool,
+) -> Result<bool> {
     let flip = if descending { K::MAX } else { K::ZERO };
     let mut buf = [K::ZERO; NET_MAX];
     let keys = &mut buf[..v.len()];
@@ -339,16 +352,16 @@ fn sort_keys_in_network<T: Element, K: NetKey>(v: &mut [T], key: Key<T>, descend
         *k = K::from_u64(key.of(x)) ^ flip;
     }
     if !network::sort(keys) {
-        return false;
+        return Ok(false);
     }
-    let restore = float_ties(v);
+    let restore = float_ties(v)?;
     for (o, &k) in v.iter_mut().zip(keys.iter()) {
         *o = key.value((k ^ flip).into());
     }
     if !restore.is_empty() {
         restore_ties(v, &restore);
     }
-    true
+    Ok(true)
 }
 
 /// Puts the zeros and the NaNs of a float lane sorted by key back in input order: the k-th
