@@ -74,7 +74,8 @@ impl Tensor {
                 Ok(v)
             })??;
             if let Some(key) = radix::key_fn::<T>() {
-                radix::sort_by_key(&mut v, key, false, false)?;
+                let par = parallel(v.len());
+                radix::sort_by_key(&mut v, key, false, par)?;
             } else if parallel(v.len()) {
                 v.par_sort_unstable_by(nan_last);
             } else {
