@@ -13,9 +13,9 @@
 //! than twice the lane's bit length falls back to the standard library's sort (an adversarial
 //! input cannot make it quadratic).
 
+use std::cmp::Ordering;
+
 use super::network::{self, NetSort, NET_MAX};
-use super::sort::nan_last;
-use crate::dtype::Element;
 
 /// Samples the pivot is the median of, for long slices (sorted in the network).
 const SAMPLES: usize = 64;
@@ -35,7 +35,7 @@ const PAR_MIN: usize = 1 << 16;
 const UNROLL: usize = 8;
 
 /// A float type the quicksort partitions in registers: `f64` (8 to a register) and `f32` (16).
-pub(crate) trait QuickSort: NetSort + Element {
+pub(crate) trait QuickSort: NetSort + Send {
     /// Moves the elements of `v` below `pivot` (`<= pivot` when `OR_EQUAL`) to the front of
     /// `v` and the others after them, each group in no particular order; returns how many
     /// went to the front.
@@ -76,7 +76,9 @@ fn steps<F: QuickSort>(v: &mut [F], depth: u32, par: bool) {
         return;
     }
     if depth == 0 {
-        v.sort_unstable_by(nan_last);
+        // No NaNs: the float order is total here (`sort::nan_last` is not imported, since
+        // `sort` reaches this module through `radix`: the module graph stays acyclic).
+        v.sort_unstable_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
         return;
     }
     let pivot = pivot_of(v);
