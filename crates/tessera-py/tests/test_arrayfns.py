@@ -99,6 +99,29 @@ def test_long_float_lanes_sort_as_numpy_stable(dtype, n, seed, kind, descending,
     same(ts.sort(ts.asarray(a), axis=1, descending=descending), want)
 
 
+@given(
+    st.sampled_from(["int64", "uint64", "int32", "uint32", "int16", "uint16", "int8", "uint8"]),
+    st.integers(2, 3000),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(["full", "few"]),
+    st.booleans(),
+    st.integers(1, 3),
+)
+def test_integer_lanes_sort_as_numpy(dtype, n, seed, kind, descending, lanes):
+    """Integer lanes of every length, over the whole range of the dtype: the sorting network
+    (up to 256 elements, also below 32) and the vectorised quicksort of the keys above it."""
+    rng = np.random.default_rng(seed)
+    info = np.iinfo(dtype)
+    if kind == "full":
+        a = rng.integers(info.min, info.max, (lanes, n), dtype=dtype, endpoint=True)
+    else:
+        a = rng.integers(max(info.min, -3), 4, (lanes, n)).astype(dtype)
+    want = np.sort(a, axis=1)
+    if descending:
+        want = np.flip(want, 1)
+    same(ts.sort(ts.asarray(a), axis=1, descending=descending), want)
+
+
 @given(arrays(), st.data(), st.booleans(), st.booleans())
 def test_argmax_argmin_match_numpy(a, data, keepdims, flipped):
     axis = data.draw(st.none() | st.integers(-max(a.ndim, 1), max(a.ndim, 1) - 1)) if a.ndim else None

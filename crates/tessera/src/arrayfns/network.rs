@@ -27,6 +27,9 @@ pub(crate) const NET_MAX: usize = 256;
 /// registers (the 32 of 256 `u64` keys) runs in passes over halves of its keys.
 const HELD: usize = 16;
 
+/// The lane length above which [`sort`] first checks whether the lane is sorted already.
+const SORTED_CHECK_FROM: usize = 64;
+
 /// A type the network sorts: the integer keys `u64` (8 to a register) and `u32` (16, half
 /// the registers and the layers' work), compared by integer `min`/`max`, and the floats `f64`
 /// and `f32`, compared by float `min`/`max` (a standalone loop here ran those 1.5x faster than
@@ -88,6 +91,7 @@ net_sort!(u64 => wide, u32 => narrow, f64 => wide_f64, f32 => narrow_f32);
 
 /// True when [`sort`] takes a lane of `n` elements: the CPU has AVX-512 and `n <=`
 /// [`NET_MAX`].
+#[inline]
 pub(crate) fn takes(n: usize) -> bool {
     #[cfg(target_arch = "x86_64")]
     return n <= NET_MAX && crate::kernels::simd::has_avx512();
@@ -105,8 +109,10 @@ pub(crate) fn sort<K: NetSort>(v: &mut [K]) -> bool {
     #[cfg(target_arch = "x86_64")]
     if takes(v.len()) {
         // Sorted already (a constant lane, such as a broadcast input's): one early-exiting
-        // pass instead of the whole network, which costs the same for every input.
-        if !v.is_sorted() {
+        // pass instead of the whole network, which costs the same for every input. Not for
+        // the shortest lanes, whose network costs little more than the check: on random
+        // input its first comparison was a mispredicted branch, a fifth of a 16-key sort.
+        if v.len() <= SORTED_CHECK_FROM || !v.is_sorted() {
             // SAFETY: the CPU has AVX-512F (checked just above), the one feature the
             // networks are compiled for, and the length is checked just above.
             unsafe { K::sort_in_registers(v) };
@@ -152,7 +158,8 @@ macro_rules! unroll {
 /// AVX-512F intrinsics for that lane width.
 macro_rules! network_module {
     ($name:ident, $word:ty, $pad:expr, $lanes:literal, $mask:ty, $vec:ty, $idx:ty, $load:ident,
-     $store:ident, $zero:ident, $min:ident, $max:ident, $mask_min:ident, $permute:ident) => {
+     $store:ident, $mask_load:ident, $mask_store:ident, $zero:ident, $min:ident, $max:ident,
+     $mask_min:ident, $permute:ident) => {
         #[cfg(target_arch = "x86_64")]
         mod $name {
             use std::arch::x86_64::*;
@@ -165,7 +172,9 @@ macro_rules! network_module {
             /// The keys, padded: `NET_MAX` of them.
             type Keys = [$word; NET_MAX];
 
-            /// Sorts `v` (`v.len() <= NET_MAX`) ascending through a padded buffer.
+            /// Sorts `v` (`v.len() <= NET_MAX`) ascending: in registers loaded from it under
+            /// masks when it fits in [`HELD`] of them, else through a padded buffer (the
+            /// network over 32 registers runs in passes over memory).
             ///
             /// # Safety
             /// The CPU must have AVX-512F.
@@ -173,35 +182,67 @@ macro_rules! network_module {
             pub(super) unsafe fn sort(v: &mut [$word]) {
                 let n = v.len();
                 debug_assert!(n <= NET_MAX);
-                if let Ok(full) = <&mut Keys>::try_from(&mut *v) {
-                    // A full lane needs no padding: sorted where it is.
-                    return registers_of(full, NET_MAX / L);
-                }
-                let mut buf: Keys = [$pad; NET_MAX];
-                buf[..n].copy_from_slice(v);
-                registers_of(&mut buf, n.div_ceil(L).next_power_of_two());
-                v.copy_from_slice(&buf[..n]);
-            }
-
-            /// Sorts the first `regs` registers of `buf` (a power of two).
-            #[target_feature(enable = "avx512f")]
-            fn registers_of(buf: &mut Keys, regs: usize) {
-                match regs {
-                    1 => whole::<1>(buf),
-                    2 => whole::<2>(buf),
-                    4 => whole::<4>(buf),
-                    8 => whole::<8>(buf),
-                    16 => whole::<16>(buf),
+                match n.div_ceil(L).next_power_of_two() {
+                    1 => direct::<1>(v),
+                    2 => direct::<2>(v),
+                    4 => direct::<4>(v),
+                    8 => direct::<8>(v),
+                    16 => direct::<16>(v),
                     // More registers than one pass holds: 32 of `u64` keys (`u32` keys
                     // never need more than 16).
-                    _ => halves(buf),
+                    _ => {
+                        if let Ok(full) = <&mut Keys>::try_from(&mut *v) {
+                            // A full lane needs no padding: sorted where it is.
+                            return halves(full);
+                        }
+                        let mut buf: Keys = [$pad; NET_MAX];
+                        buf[..n].copy_from_slice(v);
+                        halves(&mut buf);
+                        v.copy_from_slice(&buf[..n]);
+                    }
                 }
             }
 
-            /// Sorts `buf[..L * R]` (`R <= HELD`) in `R` registers, every stage in one pass.
+            /// The mask of the lowest `min(k, L)` lanes.
+            #[inline]
+            fn low_lanes(k: usize) -> $mask {
+                if k >= L {
+                    <$mask>::MAX
+                } else {
+                    ((1u32 << k) - 1) as $mask
+                }
+            }
+
+            /// Sorts `v` (`v.len() <= L * R`, `R <= HELD`) in `R` registers loaded from it
+            /// under masks, the lanes past its end holding the padding key, and stored back
+            /// under the same masks: no buffer to fill and copy (which, for a 16-element lane,
+            /// took longer than its network).
             #[target_feature(enable = "avx512f")]
-            fn whole<const R: usize>(buf: &mut Keys) {
-                pass::<R, 0>(buf);
+            fn direct<const R: usize>(v: &mut [$word]) {
+                let n = v.len();
+                assert!(n <= L * R, "the lane fits in the registers");
+                let pad = [$pad; L];
+                // SAFETY: `pad` is `L` keys, 64 bytes; the load is unaligned.
+                let padding = unsafe { $load(pad.as_ptr().cast()) };
+                let mut r = [padding; R];
+                let p = v.as_mut_ptr();
+                unroll!(R, |i| {
+                    if i * L < n {
+                        // SAFETY: the lanes the mask selects are the keys `i L ..
+                        // min(n, (i + 1) L)` of `v`; a masked load or store touches no other
+                        // lane's memory (and faults on none).
+                        r[i] = unsafe {
+                            $mask_load(padding, low_lanes(n - i * L), p.add(i * L).cast())
+                        };
+                    }
+                });
+                stages::<R, 0>(&mut r);
+                unroll!(R, |i| {
+                    if i * L < n {
+                        // SAFETY: as for the loads.
+                        unsafe { $mask_store(p.add(i * L).cast(), low_lanes(n - i * L), r[i]) };
+                    }
+                });
             }
 
             /// Registers in each half of a full buffer.
@@ -238,15 +279,23 @@ macro_rules! network_module {
             #[target_feature(enable = "avx512f")]
             fn pass<const R: usize, const B: usize>(buf: &mut Keys) {
                 let mut r = load::<R>(buf, B);
-                stage_upto::<R, B, 2>(&mut r);
-                stage_upto::<R, B, 4>(&mut r);
-                stage_upto::<R, B, 8>(&mut r);
-                stage_upto::<R, B, 16>(&mut r);
-                stage_upto::<R, B, 32>(&mut r);
-                stage_upto::<R, B, 64>(&mut r);
-                stage_upto::<R, B, 128>(&mut r);
-                stage_upto::<R, B, 256>(&mut r);
+                stages::<R, B>(&mut r);
                 store(buf, B, &r);
+            }
+
+            /// Every stage whose blocks fit in the `R` registers `r` (registers `B ..` of
+            /// the lane), each block in the network's direction.
+            #[inline]
+            #[target_feature(enable = "avx512f")]
+            fn stages<const R: usize, const B: usize>(r: &mut [$vec; R]) {
+                stage_upto::<R, B, 2>(r);
+                stage_upto::<R, B, 4>(r);
+                stage_upto::<R, B, 8>(r);
+                stage_upto::<R, B, 16>(r);
+                stage_upto::<R, B, 32>(r);
+                stage_upto::<R, B, 64>(r);
+                stage_upto::<R, B, 128>(r);
+                stage_upto::<R, B, 256>(r);
             }
 
             /// The register distances below `HALF` and the lane distances of the last stage
@@ -392,6 +441,8 @@ network_module!(
     u64,
     _mm512_loadu_si512,
     _mm512_storeu_si512,
+    _mm512_mask_loadu_epi64,
+    _mm512_mask_storeu_epi64,
     _mm512_setzero_si512,
     _mm512_min_epu64,
     _mm512_max_epu64,
@@ -408,6 +459,8 @@ network_module!(
     u32,
     _mm512_loadu_si512,
     _mm512_storeu_si512,
+    _mm512_mask_loadu_epi32,
+    _mm512_mask_storeu_epi32,
     _mm512_setzero_si512,
     _mm512_min_epu32,
     _mm512_max_epu32,
@@ -425,6 +478,8 @@ network_module!(
     u64,
     _mm512_loadu_pd,
     _mm512_storeu_pd,
+    _mm512_mask_loadu_pd,
+    _mm512_mask_storeu_pd,
     _mm512_setzero_pd,
     _mm512_min_pd,
     _mm512_max_pd,
@@ -441,6 +496,8 @@ network_module!(
     u32,
     _mm512_loadu_ps,
     _mm512_storeu_ps,
+    _mm512_mask_loadu_ps,
+    _mm512_mask_storeu_ps,
     _mm512_setzero_ps,
     _mm512_min_ps,
     _mm512_max_ps,

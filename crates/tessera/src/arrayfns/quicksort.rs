@@ -1,8 +1,9 @@
-//! A quicksort whose partitions run in AVX-512 registers: the sort of `f64` and `f32` lanes
-//! longer than the sorting network takes ([`NET_MAX`]), behind `sort` (docs/performance.md,
+//! A quicksort whose partitions run in AVX-512 registers: the sort of lanes longer than the
+//! sorting network takes ([`NET_MAX`]), behind `sort`: `f64` and `f32` lanes by value, the
+//! other dtypes by their order-preserving `u64` or `u32` keys (docs/performance.md,
 //! "Vectorised quicksort").
 //!
-//! The lane holds no NaN (the caller turns them into infinities and puts them back, as for the
+//! A float lane holds no NaN (the caller turns them into infinities and puts them back, as for the
 //! network). Each step picks the median of a sample as the pivot and partitions in place: a
 //! register's elements below the pivot go to the front of the lane and the others to its back,
 //! each group compressed in a register and stored under a mask, and the loop reads blocks of
@@ -34,7 +35,9 @@ const PAR_MIN: usize = 1 << 16;
 /// has fewer branches to mispredict and the loads of a block go out together).
 const UNROLL: usize = 8;
 
-/// A float type the quicksort partitions in registers: `f64` (8 to a register) and `f32` (16).
+/// A type the quicksort partitions in registers: the floats `f64` (8 to a register) and `f32`
+/// (16), and the integer keys `u64` and `u32` (`radix.rs`'s order-preserving keys of the
+/// other dtypes), compared unsigned.
 pub(crate) trait QuickSort: NetSort + Send {
     /// Moves the elements of `v` below `pivot` (`<= pivot` when `OR_EQUAL`) to the front of
     /// `v` and the others after them, each group in no particular order; returns how many
@@ -49,6 +52,7 @@ pub(crate) trait QuickSort: NetSort + Send {
 
 /// True when [`sort`] takes a slice of `n` elements: the CPU has AVX-512 and `n` is above
 /// what the network takes.
+#[inline]
 pub(crate) fn takes(n: usize) -> bool {
     n > NET_MAX && crate::kernels::simd::has_avx512()
 }
@@ -139,15 +143,19 @@ fn pivot_of<F: QuickSort>(v: &[F]) -> F {
     sample[count / 2]
 }
 
-/// Implements [`QuickSort`] for a float type by its AVX-512 intrinsics.
+/// Implements [`QuickSort`] for a type by its AVX-512 intrinsics: `$ge` and `$gt` are the
+/// comparison predicates of `$cmp` for `>=` and `>` (ordered, for floats; unsigned, for the
+/// integer keys), `$set1` and `$load` take the element type itself.
 macro_rules! partition_in_registers {
     (
         $t:ty,
         $lanes:expr,
         $mask:ty,
-        $set1:ident,
-        $load:ident,
+        $set1:path,
+        $load:path,
         $cmp:ident,
+        $ge:ident,
+        $gt:ident,
         $compress:ident,
         $store:ident
     ) => {
@@ -192,9 +200,9 @@ macro_rules! partition_in_registers {
                             ($x:expr, $take:expr) => {{
                                 let (x, take): (_, $mask) = ($x, $take);
                                 let up = if OR_EQUAL {
-                                    $cmp::<_CMP_GT_OQ>(x, piv)
+                                    $cmp::<$gt>(x, piv)
                                 } else {
-                                    $cmp::<_CMP_GE_OQ>(x, piv)
+                                    $cmp::<$ge>(x, piv)
                                 } & take;
                                 let down = !up & take;
                                 // Compressed in registers, then stored under a mask: the
@@ -279,6 +287,8 @@ partition_in_registers!(
     _mm512_set1_pd,
     _mm512_loadu_pd,
     _mm512_cmp_pd_mask,
+    _CMP_GE_OQ,
+    _CMP_GT_OQ,
     _mm512_maskz_compress_pd,
     _mm512_mask_storeu_pd
 );
@@ -289,9 +299,78 @@ partition_in_registers!(
     _mm512_set1_ps,
     _mm512_loadu_ps,
     _mm512_cmp_ps_mask,
+    _CMP_GE_OQ,
+    _CMP_GT_OQ,
     _mm512_maskz_compress_ps,
     _mm512_mask_storeu_ps
 );
+partition_in_registers!(
+    u64,
+    8,
+    u8,
+    keys::set1_u64,
+    keys::load_u64,
+    _mm512_cmp_epu64_mask,
+    _MM_CMPINT_NLT,
+    _MM_CMPINT_NLE,
+    _mm512_maskz_compress_epi64,
+    _mm512_mask_storeu_epi64
+);
+partition_in_registers!(
+    u32,
+    16,
+    u16,
+    keys::set1_u32,
+    keys::load_u32,
+    _mm512_cmp_epu32_mask,
+    _MM_CMPINT_NLT,
+    _MM_CMPINT_NLE,
+    _mm512_maskz_compress_epi32,
+    _mm512_mask_storeu_epi32
+);
+
+/// Broadcasts and loads of the unsigned integer keys, whose AVX-512 intrinsics take signed
+/// integers (the same bits).
+#[cfg(target_arch = "x86_64")]
+mod keys {
+    use std::arch::x86_64::*;
+
+    /// `k` in every lane.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn set1_u64(k: u64) -> __m512i {
+        _mm512_set1_epi64(k as i64)
+    }
+
+    /// `k` in every lane.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn set1_u32(k: u32) -> __m512i {
+        _mm512_set1_epi32(k as i32)
+    }
+
+    /// Eight keys from `p` (unaligned).
+    ///
+    /// # Safety
+    /// `p` must be valid for reading eight `u64`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn load_u64(p: *const u64) -> __m512i {
+        // SAFETY: the caller's contract.
+        unsafe { _mm512_loadu_epi64(p.cast()) }
+    }
+
+    /// Sixteen keys from `p` (unaligned).
+    ///
+    /// # Safety
+    /// `p` must be valid for reading sixteen `u32`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn load_u32(p: *const u32) -> __m512i {
+        // SAFETY: the caller's contract.
+        unsafe { _mm512_loadu_epi32(p.cast()) }
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -412,6 +491,56 @@ mod tests {
                 want.sort_unstable();
                 assert_eq!(got, want, "n = {n}: not a permutation");
             }
+        }
+    }
+
+    /// The integer keys (`u64`, `u32`), compared unsigned: keys with the top bit set (half of
+    /// the bit patterns of random floats) must sort after the others, which a signed
+    /// comparison would get wrong. Sort against `sort_unstable`, and the partition checked
+    /// as for the floats.
+    #[test]
+    fn integer_keys_sort_and_partition_unsigned() {
+        if !runs_here() {
+            return;
+        }
+        let mut lens: Vec<usize> = (NET_MAX - 2..NET_MAX + 40).collect();
+        lens.extend([1000, 4099, 20_000, 100_003]);
+        for (i, &n) in lens.iter().enumerate() {
+            let x = draws(n, i as u64 + 101);
+            let cases: [Vec<u64>; 4] = [
+                x.iter().map(|v| v.to_bits()).collect(),
+                x.iter()
+                    .map(|v| ((v + 0.5) * 8.0) as u64 | 1 << 63)
+                    .collect(),
+                vec![u64::MAX; n],
+                (0..n as u64).rev().collect(),
+            ];
+            for c in cases {
+                let mut want = c.clone();
+                want.sort_unstable();
+                let mut got = c.clone();
+                // Up to `NET_MAX` the network sorts (the quicksort declines), as in `radix`.
+                assert!(
+                    sort(&mut got, n > 20_000) || network::sort(&mut got),
+                    "n = {n}"
+                );
+                assert_eq!(got, want, "u64, n = {n}");
+                let c32: Vec<u32> = c.iter().map(|&k| (k >> 32) as u32 ^ k as u32).collect();
+                let mut want32 = c32.clone();
+                want32.sort_unstable();
+                let mut got32 = c32;
+                assert!(sort(&mut got32, false) || network::sort(&mut got32));
+                assert_eq!(got32, want32, "u32, n = {n}");
+            }
+        }
+        for n in (32..300).chain([1023, 1024, 1025, 4097]) {
+            let keys: Vec<u64> = draws(n, n as u64 + 7).iter().map(|v| v.to_bits()).collect();
+            check_partition(&keys, |a: &u64| *a);
+            let few: Vec<u32> = keys
+                .iter()
+                .map(|&k| (k >> 61) as u32 * 0x2000_0000)
+                .collect();
+            check_partition(&few, |a: &u32| *a as u64);
         }
     }
 

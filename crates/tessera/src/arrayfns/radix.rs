@@ -25,8 +25,16 @@ use crate::storage::{try_vec, try_with_capacity};
 pub(crate) const MIN_LEN: usize = 512;
 
 /// Below this length the comparison sorts of the values win over computing keys (and the
-/// buffers they need).
+/// buffers they need), unless the network sorts the lane ([`sorts_by_key`]).
 pub(crate) const KEYED_MIN: usize = 32;
+
+/// Whether [`sort_by_key`] is the sort of a lane of `n` elements: from [`KEYED_MIN`], and
+/// below it whenever the network takes the lane. A 16-element `int64` lane took 210 ns in
+/// the standard library's insertion sort (a mispredicted branch every few comparisons) and
+/// about 50 through the network (NumPy 32).
+pub(crate) fn sorts_by_key(n: usize) -> bool {
+    n >= KEYED_MIN || (n > 1 && network::takes(n))
+}
 
 /// The key of a float widened to `f64` (64 bits). Branch-free (selects, shifts and xors),
 /// so that the loops over a lane vectorise: with branches, the sign of random data was a
@@ -217,11 +225,11 @@ pub(crate) fn sort_by_key<T: Element>(
     Ok(())
 }
 
-/// Sorts a lane in AVX-512 registers: `f64` and `f32` lanes by their values
-/// ([`sort_floats_in_registers`]: the network, or the vectorised quicksort above
-/// [`NET_MAX`]), the others, up to [`NET_MAX`] elements, by their bare keys in the network
-/// (`u32` keys for the dtypes whose keys fit 32 bits: twice as many to a register), turned
-/// back into values. `false`, with `v` untouched, where the CPU or the length does not allow.
+/// Sorts a lane in AVX-512 registers (the network up to [`NET_MAX`] elements, the vectorised
+/// quicksort above): `f64` and `f32` lanes by their values ([`sort_floats_in_registers`]),
+/// the others by their bare keys (`u32` keys for the dtypes whose keys fit 32 bits: twice as
+/// many to a register), turned back into values. `false`, with `v` untouched, where the CPU
+/// does not allow.
 fn sort_in_registers<T: Element>(
     v: &mut [T],
     key: Key<T>,
@@ -246,13 +254,10 @@ fn sort_in_registers<T: Element>(
             par,
         );
     }
-    if n > NET_MAX {
-        return Ok(false);
-    }
     if key.bits() <= 32 {
-        sort_keys_in_network::<T, u32>(v, key, descending)
+        sort_keys_in_registers::<T, u32>(v, key, descending, par)
     } else {
-        sort_keys_in_network::<T, u64>(v, key, descending)
+        sort_keys_in_registers::<T, u64>(v, key, descending, par)
     }
 }
 
@@ -337,31 +342,52 @@ where
     Ok(true)
 }
 
-/// [`sort_in_registers`] with keys of type `K` (wide enough for every key of `T`). The only
-/// equal keys of unequal elements are the signed zeros and the NaNs, which go back in their
-/// input order afterwards (stability).
-fn sort_keys_in_network<T: Element, K: NetKey>(
+/// [`sort_in_registers`] with keys of type `K` (wide enough for every key of `T`), in a
+/// buffer sized for the lane ([`with_keys`]). The only equal keys of unequal elements are the
+/// signed zeros and the NaNs, which go back in their input order afterwards (stability).
+fn sort_keys_in_registers<T: Element, K: NetKey + QuickSort>(
     v: &mut [T],
     key: Key<T>,
     descending: bool,
+    par: bool,
 ) -> Result<bool> {
-    let flip = if descending { K::MAX } else { K::ZERO };
-    let mut buf = [K::ZERO; NET_MAX];
-    let keys = &mut buf[..v.len()];
-    for (k, x) in keys.iter_mut().zip(v.iter()) {
-        *k = K::from_u64(key.of(x)) ^ flip;
-    }
-    if !network::sort(keys) {
+    let n = v.len();
+    if !network::takes(n) && !quicksort::takes(n) {
         return Ok(false);
     }
-    let restore = float_ties(v)?;
-    for (o, &k) in v.iter_mut().zip(keys.iter()) {
-        *o = key.value((k ^ flip).into());
-    }
-    if !restore.is_empty() {
-        restore_ties(v, &restore);
-    }
-    Ok(true)
+    let flip = if descending { K::MAX } else { K::ZERO };
+    with_keys::<K, _>(n, |keys| {
+        for (k, x) in keys.iter_mut().zip(v.iter()) {
+            *k = K::from_u64(key.of(x)) ^ flip;
+        }
+        let sorted = network::sort(keys) || quicksort::sort(keys, par);
+        debug_assert!(
+            sorted,
+            "the network or the quicksort takes this lane (checked above)"
+        );
+        let restore = float_ties(v)?;
+        for (o, &k) in v.iter_mut().zip(keys.iter()) {
+            *o = key.value((k ^ flip).into());
+        }
+        if !restore.is_empty() {
+            restore_ties(v, &restore);
+        }
+        Ok(true)
+    })?
+}
+
+/// Runs `f` on a buffer of `n` zero keys: on the stack up to [`NET_MAX`] (32 keys for the
+/// shortest lanes, whose sort took less time than zeroing the 256-key buffer), on the heap
+/// above.
+fn with_keys<K: NetKey, R>(n: usize, f: impl FnOnce(&mut [K]) -> R) -> Result<R> {
+    const SHORT: usize = 32;
+    Ok(if n <= SHORT {
+        f(&mut [K::ZERO; SHORT][..n])
+    } else if n <= NET_MAX {
+        f(&mut [K::ZERO; NET_MAX][..n])
+    } else {
+        f(&mut try_vec(K::ZERO, n)?)
+    })
 }
 
 /// Puts the zeros and the NaNs of a float lane sorted by key back in input order: the k-th

@@ -49,7 +49,7 @@ fn directed<T: Element>(a: &T, b: &T, descending: bool) -> Ordering {
 
 /// Sorts one lane in place.
 fn sort_lane<T: Element>(v: &mut [T], descending: bool, stable: bool, par: bool) -> Result<()> {
-    if let (Some(key), true) = (radix::key_fn::<T>(), v.len() >= radix::KEYED_MIN) {
+    if let (Some(key), true) = (radix::key_fn::<T>(), radix::sorts_by_key(v.len())) {
         return radix::sort_by_key(v, key, descending, par);
     }
     let cmp = |a: &T, b: &T| directed(a, b, descending);
