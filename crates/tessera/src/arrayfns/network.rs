@@ -236,7 +236,16 @@ macro_rules! network_module {
                         };
                     }
                 });
-                stages::<R, 0>(&mut r);
+                // Written out, not a function: one holding the registers was not always
+                // inlined, and they then went through memory.
+                stage_upto::<R, 0, 2>(&mut r);
+                stage_upto::<R, 0, 4>(&mut r);
+                stage_upto::<R, 0, 8>(&mut r);
+                stage_upto::<R, 0, 16>(&mut r);
+                stage_upto::<R, 0, 32>(&mut r);
+                stage_upto::<R, 0, 64>(&mut r);
+                stage_upto::<R, 0, 128>(&mut r);
+                stage_upto::<R, 0, 256>(&mut r);
                 unroll!(R, |i| {
                     if i * L < n {
                         // SAFETY: as for the loads.
@@ -256,7 +265,11 @@ macro_rules! network_module {
             #[target_feature(enable = "avx512f")]
             fn halves(buf: &mut Keys) {
                 const { assert!(HALF <= HELD && HALF * L * 2 == NET_MAX) };
-                pass::<HALF, 0>(buf);
+                // The low half through `direct` (its masks all full) rather than a `pass` from
+                // register 0: two functions running the stages of registers `0 .. HALF` made
+                // LLVM stop inlining the stages (each then had two callers), and the
+                // registers went through memory at every stage.
+                direct::<HALF>(&mut buf[..NET_MAX / 2]);
                 pass::<HALF, HALF>(buf);
                 let (low, high) = buf.split_at_mut(NET_MAX / 2);
                 for (a, b) in low.chunks_exact_mut(L).zip(high.chunks_exact_mut(L)) {
@@ -279,23 +292,15 @@ macro_rules! network_module {
             #[target_feature(enable = "avx512f")]
             fn pass<const R: usize, const B: usize>(buf: &mut Keys) {
                 let mut r = load::<R>(buf, B);
-                stages::<R, B>(&mut r);
+                stage_upto::<R, B, 2>(&mut r);
+                stage_upto::<R, B, 4>(&mut r);
+                stage_upto::<R, B, 8>(&mut r);
+                stage_upto::<R, B, 16>(&mut r);
+                stage_upto::<R, B, 32>(&mut r);
+                stage_upto::<R, B, 64>(&mut r);
+                stage_upto::<R, B, 128>(&mut r);
+                stage_upto::<R, B, 256>(&mut r);
                 store(buf, B, &r);
-            }
-
-            /// Every stage whose blocks fit in the `R` registers `r` (registers `B ..` of
-            /// the lane), each block in the network's direction.
-            #[inline]
-            #[target_feature(enable = "avx512f")]
-            fn stages<const R: usize, const B: usize>(r: &mut [$vec; R]) {
-                stage_upto::<R, B, 2>(r);
-                stage_upto::<R, B, 4>(r);
-                stage_upto::<R, B, 8>(r);
-                stage_upto::<R, B, 16>(r);
-                stage_upto::<R, B, 32>(r);
-                stage_upto::<R, B, 64>(r);
-                stage_upto::<R, B, 128>(r);
-                stage_upto::<R, B, 256>(r);
             }
 
             /// The register distances below `HALF` and the lane distances of the last stage
