@@ -120,6 +120,7 @@ def test_integer_lanes_sort_as_numpy(dtype, n, seed, kind, descending, lanes):
     if descending:
         want = np.flip(want, 1)
     same(ts.sort(ts.asarray(a), axis=1, descending=descending), want)
+    same(ts.argsort(ts.asarray(a), axis=1), np.argsort(a, axis=1, kind="stable"))
 
 
 @given(arrays(), st.data(), st.booleans(), st.booleans())

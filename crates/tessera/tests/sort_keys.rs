@@ -32,7 +32,7 @@ fn fit(x: f64, dtype: DType) -> f64 {
         DType::Bool => (finite != 0.0) as i32 as f64,
         DType::U8 => finite.abs() % 256.0,
         DType::I8 => finite % 128.0,
-        DType::U16 | DType::U32 => finite.abs(),
+        DType::U16 | DType::U32 | DType::U64 => finite.abs(),
         DType::I16 | DType::I32 | DType::I64 => finite,
         _ => x,
     }
@@ -45,7 +45,7 @@ proptest! {
         raw in proptest::collection::vec(value(), 0..1300),
         dtype in proptest::sample::select(vec![
             DType::F64, DType::F32, DType::F16, DType::BF16, DType::I64, DType::I32,
-            DType::I16, DType::I8, DType::U8, DType::U16, DType::U32, DType::Bool,
+            DType::I16, DType::I8, DType::U8, DType::U16, DType::U32, DType::U64, DType::Bool,
         ]),
         desc: bool,
     ) {

@@ -75,9 +75,10 @@ fn f32_bits(k: u32) -> u32 {
 /// The order-preserving key of `T`'s values ([`Key::of`]), when `T` has one.
 pub(crate) fn key_fn<T: Element>() -> Option<Key<T>> {
     match T::DTYPE {
-        // `uint64` does not widen to `i64`, complex values have no order key: the comparison
-        // sorts.
-        DType::U64 | DType::C64 | DType::C128 => None,
+        // Complex values have no order key: the comparison sorts. (`uint64`'s key is its
+        // bits: `to_i64` wraps, so `int(0)` below is the identity, and every use of the keys
+        // is unsigned arithmetic.)
+        DType::C64 | DType::C128 => None,
         _ => Some(Key(std::marker::PhantomData)),
     }
 }
