@@ -1,5 +1,6 @@
 //! A quicksort whose partitions run in AVX-512 registers: the sort of lanes longer than the
-//! sorting network takes ([`NET_MAX`]), behind `sort`: `f64` and `f32` lanes by value, the
+//! sorting network takes ([`NET_MAX`]; [`sort`] hands shorter ones to the network), behind
+//! `sort`: `f64` and `f32` lanes by value, the
 //! other dtypes by their order-preserving `u64` or `u32` keys (docs/performance.md,
 //! "Vectorised quicksort").
 //!
@@ -50,17 +51,20 @@ pub(crate) trait QuickSort: NetSort + Send {
     unsafe fn partition<const OR_EQUAL: bool>(v: &mut [Self], pivot: Self) -> usize;
 }
 
-/// True when [`sort`] takes a slice of `n` elements: the CPU has AVX-512 and `n` is above
-/// what the network takes.
+/// True when [`sort`] runs here: the CPU has AVX-512.
 #[inline]
-pub(crate) fn takes(n: usize) -> bool {
-    n > NET_MAX && crate::kernels::simd::has_avx512()
+pub(crate) fn available() -> bool {
+    crate::kernels::simd::has_avx512()
 }
 
-/// Sorts `v` (no NaNs) ascending; the two sides of large partitions in parallel when `par`.
-/// `false`, with `v` untouched, where [`takes`] says no.
+/// Sorts `v` (no NaNs) ascending: in the network up to [`NET_MAX`] elements, by partitions
+/// above (the two sides of large partitions in parallel when `par`). `false`, with `v`
+/// untouched, where the CPU has no AVX-512 ([`available`]).
 pub(crate) fn sort<F: QuickSort>(v: &mut [F], par: bool) -> bool {
-    if !takes(v.len()) {
+    if v.len() <= NET_MAX {
+        return network::sort(v);
+    }
+    if !available() {
         return false;
     }
     if v.is_sorted() {
@@ -71,7 +75,7 @@ pub(crate) fn sort<F: QuickSort>(v: &mut [F], par: bool) -> bool {
     true
 }
 
-/// Sorts `v` (`takes(v.len())` held at the top) by partitioning, at most `depth` levels deep.
+/// Sorts `v` (AVX-512 checked at the top) by partitioning, at most `depth` levels deep.
 fn steps<F: QuickSort>(v: &mut [F], depth: u32, par: bool) {
     let n = v.len();
     if n <= NET_MAX {
@@ -389,10 +393,17 @@ mod tests {
             .collect()
     }
 
+    /// Lengths around the register and network sizes, and long ones.
+    fn lengths() -> Vec<usize> {
+        let mut lens: Vec<usize> = (NET_MAX - 2..NET_MAX + 40).collect();
+        lens.extend([1000, 4099, 20_000, 100_003]);
+        lens
+    }
+
     /// Whether this CPU runs the quicksort; says so on stderr when it does not, so that a
     /// skipped test is visible.
     fn runs_here() -> bool {
-        let here = takes(NET_MAX + 1);
+        let here = available();
         if !here {
             eprintln!("no AVX-512 here: the quicksort and its partition are not exercised");
         }
@@ -406,9 +417,7 @@ mod tests {
         if !runs_here() {
             return;
         }
-        let mut lens: Vec<usize> = (NET_MAX - 2..NET_MAX + 40).collect();
-        lens.extend([1000, 4099, 20_000, 100_003]);
-        for (i, &n) in lens.iter().enumerate() {
+        for (i, n) in lengths().into_iter().enumerate() {
             let x = draws(n, i as u64 + 1);
             let cases = [
                 x.clone(),
@@ -422,10 +431,7 @@ mod tests {
                 let mut want = c.clone();
                 want.sort_by(f64::total_cmp);
                 let mut got = c.clone();
-                if !sort(&mut got, n > 20_000) {
-                    assert!(n <= NET_MAX, "n = {n}: the quicksort declined");
-                    continue;
-                }
+                assert!(sort(&mut got, n > 20_000), "n = {n}: the sort declined");
                 assert_eq!(got, want, "f64, n = {n}");
                 let mut want32: Vec<f32> = c.iter().map(|&v| v as f32).collect();
                 let mut got32 = want32.clone();
@@ -503,9 +509,7 @@ mod tests {
         if !runs_here() {
             return;
         }
-        let mut lens: Vec<usize> = (NET_MAX - 2..NET_MAX + 40).collect();
-        lens.extend([1000, 4099, 20_000, 100_003]);
-        for (i, &n) in lens.iter().enumerate() {
+        for (i, n) in lengths().into_iter().enumerate() {
             let x = draws(n, i as u64 + 101);
             let cases: [Vec<u64>; 4] = [
                 x.iter().map(|v| v.to_bits()).collect(),
@@ -519,17 +523,13 @@ mod tests {
                 let mut want = c.clone();
                 want.sort_unstable();
                 let mut got = c.clone();
-                // Up to `NET_MAX` the network sorts (the quicksort declines), as in `radix`.
-                assert!(
-                    sort(&mut got, n > 20_000) || network::sort(&mut got),
-                    "n = {n}"
-                );
+                assert!(sort(&mut got, n > 20_000), "n = {n}");
                 assert_eq!(got, want, "u64, n = {n}");
                 let c32: Vec<u32> = c.iter().map(|&k| (k >> 32) as u32 ^ k as u32).collect();
                 let mut want32 = c32.clone();
                 want32.sort_unstable();
                 let mut got32 = c32;
-                assert!(sort(&mut got32, false) || network::sort(&mut got32));
+                assert!(sort(&mut got32, false));
                 assert_eq!(got32, want32, "u32, n = {n}");
             }
         }

@@ -300,7 +300,7 @@ fn sort_floats_in_registers<F>(v: &mut [F], descending: bool, par: bool) -> Resu
 where
     F: Element + QuickSort + std::ops::Neg<Output = F>,
 {
-    if !network::takes(v.len()) && !quicksort::takes(v.len()) {
+    if !quicksort::available() {
         return Ok(false);
     }
     let ties = float_ties(v)?;
@@ -322,11 +322,8 @@ where
         }
         nans
     });
-    let sorted = network::sort(v) || quicksort::sort(v, par);
-    debug_assert!(
-        sorted,
-        "`takes` said the network or the quicksort takes this lane"
-    );
+    let sorted = quicksort::sort(v, par);
+    debug_assert!(sorted, "the quicksort runs here (checked above)");
     if descending {
         with_simd(|| {
             for x in v.iter_mut() {
@@ -353,7 +350,7 @@ fn sort_keys_in_registers<T: Element, K: NetKey + QuickSort>(
     par: bool,
 ) -> Result<bool> {
     let n = v.len();
-    if !network::takes(n) && !quicksort::takes(n) {
+    if !quicksort::available() {
         return Ok(false);
     }
     let flip = if descending { K::MAX } else { K::ZERO };
@@ -361,11 +358,8 @@ fn sort_keys_in_registers<T: Element, K: NetKey + QuickSort>(
         for (k, x) in keys.iter_mut().zip(v.iter()) {
             *k = K::from_u64(key.of(x)) ^ flip;
         }
-        let sorted = network::sort(keys) || quicksort::sort(keys, par);
-        debug_assert!(
-            sorted,
-            "the network or the quicksort takes this lane (checked above)"
-        );
+        let sorted = quicksort::sort(keys, par);
+        debug_assert!(sorted, "the quicksort runs here (checked above)");
         let restore = float_ties(v)?;
         for (o, &k) in v.iter_mut().zip(keys.iter()) {
             *o = key.value((k ^ flip).into());
