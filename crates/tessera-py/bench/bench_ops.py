@@ -1,8 +1,8 @@
 """Every everyday operation against NumPy (issue 19): the Array API's elementwise functions,
 reductions and array functions that both libraries have, at three sizes (16 elements: per-call
 overhead; 64 Ki: in cache; 16 Mi: in memory), on contiguous, transposed and broadcast inputs,
-for float32, float64 and int64, and basic indexing of a 64^4 tensor with a key that changes
-on every call. Matmul and linalg are bench_linalg.py's.
+for float32, float64 and int64, basic indexing of a 64^4 tensor with a key that changes
+on every call, and the view functions (``view_*`` rows, on two 4-d arrays in turn). Matmul and linalg are bench_linalg.py's.
 
 Each thread count runs in its own child process with ``TESSERA_NUM_THREADS`` (Tessera) and
 ``OPENBLAS_NUM_THREADS``/``OMP_NUM_THREADS`` (NumPy) set before import: 1, then the default
@@ -169,6 +169,23 @@ def indexing():
     ]
 
 
+def views(np, ts):
+    """(name, numpy fn, tessera fn) of the view functions (zero-copy: their cost is per call,
+    whatever the size), timed on two 4-d float32 arrays in turn."""
+    return [
+        ("view_T", lambda a: a.T, lambda t: t.T),
+        ("view_mT", lambda a: a.mT, lambda t: t.mT),
+        ("view_permute_dims", lambda a: np.permute_dims(a, (0, 2, 1, 3)),
+         lambda t: ts.permute_dims(t, (0, 2, 1, 3))),
+        ("view_reshape", lambda a: np.reshape(a, (-1, 64)), lambda t: ts.reshape(t, (-1, 64))),
+        ("view_expand_dims", lambda a: np.expand_dims(a, 1), lambda t: ts.expand_dims(t, axis=1)),
+        ("view_squeeze", lambda a: np.squeeze(a[:, :1], 1), lambda t: ts.squeeze(t[:, :1], 1)),
+        ("view_broadcast_to", lambda a: np.broadcast_to(a[:1], (3,) + a.shape[1:]),
+         lambda t: ts.broadcast_to(t[:1], (3,) + t.shape[1:])),
+        ("view_flip", lambda a: np.flip(a, axis=0), lambda t: ts.flip(t, axis=0)),
+    ]
+
+
 def cycling(x, keys):
     """A call that indexes ``x`` with the next key of ``keys`` (round robin)."""
     nxt = itertools.cycle(keys).__next__
@@ -270,6 +287,16 @@ def child(threads, quick):
             if not np.array_equal(np.asarray(t[k]), a[k]):
                 raise AssertionError(f"{name}: t[{k!r}] differs from NumPy")
         tn, tt = time_runs(cycling(a, keys), cycling(t, keys))
+        print(f"row {name} float32 contiguous 64^4 {tn!r} {tt!r}", flush=True)
+    pair = [a, a[:32]]
+    ts_pair = [t, t[:32]]
+    for name, f_np, f_ts in views(np, ts):
+        if only and not name.startswith(only):
+            continue
+        for x, y in zip(pair, ts_pair):
+            if not np.array_equal(np.asarray(f_ts(y)), f_np(x)) or not f_ts(y).shares_storage(y):
+                raise AssertionError(f"{name}: not NumPy's view")
+        tn, tt = time_pair(f_np, f_ts, [(x,) for x in pair], [(y,) for y in ts_pair])
         print(f"row {name} float32 contiguous 64^4 {tn!r} {tt!r}", flush=True)
 
 

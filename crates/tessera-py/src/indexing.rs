@@ -40,7 +40,13 @@ fn unsupported(item: &Bound<'_, PyAny>) -> PyErr {
 }
 
 fn point(item: &Bound<'_, PyAny>) -> PyResult<IndexSpec> {
-    item.extract::<isize>().map(IndexSpec::Point).map_err(|e| {
+    point_of(item).map(IndexSpec::Point)
+}
+
+/// An integer index (an `isize`: a larger one is out of bounds for any tensor).
+#[inline(always)]
+fn point_of(item: &Bound<'_, PyAny>) -> PyResult<isize> {
+    item.extract::<isize>().map_err(|e| {
         if e.is_instance_of::<PyOverflowError>(item.py()) {
             PyIndexError::new_err(format!("index {item} is out of bounds"))
         } else {
@@ -117,8 +123,36 @@ pub fn parse(
     }
 }
 
+/// The points of a key made of Python ints only (`i`, or a tuple `(i, j, ...)` of at most
+/// 8), for [`Tensor::index_points`]; `None` for any other key.
+#[inline(always)]
+fn int_points(key: &Bound<'_, PyAny>) -> PyResult<Option<DimList<isize>>> {
+    let mut points = DimList::new();
+    if key.is_exact_instance_of::<PyInt>() {
+        points.push(point_of(key)?);
+    } else if let Ok(tup) = key.cast_exact::<PyTuple>() {
+        if tup.len() > points.inline_size() {
+            return Ok(None);
+        }
+        for item in tup.iter_borrowed() {
+            if !item.is_exact_instance_of::<PyInt>() {
+                return Ok(None);
+            }
+            points.push(point_of(&item)?);
+        }
+    } else {
+        return Ok(None);
+    }
+    Ok(Some(points))
+}
+
 /// `t[key]`: a view for a basic key, a copy for an advanced one.
 pub fn index(t: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    // Ints only (`t[i]`, `t[i, j]`): the view's shape comes from the base's descriptor, with
+    // no spec list to build and walk (the whole key parse cost more than the view).
+    if let Some(points) = int_points(key)? {
+        return t.index_points(&points).py();
+    }
     let mut specs = DimList::new();
     match parse(key, &mut specs)? {
         None => t.index(&specs).py(),

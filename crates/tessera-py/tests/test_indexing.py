@@ -82,6 +82,38 @@ def test_setitem_scalar_and_casting():
     assert t[0, 0].item() == 5
 
 
+@st.composite
+def int_keys(draw):
+    """A shape, a view kind, and a key of Python ints only (an int or a tuple of them), in
+    range or not, with up to one index too many: the `t[i]`, `t[i, j]` fast path."""
+    shape = draw(shapes(max_dims=4, max_side=5))
+    n = draw(st.integers(0, len(shape) + 1))
+    items = [draw(st.integers(-7, 7)) for _ in range(n)]
+    key = items[0] if n == 1 and draw(st.booleans()) else tuple(items)
+    return shape, draw(st.sampled_from(["contiguous", "flipped", "transposed"])), key
+
+
+@given(int_keys())
+def test_int_keys_match_numpy(case):
+    shape, kind, key = case
+    a = arange_array(shape)
+    t = ts.asarray(a)
+    if kind == "flipped":
+        a, t = a[::-1] if a.ndim else a, t[::-1] if a.ndim else t
+    elif kind == "transposed":
+        a, t = a.T, t.T
+    try:
+        expected = np.asarray(a[key])
+    except IndexError:
+        with pytest.raises(IndexError):
+            t[key]
+        return
+    v = t[key]
+    assert v.shape == expected.shape
+    np.testing.assert_array_equal(np.asarray(v), expected)
+    assert v.shares_storage(t)
+
+
 def test_numpy_integer_scalars_are_ints():
     t = ts.arange(10)
     assert t[np.int64(3)].item() == 3

@@ -354,3 +354,122 @@ fn flip_is_a_zero_copy_view() {
     assert_eq!(vals(&t.flip(Some(&[-1])).unwrap()), vec![2, 1, 0, 5, 4, 3]);
     assert_eq!(vals(&f.flip(None).unwrap()), vals(&t));
 }
+
+/// The elements of `base[points..., :, ...]` by the definition: row-major positions of the
+/// base's materialised values, the pointed dims fixed. `None` for a point out of range or
+/// more points than dims (NumPy's IndexError).
+fn brute_points(dims: &[usize], vals: &[i64], points: &[isize]) -> Option<Vec<i64>> {
+    if points.len() > dims.len() {
+        return None;
+    }
+    let mut fixed = Vec::new();
+    for (&p, &d) in points.iter().zip(dims) {
+        let q = if p < 0 { p + d as isize } else { p };
+        if !(0..d as isize).contains(&q) {
+            return None;
+        }
+        fixed.push(q as usize);
+    }
+    let rest = &dims[points.len()..];
+    let count: usize = rest.iter().product();
+    let mut out = Vec::with_capacity(count);
+    for k in 0..count {
+        // Row-major multi-index of `k` over the rest, after the fixed leading dims.
+        let mut idx = fixed.clone();
+        let mut tail = vec![0; rest.len()];
+        let mut r = k;
+        for (slot, &d) in tail.iter_mut().zip(rest).rev() {
+            *slot = r % d;
+            r /= d;
+        }
+        idx.extend(tail);
+        let flat = idx.iter().zip(dims).fold(0, |acc, (&i, &d)| acc * d + i);
+        out.push(vals[flat]);
+    }
+    Some(out)
+}
+
+proptest! {
+    /// `index_points` (the `t[i]`, `t[i, j]` fast path) against the definition, on bases
+    /// that are contiguous, flipped, stepped or permuted, with points in and out of range
+    /// and too many of them; and the same as `index` with `Point` specs.
+    #[test]
+    fn index_points_matches_the_definition(
+        dims in proptest::collection::vec(1usize..5, 0..5),
+        base_kind in 0u8..4,
+        points in proptest::collection::vec(-6isize..6, 0..6),
+    ) {
+        let shape: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
+        let t = arange(&shape);
+        let rank = dims.len() as isize;
+        let base = match base_kind {
+            0 => t,
+            1 => t.flip(None).unwrap(),
+            2 if rank > 0 => t.index(&[IndexSpec::Interval {
+                start: None, end: None, step: -2, inclusive: false,
+            }]).unwrap(),
+            3 => t.permute(&(0..rank).rev().collect::<Vec<_>>()).unwrap(),
+            _ => t,
+        };
+        let base_dims = base.shape().to_vec();
+        let expected = brute_points(&base_dims, &vals(&base), &points);
+        let got = base.index_points(&points);
+        let specs: Vec<IndexSpec> = points.iter().map(|&i| IndexSpec::Point(i)).collect();
+        let general = base.index(&specs);
+        match expected {
+            None => {
+                prop_assert!(matches!(got, Err(TesseraError::Index(_))), "{got:?}");
+                prop_assert!(matches!(general, Err(TesseraError::Index(_))));
+            }
+            Some(want) => {
+                let got = got.unwrap();
+                prop_assert_eq!(got.shape(), &base_dims[points.len()..]);
+                prop_assert_eq!(vals(&got), want);
+                prop_assert!(got.shares_storage(&base));
+                let general = general.unwrap();
+                prop_assert_eq!(got.strides(), general.strides());
+                prop_assert_eq!(got.layout().offset(), general.layout().offset());
+            }
+        }
+    }
+}
+
+#[test]
+fn index_points_of_a_tensor_that_requires_grad_records() {
+    let t = arange(&[3, 4])
+        .astype(DType::F64)
+        .unwrap()
+        .requires_grad_(true)
+        .unwrap();
+    let v = t.index_points(&[1]).unwrap();
+    assert!(v.requires_grad(), "the view is recorded, as index's is");
+    assert_eq!(v.to_vec::<f64>().unwrap(), vec![4.0, 5.0, 6.0, 7.0]);
+}
+
+/// Axis lists past rank 128 take the flag-list path of the axis checks (a bit set below).
+#[test]
+fn permute_and_squeeze_check_axes_at_high_rank() {
+    let mut dims = vec![1usize; 130];
+    dims[129] = 3;
+    let t = Tensor::zeros(&dims, DType::F32).unwrap();
+    let reversed: Vec<isize> = (0..130).rev().collect();
+    let p = t.permute(&reversed).unwrap();
+    assert_eq!(p.shape()[0], 3);
+    assert!(p.shape()[1..].iter().all(|&d| d == 1));
+    let mut repeated = reversed.clone();
+    repeated[5] = 129;
+    assert!(matches!(
+        t.permute(&repeated),
+        Err(TesseraError::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        t.permute(&[130; 130]),
+        Err(TesseraError::Index(_))
+    ));
+    let s = t.squeeze(Some(&[0, 126, -3])).unwrap();
+    assert_eq!(s.rank(), 127);
+    assert!(matches!(
+        t.squeeze(Some(&[0, -130])),
+        Err(TesseraError::InvalidArgument(_))
+    ));
+}

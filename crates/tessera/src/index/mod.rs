@@ -9,7 +9,7 @@ pub use convert::{Ellipsis, IntoIndex, IntoInterval, NewAxis};
 pub use encoding::{
     decode, encode, ALL_TYPE, ELLIPSIS_TYPE, INTERVAL_TYPE, NEW_AXIS_TYPE, POINT_TYPE,
 };
-pub use resolve::{apply, resolve, ViewGeometry};
+pub use resolve::{apply, points, resolve, ViewGeometry};
 
 /// One index of a view (V1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -313,18 +313,53 @@ fn leading_points(layout: &Layout, specs: &[IndexSpec]) -> Result<Option<Layout>
     if points + rest.len() - ellipses > layout.rank() {
         return Ok(None);
     }
+    let leading = specs[..points].iter().filter_map(|s| match *s {
+        IndexSpec::Point(i) => Some(i),
+        _ => None,
+    });
+    select_leading(layout, leading).map(Some)
+}
+
+/// `t[i0, i1, ...]`: the view at `points` on the leading dims (negative counting from the
+/// end), with the base's shape without those dims (each descriptor keeps its tail,
+/// [`Shape::tail`]), so only the offset is computed. Errors: `Index` for a point out of range
+/// or more points than dims.
+///
+/// ```
+/// use tessera::index::points;
+/// use tessera::Layout;
+/// let l = Layout::contiguous(&[3, 4, 5]).unwrap();
+/// let v = points(&l, &[2, -1]).unwrap();
+/// assert_eq!((v.dims(), v.offset()), (&[5][..], 2 * 20 + 3 * 5));
+/// assert!(points(&l, &[3]).is_err());
+/// assert!(points(&l, &[0, 0, 0, 0]).is_err());
+/// ```
+#[inline]
+pub fn points(layout: &Layout, points: &[isize]) -> Result<Layout> {
+    let rank = layout.rank();
+    if points.len() > rank {
+        return Err(TesseraError::Index(
+            format!(
+                "too many indices: tensor of rank {rank} indexed with {}",
+                points.len()
+            )
+            .into(),
+        ));
+    }
+    select_leading(layout, points.iter().copied())
+}
+
+/// [`points`] for at most `layout.rank()` points (more is the same `Index` error).
+#[inline(always)]
+fn select_leading(layout: &Layout, points: impl Iterator<Item = isize>) -> Result<Layout> {
     let (dims, strides) = (layout.dims(), layout.strides());
     let mut offset = layout.offset() as isize;
     let mut shape = layout.shape();
-    for (axis, spec) in specs[..points].iter().enumerate() {
-        let IndexSpec::Point(i) = *spec else {
-            return Ok(None);
-        };
+    for (axis, i) in points.enumerate() {
         offset += point(i, axis, dims[axis])? * strides[axis];
-        let Some(tail) = shape.tail()? else {
-            return Ok(None);
-        };
-        shape = tail;
+        shape = shape.tail()?.ok_or_else(|| {
+            TesseraError::Index(format!("too many indices for rank {}", dims.len()).into())
+        })?;
     }
-    Ok(Some(Layout::new(shape.clone(), offset as usize)))
+    Ok(Layout::new(shape.clone(), offset as usize))
 }

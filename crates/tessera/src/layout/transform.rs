@@ -27,18 +27,55 @@ pub fn normalize_axis(axis: isize, rank: usize) -> Result<usize> {
 
 /// Resolves a list of axes, rejecting out-of-range and repeated ones.
 pub fn normalize_axes(axes: &[isize], rank: usize) -> Result<DimList<usize>> {
-    let mut seen: DimList<bool> = smallvec::smallvec![false; rank];
-    axes.iter()
-        .map(|&a| {
-            let a = normalize_axis(a, rank)?;
-            if std::mem::replace(&mut seen[a], true) {
-                return Err(TesseraError::InvalidArgument(format!(
-                    "axis {a} is repeated in {axes:?}"
-                )));
+    let mut seen = AxisSet::new(rank);
+    let mut out = DimList::new();
+    for &axis in axes {
+        out.push(seen.insert_new(axis, axes)?);
+    }
+    Ok(out)
+}
+
+/// The axes of a rank seen so far, for [`normalize_axes`] and `permute`: a bit set up to rank
+/// 128 (a list of flags above). A list built per call (`smallvec![false; rank]`) was a tenth
+/// of a transpose's time.
+enum AxisSet {
+    Bits(u128, usize),
+    Flags(Vec<bool>),
+}
+
+impl AxisSet {
+    fn new(rank: usize) -> AxisSet {
+        if rank <= 128 {
+            AxisSet::Bits(0, rank)
+        } else {
+            AxisSet::Flags(vec![false; rank])
+        }
+    }
+
+    /// `axis` resolved against the rank; errors for an axis out of range or already seen
+    /// (`axes` is the whole list, for the message).
+    #[inline]
+    fn insert_new(&mut self, axis: isize, axes: &[isize]) -> Result<usize> {
+        let (a, repeated) = match self {
+            AxisSet::Bits(bits, rank) => {
+                let a = normalize_axis(axis, *rank)?;
+                let bit = 1u128 << a;
+                let repeated = *bits & bit != 0;
+                *bits |= bit;
+                (a, repeated)
             }
-            Ok(a)
-        })
-        .collect()
+            AxisSet::Flags(flags) => {
+                let a = normalize_axis(axis, flags.len())?;
+                (a, std::mem::replace(&mut flags[a], true))
+            }
+        };
+        if repeated {
+            return Err(TesseraError::InvalidArgument(format!(
+                "axis {a} is repeated in {axes:?}"
+            )));
+        }
+        Ok(a)
+    }
 }
 
 impl Layout {
@@ -120,9 +157,17 @@ impl Layout {
                 self.rank()
             )));
         }
-        let axes = normalize_axes(axes, self.rank())?;
-        let dims: DimList<usize> = axes.iter().map(|&a| self.dims()[a]).collect();
-        let strides: DimList<isize> = axes.iter().map(|&a| self.strides()[a]).collect();
+        // Filled in place: collecting the checked axes and then the dims and strides moved
+        // each list through `Result`s and iterator adapters, and those moves were most of a
+        // transpose's time (120 ns of a 4-d `.T`).
+        let (rank, from_dims, from_strides) = (self.rank(), self.dims(), self.strides());
+        let (mut dims, mut strides) = (DimList::new(), DimList::new());
+        let mut seen = AxisSet::new(rank);
+        for &axis in axes {
+            let a = seen.insert_new(axis, axes)?;
+            dims.push(from_dims[a]);
+            strides.push(from_strides[a]);
+        }
         self.rebuild(&dims, &strides, self.offset())
     }
 

@@ -113,6 +113,7 @@ impl Tensor {
     /// A view of the same storage through `layout`, which must already be checked against
     /// the storage bounds (all layout functions keep views in bounds). Keeps the storage's
     /// [`Attachment`]. Errors for a sparse tensor.
+    #[inline]
     pub(crate) fn with_layout(&self, layout: Layout) -> Result<Tensor> {
         match &self.data {
             TensorData::Dense(..) => Ok(Tensor {

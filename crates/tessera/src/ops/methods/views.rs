@@ -120,6 +120,29 @@ impl Tensor {
         call1("create_view", &p, slice::from_ref(self))
     }
 
+    /// `t[i0, i1, ...]`: the view at integer `points` on the leading dims (negative ones count
+    /// from the end), [`Tensor::index`] with only [`IndexSpec::Point`]s, without building the
+    /// specs; the shape comes from the base's descriptor, so only the offset is computed.
+    ///
+    /// Errors: `Index` for a point out of range or more points than dims.
+    ///
+    /// ```
+    /// use tessera::{DType, Tensor};
+    /// let t = Tensor::arange(0, 24, 1, DType::I64).unwrap().view(&[2, 3, 4]).unwrap();
+    /// let v = t.index_points(&[1, -1]).unwrap();
+    /// assert_eq!(v.to_vec::<i64>().unwrap(), vec![20, 21, 22, 23]);
+    /// assert!(v.shares_storage(&t));
+    /// assert!(t.index_points(&[2]).is_err());
+    /// ```
+    #[inline]
+    pub fn index_points(&self, points: &[isize]) -> Result<Tensor> {
+        if plain_dense(&[self]) {
+            return self.with_layout(index::points(&self.layout, points)?);
+        }
+        let specs: DimList<IndexSpec> = points.iter().map(|&i| IndexSpec::Point(i)).collect();
+        self.index(&specs)
+    }
+
     /// CreateView from the INT64 encoding of index specs (V4, [`crate::index::encode`]).
     pub fn create_view(&self, encoded: &[i64]) -> Result<Tensor> {
         self.index(&index::decode(encoded)?)
@@ -164,8 +187,10 @@ impl Tensor {
 
     /// Reverses all dims (NumPy `.T`).
     pub fn t(&self) -> Result<Tensor> {
-        let axes: DimList<isize> = (0..self.rank() as isize).rev().collect();
-        self.permute(&axes)
+        let p = || PermuteParams {
+            axes: (0..self.rank() as isize).rev().collect(),
+        };
+        view1("permute", self, p, |x| x.t_dense())
     }
 
     /// Removes size-1 dims (all, or the listed ones, which must have size 1).
