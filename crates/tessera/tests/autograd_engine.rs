@@ -70,9 +70,11 @@ fn no_grad_detach_and_requires_grad_rules() {
 #[test]
 fn plain_views_record_only_when_a_gradient_is_recorded() {
     type View = fn(&Tensor) -> tessera::Result<Tensor>;
-    let views: [(&str, View); 8] = [
+    let views: [(&str, View); 10] = [
         ("permute", |t| t.permute(&[2, 0, 1])),
         ("t", |t| t.t()),
+        ("transpose", |t| t.transpose(0, -1)),
+        ("index_points", |t| t.index_points(&[1])),
         ("squeeze", |t| t.squeeze(None)),
         ("unsqueeze", |t| t.unsqueeze(-1)),
         ("flip", |t| t.flip(Some(&[0, 2]))),
@@ -108,6 +110,8 @@ fn plain_views_record_only_when_a_gradient_is_recorded() {
             (0..6)
                 .map(|k| if k % 3 == 0 { 0.0 } else { seen })
                 .collect()
+        } else if name == "index_points" {
+            vec![0.0, 0.0, 0.0, 1.0, 1.0, 1.0]
         } else {
             vec![seen; 6]
         };
@@ -122,6 +126,8 @@ fn plain_views_record_only_when_a_gradient_is_recorded() {
         ));
         assert!(t.squeeze(Some(&[0])).is_err());
         assert!(t.narrow(2, 2, 2).is_err());
+        assert!(matches!(t.transpose(0, 3), Err(TesseraError::Index(_))));
+        assert!(matches!(t.index_points(&[2]), Err(TesseraError::Index(_))));
     }
 }
 

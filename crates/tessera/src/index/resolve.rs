@@ -273,6 +273,7 @@ fn walk_specs(
 /// assert_eq!(v.strides()[2], -2);
 /// assert_eq!(v.offset(), 30 + 5);
 /// ```
+#[inline]
 pub fn apply(layout: &Layout, specs: &[IndexSpec]) -> Result<Layout> {
     if let Some(view) = leading_points(layout, specs)? {
         return Ok(view);

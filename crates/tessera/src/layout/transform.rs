@@ -177,9 +177,11 @@ impl Layout {
             normalize_axis(a, self.rank())?,
             normalize_axis(b, self.rank())?,
         );
-        let mut axes: DimList<isize> = (0..self.rank() as isize).collect();
-        axes.swap(a, b);
-        self.permute(&axes)
+        let mut dims = DimList::from_slice(self.dims());
+        let mut strides = DimList::from_slice(self.strides());
+        dims.swap(a, b);
+        strides.swap(a, b);
+        self.rebuild(&dims, &strides, self.offset())
     }
 
     /// Reverses all dims (NumPy `.T`).

@@ -59,6 +59,7 @@ impl Tensor {
     /// assert_eq!(v.to_vec::<i64>().unwrap(), vec![7, 5, 11, 9]);
     /// assert!(v.shares_storage(&t));
     /// ```
+    #[inline]
     pub(crate) fn index_dense(&self, specs: &[IndexSpec]) -> Result<Tensor> {
         self.with_layout(index::apply(&self.layout, specs)?)
     }

@@ -180,9 +180,12 @@ impl Tensor {
             // The layout function gives the typed axis error.
             return self.transpose_dense(a, b);
         }
-        let mut axes: DimList<isize> = (0..rank).collect();
-        axes.swap(norm(a) as usize, norm(b) as usize);
-        self.permute(&axes)
+        let p = || {
+            let mut axes: Vec<isize> = (0..rank).collect();
+            axes.swap(norm(a) as usize, norm(b) as usize);
+            PermuteParams { axes }
+        };
+        view1("permute", self, p, |x| x.transpose_dense(a, b))
     }
 
     /// Reverses all dims (NumPy `.T`).
