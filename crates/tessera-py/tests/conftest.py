@@ -7,6 +7,7 @@ import os
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -60,3 +61,32 @@ def basic_keys(draw, shape):
     if len(items) == 1 and draw(st.booleans()):
         return items[0]
     return tuple(items)
+
+
+@st.composite
+def layouts(draw, shape):
+    """An arange array of `shape` and the same values as a Tessera tensor: contiguous, or
+    seen through a non-contiguous view (transposed storage, or reversed along dim 0)."""
+    import tessera as ts
+
+    a = arange_array(shape, "float64")
+    kind = draw(st.integers(0, 2))
+    if kind == 0 or a.ndim == 0:
+        return a, ts.asarray(a)
+    if kind == 1:  # transposed storage
+        base = np.ascontiguousarray(a.T)
+        return a, ts.asarray(base).T
+    base = np.ascontiguousarray(a[::-1])  # reversed along dim 0
+    return a, ts.asarray(base)[::-1]
+
+
+def getitem_like_numpy(a, t, key, np_key=None):
+    """`(a[np_key], t[key])` (`np_key` defaults to `key`), or None when NumPy raises
+    IndexError, after checking that Tessera raises it too."""
+    try:
+        expected = a[key if np_key is None else np_key]
+    except IndexError:
+        with pytest.raises(IndexError):
+            t[key]
+        return None
+    return expected, t[key]

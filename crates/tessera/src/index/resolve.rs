@@ -139,6 +139,11 @@ struct Counts {
     ellipsis_len: usize,
 }
 
+/// The error for `n` dim-consuming indices on a tensor of `rank` < `n`.
+fn too_many(rank: usize, n: usize) -> TesseraError {
+    TesseraError::Index(format!("too many indices: tensor of rank {rank} indexed with {n}").into())
+}
+
 /// Checks the spec list against the rank: at most one ellipsis, no more dim-consuming specs
 /// than dims.
 #[inline]
@@ -161,9 +166,7 @@ fn count(rank: usize, specs: &[IndexSpec]) -> Result<Counts> {
         ));
     }
     if consumed > rank {
-        return Err(TesseraError::Index(
-            format!("too many indices: tensor of rank {rank} indexed with {consumed}").into(),
-        ));
+        return Err(too_many(rank, consumed));
     }
     Ok(Counts {
         out_rank: rank - points + new_axes,
@@ -337,20 +340,14 @@ fn leading_points(layout: &Layout, specs: &[IndexSpec]) -> Result<Option<Layout>
 /// ```
 #[inline]
 pub fn points(layout: &Layout, points: &[isize]) -> Result<Layout> {
-    let rank = layout.rank();
-    if points.len() > rank {
-        return Err(TesseraError::Index(
-            format!(
-                "too many indices: tensor of rank {rank} indexed with {}",
-                points.len()
-            )
-            .into(),
-        ));
+    if points.len() > layout.rank() {
+        return Err(too_many(layout.rank(), points.len()));
     }
     select_leading(layout, points.iter().copied())
 }
 
-/// [`points`] for at most `layout.rank()` points (more is the same `Index` error).
+/// [`points`] for at most `layout.rank()` points (the callers check: `dims[axis]` is read
+/// before the tail).
 #[inline(always)]
 fn select_leading(layout: &Layout, points: impl Iterator<Item = isize>) -> Result<Layout> {
     let (dims, strides) = (layout.dims(), layout.strides());
@@ -358,9 +355,9 @@ fn select_leading(layout: &Layout, points: impl Iterator<Item = isize>) -> Resul
     let mut shape = layout.shape();
     for (axis, i) in points.enumerate() {
         offset += point(i, axis, dims[axis])? * strides[axis];
-        shape = shape.tail()?.ok_or_else(|| {
-            TesseraError::Index(format!("too many indices for rank {}", dims.len()).into())
-        })?;
+        shape = shape
+            .tail()?
+            .ok_or_else(|| too_many(dims.len(), axis + 1))?;
     }
     Ok(Layout::new(shape.clone(), offset as usize))
 }

@@ -177,7 +177,8 @@ impl Tensor {
         let rank = self.rank() as isize;
         let norm = |x: isize| if x < 0 { x + rank } else { x };
         if !(0..rank).contains(&norm(a)) || !(0..rank).contains(&norm(b)) {
-            // The layout function gives the typed axis error.
+            // The layout function gives the typed axis error (before `p` below, which
+            // needs axes in range, could be asked for).
             return self.transpose_dense(a, b);
         }
         let p = || {
