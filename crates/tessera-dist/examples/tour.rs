@@ -410,7 +410,9 @@ fn gradients() -> tessera::Result<()> {
 fn distributed_training() -> tessera::Result<()> {
     use tessera_dist::train::mlp::Parallelism;
     section("distributed training: gradients through SBP on 4 in-process ranks");
-    let err = |e: tessera_dist::DistError| tessera::TesseraError::InvalidArgument(e.to_string());
+    let err = |e: tessera_dist::DistError| {
+        tessera::TesseraError::from(tessera::ErrorKind::InvalidArgument(e.to_string()))
+    };
     let first = |r: Vec<Result<tessera_dist::Result<jobs::Run>, tessera_dist::DistError>>| {
         r.into_iter()
             .next()

@@ -173,12 +173,13 @@ pub(crate) fn check_axis_counts(
     let fits = matches!(elems, Some(Ok(n)) if n.checked_mul(t.dtype().itemsize())
         .is_some_and(|b| b <= isize::MAX as usize));
     if !fits {
-        return Err(DistError::Tensor(tessera::TesseraError::ShapeOverflow(
-            format!(
+        return Err(DistError::Tensor(
+            tessera::ErrorKind::ShapeOverflow(format!(
                 "{what}: counts {counts:?} along axis {axis} of shape {:?}",
                 t.shape()
-            ),
-        )));
+            ))
+            .into(),
+        ));
     }
     Ok(())
 }

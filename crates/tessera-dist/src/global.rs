@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use tessera::autograd::{is_grad_enabled, record_function};
-use tessera::{DType, Tensor, TesseraError};
+use tessera::{DType, ErrorKind, Tensor, TesseraError};
 
 use crate::boxing::{exec, plan};
 use crate::comm::identity_tensor;
@@ -215,7 +215,7 @@ pub(crate) fn recording(inputs: &[&GlobalTensor]) -> bool {
 fn local_error(e: DistError) -> TesseraError {
     match e {
         DistError::Tensor(t) => t,
-        other => TesseraError::Autograd(format!("backward of a global op: {other}")),
+        other => ErrorKind::Autograd(format!("backward of a global op: {other}")).into(),
     }
 }
 

@@ -44,8 +44,12 @@ pub fn tour_section() -> tessera::Result<()> {
     println!("== distributed: 4 in-process ranks");
     for (rank, r) in results.into_iter().enumerate() {
         let lines = r
-            .map_err(|e| tessera::TesseraError::InvalidArgument(e.to_string()))?
-            .map_err(|e| tessera::TesseraError::InvalidArgument(e.to_string()))?;
+            .map_err(|e| {
+                tessera::TesseraError::from(tessera::ErrorKind::InvalidArgument(e.to_string()))
+            })?
+            .map_err(|e| {
+                tessera::TesseraError::from(tessera::ErrorKind::InvalidArgument(e.to_string()))
+            })?;
         for l in lines {
             println!("rank {rank}: {l}");
         }

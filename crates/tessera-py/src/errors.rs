@@ -4,7 +4,7 @@ use pyo3::exceptions::{
     PyIndexError, PyMemoryError, PyOSError, PyRuntimeError, PyTypeError, PyValueError,
 };
 use pyo3::prelude::*;
-use tessera::{IndexFacts, IoFacts, TesseraError};
+use tessera::{ErrorKind, IndexFacts, IoFacts, TesseraError};
 
 /// The Python exception for a core error: an axis out of range → NumPy's `AxisError`,
 /// `Index` → `IndexError`, `DType`/`DTypeMismatch` →
@@ -14,14 +14,14 @@ use tessera::{IndexFacts, IoFacts, TesseraError};
 /// included) → `ValueError`.
 pub fn to_py(e: TesseraError) -> PyErr {
     let msg = e.to_string();
-    match e {
-        TesseraError::Index(IndexFacts::Axis { .. }) => axis_error(msg),
-        TesseraError::Index(_) => PyIndexError::new_err(msg),
-        TesseraError::DType(_) | TesseraError::DTypeMismatch { .. } => PyTypeError::new_err(msg),
-        TesseraError::Allocation(_) => PyMemoryError::new_err(msg),
-        TesseraError::Autograd(_) => PyRuntimeError::new_err(msg),
-        TesseraError::LinAlg(_) => numpy_error("numpy.linalg", "LinAlgError", msg),
-        TesseraError::Io(IoFacts::Os {
+    match e.kind() {
+        ErrorKind::Index(IndexFacts::Axis { .. }) => axis_error(msg),
+        ErrorKind::Index(_) => PyIndexError::new_err(msg),
+        ErrorKind::DType(_) | ErrorKind::DTypeMismatch { .. } => PyTypeError::new_err(msg),
+        ErrorKind::Allocation(_) => PyMemoryError::new_err(msg),
+        ErrorKind::Autograd(_) => PyRuntimeError::new_err(msg),
+        ErrorKind::LinAlg(_) => numpy_error("numpy.linalg", "LinAlgError", msg),
+        ErrorKind::Io(IoFacts::Os {
             path,
             kind,
             errno,
@@ -29,8 +29,10 @@ pub fn to_py(e: TesseraError) -> PyErr {
             ..
         }) => match errno {
             // `OSError(errno, strerror, filename)` is the subclass for that errno.
-            Some(n) => PyOSError::new_err((n, message, path.to_string_lossy().into_owned())),
-            None => std::io::Error::new(kind, msg).into(),
+            Some(n) => {
+                PyOSError::new_err((*n, message.clone(), path.to_string_lossy().into_owned()))
+            }
+            None => std::io::Error::new(*kind, msg).into(),
         },
         _ => PyValueError::new_err(msg),
     }

@@ -6,7 +6,7 @@
 use half::{bf16, f16};
 
 use crate::dtype::{DType, Scalar};
-use crate::error::{DTypeFacts, Result, TesseraError};
+use crate::error::{DTypeFacts, ErrorKind, Result, TesseraError};
 use crate::promote::{result_type, result_type_scalar};
 
 /// Limits of a floating-point dtype (the standard's `finfo` object). For a complex dtype they
@@ -61,7 +61,7 @@ pub const fn complex_of(d: DType) -> Option<DType> {
     }
 }
 
-/// The limits of a float or complex dtype; [`TesseraError::DType`] for others (the standard's
+/// The limits of a float or complex dtype; [`ErrorKind::DType`] for others (the standard's
 /// `finfo` takes floating-point dtypes only).
 ///
 /// ```
@@ -110,7 +110,7 @@ pub fn finfo(d: DType) -> Result<FInfo> {
     })
 }
 
-/// The limits of an integer dtype; [`TesseraError::DType`] for others (`bool` included, as
+/// The limits of an integer dtype; [`ErrorKind::DType`] for others (`bool` included, as
 /// NumPy and the standard).
 ///
 /// ```
@@ -159,7 +159,7 @@ pub enum DTypeKind {
 }
 
 impl DTypeKind {
-    /// The kind named `name` (the standard's spelling), or [`TesseraError::InvalidArgument`].
+    /// The kind named `name` (the standard's spelling), or [`ErrorKind::InvalidArgument`].
     pub fn from_name(name: &str) -> Result<DTypeKind> {
         Ok(match name {
             "bool" => DTypeKind::Bool,
@@ -170,11 +170,12 @@ impl DTypeKind {
             "complex floating" => DTypeKind::ComplexFloating,
             "numeric" => DTypeKind::Numeric,
             _ => {
-                return Err(TesseraError::InvalidArgument(format!(
+                return Err(ErrorKind::InvalidArgument(format!(
                     "unknown dtype kind {name:?}; expected one of 'bool', 'signed integer', \
                      'unsigned integer', 'integral', 'real floating', 'complex floating', \
                      'numeric'"
-                )))
+                ))
+                .into())
             }
         })
     }
@@ -225,13 +226,13 @@ pub enum WeakScalar {
 
 /// The result dtype of several dtypes and weak scalars (the standard's `result_type`): the
 /// dtypes promoted pairwise, then each scalar applied weakly. At least one dtype is needed
-/// ([`TesseraError::InvalidArgument`] otherwise, as the standard).
+/// ([`ErrorKind::InvalidArgument`] otherwise, as the standard).
 ///
 /// A complex scalar keeps a complex dtype, turns a float dtype into the complex dtype of its
 /// precision and an integer or bool dtype into `complex128` (NumPy 2).
 pub fn result_type_of(dtypes: &[DType], scalars: &[WeakScalar]) -> Result<DType> {
     let (first, rest) = dtypes.split_first().ok_or_else(|| {
-        TesseraError::InvalidArgument(
+        ErrorKind::InvalidArgument(
             "result_type needs at least one array or dtype (scalars alone have no dtype)".into(),
         )
     })?;
@@ -249,11 +250,12 @@ pub fn result_type_of(dtypes: &[DType], scalars: &[WeakScalar]) -> Result<DType>
 }
 
 fn unsupported(op: &str, d: DType, hint: &'static str) -> TesseraError {
-    TesseraError::DType(DTypeFacts::Unsupported {
+    ErrorKind::DType(DTypeFacts::Unsupported {
         op: op.into(),
         dtype: d,
         hint,
     })
+    .into()
 }
 
 #[cfg(test)]

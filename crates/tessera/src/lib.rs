@@ -46,7 +46,9 @@ pub use half;
 pub use advanced_index::IndexItem;
 pub use complex::{C128, C64};
 pub use dtype::{DType, Element, Scalar};
-pub use error::{DTypeFacts, IndexFacts, IoFacts, Result, ShapeFacts, SparseError, TesseraError};
+pub use error::{
+    DTypeFacts, ErrorKind, IndexFacts, IoFacts, Result, ShapeFacts, SparseError, TesseraError,
+};
 pub use fft::{FftKind, FftNorm};
 pub use layout::Layout;
 pub use num_complex;

@@ -9,7 +9,7 @@
 //!   both, e.g. `uint8 + int8 -> int16`, `uint32 + int32 -> int64`.
 //! - `uint64` with a signed integer has no type holding both. The standard leaves it
 //!   undefined and NumPy gives `float64`, which silently loses integer precision; Tessera
-//!   raises [`TesseraError::DType`] (as array-api-strict does): cast one operand explicitly.
+//!   raises [`ErrorKind::DType`] (as array-api-strict does): cast one operand explicitly.
 //! - `bool` with anything (mixed kinds, undefined by the standard): the other type (NumPy).
 //! - Mixed integer and float (undefined by the standard): NumPy's rule, the smallest float
 //!   that holds every value of the integer type: `u8`/`i8` with `f16` give `f16`,
@@ -25,12 +25,12 @@
 //! their kind fits. See [`result_type_scalar`].
 
 use crate::dtype::{DType, Scalar};
-use crate::error::{DTypeFacts, Result, TesseraError};
+use crate::error::{DTypeFacts, ErrorKind, Result};
 
 /// The dtype a binary operation on `a` and `b` computes in (the array API standard's table,
 /// NumPy 2's `np.result_type` where the standard is silent; see the [module docs](self)).
 /// Looked up in a table (`TABLE` in this module); `uint64` with a signed integer is a
-/// [`TesseraError::DType`] error.
+/// [`ErrorKind::DType`] error.
 ///
 /// ```
 /// use tessera::{promote::result_type, DType};
@@ -43,11 +43,12 @@ pub fn result_type(a: DType, b: DType) -> Result<DType> {
     TABLE[row(a)][row(b)].ok_or_else(|| {
         // Named in row order so the message does not depend on the operand order.
         let (x, y) = if row(a) <= row(b) { (a, b) } else { (b, a) };
-        TesseraError::DType(DTypeFacts::NoPromotion {
+        ErrorKind::DType(DTypeFacts::NoPromotion {
             lhs: x,
             rhs: y,
             numpy: "float64",
         })
+        .into()
     })
 }
 
@@ -124,7 +125,7 @@ const TABLE: [[Option<DType>; N]; N] = {
 ///
 /// - a `bool` scalar never changes `d`;
 /// - an integer scalar keeps `d` unless `d` is `bool` (then `i64`); it must fit in an integer
-///   `d`, else [`TesseraError::InvalidArgument`] (NumPy raises `OverflowError`);
+///   `d`, else [`ErrorKind::InvalidArgument`] (NumPy raises `OverflowError`);
 /// - a float scalar keeps a float `d`; with a `bool` or integer `d` it gives `f64` (NumPy).
 ///
 /// ```
@@ -144,9 +145,10 @@ pub fn result_type_scalar(d: DType, s: Scalar) -> Result<DType> {
                 if (lo..=hi).contains(&v) {
                     Ok(d)
                 } else {
-                    Err(TesseraError::InvalidArgument(format!(
+                    Err(ErrorKind::InvalidArgument(format!(
                         "integer scalar {v} out of bounds for {d}"
-                    )))
+                    ))
+                    .into())
                 }
             }
             _ => Ok(d),
@@ -342,8 +344,10 @@ mod tests {
             "one entry per unordered pair"
         );
         assert!(matches!(
-            result_type(DType::U64, DType::I8),
-            Err(TesseraError::DType(_))
+            result_type(DType::U64, DType::I8)
+                .as_ref()
+                .map_err(|e| e.kind()),
+            Err(ErrorKind::DType(_))
         ));
     }
 

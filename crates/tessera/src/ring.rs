@@ -41,7 +41,7 @@ use parking_lot::Mutex;
 
 use crate::autograd;
 use crate::dtype::DType;
-use crate::error::{DTypeFacts, Result, TesseraError};
+use crate::error::{DTypeFacts, ErrorKind, Result};
 use crate::layout::{normalize_axis, Layout};
 use crate::shape::Shape;
 use crate::tensor::Tensor;
@@ -144,7 +144,7 @@ fn create(buffer_dims: &[usize], axis: usize, dtype: DType) -> Result<(Tensor, A
     let len = buffer_dims[axis];
     let mut state_dims = buffer_dims.to_vec();
     state_dims[axis] = len.checked_mul(2).ok_or_else(|| {
-        TesseraError::ShapeOverflow(format!("ring_buffer: 2 x {len} positions overflow"))
+        ErrorKind::ShapeOverflow(format!("ring_buffer: 2 x {len} positions overflow"))
     })?;
     let state = Tensor::zeros(&state_dims, dtype)?;
     let strides = state.strides().to_vec();
@@ -167,12 +167,13 @@ fn ring_of(t: &Tensor) -> Option<&Mutex<Ring>> {
 /// Checks `input` against a buffer of `buffer_dims` along `axis` and returns `N`.
 fn check_input(input: &Tensor, buffer_dims: &[usize], axis: usize, dtype: DType) -> Result<usize> {
     if input.dtype() != dtype {
-        return Err(TesseraError::DType(DTypeFacts::Differ {
+        return Err(ErrorKind::DType(DTypeFacts::Differ {
             op: "ring_buffer".into(),
             what: "input",
             expected: dtype,
             got: input.dtype(),
-        }));
+        })
+        .into());
     }
     let dims = input.shape();
     let others_agree = dims.len() == buffer_dims.len()
@@ -182,15 +183,15 @@ fn check_input(input: &Tensor, buffer_dims: &[usize], axis: usize, dtype: DType)
             .enumerate()
             .all(|(i, (a, b))| i == axis || a == b);
     if !others_agree {
-        return Err(TesseraError::ShapeMismatch(format!(
+        return Err(ErrorKind::ShapeMismatch(format!(
             "ring_buffer: input shape {dims:?} and buffer shape {buffer_dims:?} must agree on every dim but axis {axis}"
-        ).into()));
+        ).into()).into());
     }
     let (n, b) = (dims[axis], buffer_dims[axis]);
     if n > b {
-        return Err(TesseraError::ShapeMismatch(format!(
+        return Err(ErrorKind::ShapeMismatch(format!(
             "ring_buffer: input has N = {n} positions along axis {axis}, more than the buffer length B = {b}"
-        ).into()));
+        ).into()).into());
     }
     Ok(n)
 }
@@ -359,17 +360,17 @@ pub fn ring_buffer_step(input: &Tensor, buffer: &Tensor, axis: isize) -> Result<
     if let Some(ring) = ring_of(buffer) {
         let mut ring = ring.lock();
         if !ring.is_window(buffer.layout()) {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "ring_buffer: buffer (dims {:?}, strides {:?}) is a view of a ring-buffer state but not one of its windows",
                 buffer.shape(),
                 buffer.strides()
-            )));
+            )).into());
         }
         if ring.axis != axis {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "ring_buffer: buffer is a ring-buffer window along axis {}, stepped along axis {axis}",
                 ring.axis
-            )));
+            )).into());
         }
         return ring.step(buffer, input);
     }
@@ -387,11 +388,12 @@ fn shift_in_place(input: &Tensor, buffer: &Tensor, axis: usize) -> Result<Tensor
             .zip(buffer.strides())
             .any(|(&d, &s)| d > 1 && s == 0)
     {
-        return Err(TesseraError::OverlappingWrite(format!(
+        return Err(ErrorKind::OverlappingWrite(format!(
             "ring_buffer: buffer with dims {:?} and strides {:?} overlaps itself",
             buffer.shape(),
             buffer.strides()
-        )));
+        ))
+        .into());
     }
     if n > 0 {
         let input = if input.shares_storage(buffer) {

@@ -33,9 +33,10 @@ impl std::str::FromStr for StorageType {
             "default" => Ok(StorageType::Default),
             "csr" => Ok(StorageType::Csr),
             "row_sparse" => Ok(StorageType::RowSparse),
-            _ => Err(crate::TesseraError::InvalidArgument(format!(
+            _ => Err(crate::ErrorKind::InvalidArgument(format!(
                 "unknown storage type {s:?} (expected 'default', 'csr' or 'row_sparse')"
-            ))),
+            ))
+            .into()),
         }
     }
 }

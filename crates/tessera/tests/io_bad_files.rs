@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use tessera::io;
-use tessera::{DType, IoFacts, StorageType, Tensor, TesseraError};
+use tessera::{DType, ErrorKind, IoFacts, StorageType, Tensor, TesseraError};
 
 use crate::io_support::{is_format, raw, TempDir};
 
@@ -237,8 +237,8 @@ fn f3_tampered_sparse_parts_and_tessera_keys_are_format_errors() {
 }
 
 fn os_kind(e: &TesseraError) -> Option<(std::io::ErrorKind, Option<i32>, PathBuf)> {
-    match e {
-        TesseraError::Io(IoFacts::Os {
+    match e.kind() {
+        ErrorKind::Io(IoFacts::Os {
             kind, errno, path, ..
         }) => Some((*kind, *errno, path.clone())),
         _ => None,

@@ -1,7 +1,7 @@
 //! Reductions against a naive reference, and NumPy's dtype and edge-case rules.
 
 use proptest::prelude::*;
-use tessera::{DType, Tensor, TesseraError};
+use tessera::{DType, ErrorKind, Tensor};
 
 /// The row-major index among the kept dims (`mask[d]` false) of the element at row-major
 /// index `lin` of `dims`: where a reduction puts that element's contribution.
@@ -56,16 +56,16 @@ fn axes_keepdims_and_errors() {
     assert_eq!(t.max(Some(&[1]), true).unwrap().shape(), &[2, 1, 4]);
     assert_eq!(t.min(None, true).unwrap().shape(), &[1, 1, 1]);
     assert!(matches!(
-        t.sum(Some(&[3]), false),
-        Err(TesseraError::Index(_))
+        t.sum(Some(&[3]), false).as_ref().map_err(|e| e.kind()),
+        Err(ErrorKind::Index(_))
     ));
     assert!(matches!(
-        t.sum(Some(&[-4]), false),
-        Err(TesseraError::Index(_))
+        t.sum(Some(&[-4]), false).as_ref().map_err(|e| e.kind()),
+        Err(ErrorKind::Index(_))
     ));
     assert!(matches!(
-        t.sum(Some(&[1, -2]), false),
-        Err(TesseraError::InvalidArgument(_))
+        t.sum(Some(&[1, -2]), false).as_ref().map_err(|e| e.kind()),
+        Err(ErrorKind::InvalidArgument(_))
     ));
     assert_eq!(t.sum(Some(&[]), false).unwrap().shape(), &[2, 3, 4]);
 }
@@ -79,15 +79,15 @@ fn empty_and_rank0() {
     );
     assert!(e.mean(None, false).unwrap().item::<f64>().unwrap().is_nan());
     assert!(matches!(
-        e.max(Some(&[0]), false),
-        Err(TesseraError::InvalidArgument(_))
+        e.max(Some(&[0]), false).as_ref().map_err(|e| e.kind()),
+        Err(ErrorKind::InvalidArgument(_))
     ));
     assert_eq!(e.max(Some(&[1]), false).unwrap().shape(), &[0]);
     let s = Tensor::scalar(5i64, DType::I64).unwrap();
     assert_eq!(s.sum(None, false).unwrap().item::<i64>().unwrap(), 5);
     assert!(matches!(
-        s.sum(Some(&[0]), false),
-        Err(TesseraError::Index(_))
+        s.sum(Some(&[0]), false).as_ref().map_err(|e| e.kind()),
+        Err(ErrorKind::Index(_))
     ));
 }
 

@@ -5,13 +5,13 @@
 
 use proptest::prelude::*;
 use tessera::sparse::csr_from_triplets;
-use tessera::{CsrMatrix, DType, RowSparseArray, SparseParts, Tensor, TesseraError};
+use tessera::{CsrMatrix, DType, ErrorKind, RowSparseArray, SparseParts, Tensor, TesseraError};
 
 /// Errors a constructor or densify may give on bad or oversized input.
 fn typed(e: &TesseraError) -> bool {
     matches!(
-        e,
-        TesseraError::Sparse(_) | TesseraError::ShapeOverflow(_) | TesseraError::Allocation(_)
+        e.kind(),
+        ErrorKind::Sparse(_) | ErrorKind::ShapeOverflow(_) | ErrorKind::Allocation(_)
     )
 }
 
@@ -142,8 +142,8 @@ fn check_csr(
                 Ok(d) => prop_assert_eq!(d.to_vec::<f64>().unwrap(), reference(), "{}", what),
                 Err(e) => prop_assert!(
                     matches!(
-                        e,
-                        TesseraError::ShapeOverflow(_) | TesseraError::Allocation(_)
+                        e.kind(),
+                        ErrorKind::ShapeOverflow(_) | ErrorKind::Allocation(_)
                     ),
                     "{what}: densify failed with {e:?}"
                 ),
@@ -248,7 +248,7 @@ proptest! {
                         prop_assert_eq!(d.to_vec::<f64>().unwrap(), want);
                     }
                     Err(e) => prop_assert!(
-                        matches!(e, TesseraError::ShapeOverflow(_) | TesseraError::Allocation(_)),
+                        matches!(e.kind(), ErrorKind::ShapeOverflow(_) | ErrorKind::Allocation(_)),
                         "densify failed with {e:?}"
                     ),
                 }

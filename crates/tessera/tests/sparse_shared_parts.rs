@@ -222,7 +222,7 @@ fn kernels_finish_while_the_shared_index_part_itself_is_written() {
             for (got, want) in try_kernels(&s, &csr).into_iter().zip(&want) {
                 match got {
                     Ok(v) => assert_eq!(&v, want),
-                    Err(e) => assert!(matches!(e, tessera::TesseraError::Sparse(_)), "{e}"),
+                    Err(e) => assert!(matches!(e.kind(), tessera::ErrorKind::Sparse(_)), "{e}"),
                 }
             }
         }

@@ -257,9 +257,9 @@ impl<O: Optimizer> DistOptimizer<O> {
             let mut reducer = buckets::Reducer::new(buckets, &locals, tx);
             let t0 = Instant::now();
             let mut hook = |k, g: &Tensor| {
-                reducer
-                    .arrived(k, g)
-                    .map_err(|e| tessera::TesseraError::Autograd(e.to_string()))
+                reducer.arrived(k, g).map_err(|e| {
+                    tessera::TesseraError::from(tessera::ErrorKind::Autograd(e.to_string()))
+                })
             };
             let outcome = crate::autograd::backward_seeded(loss, seed, Some(&mut hook));
             let backward = t0.elapsed();

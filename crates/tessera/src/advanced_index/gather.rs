@@ -11,7 +11,7 @@
 use rayon::prelude::*;
 
 use crate::dtype::Element;
-use crate::error::{IndexFacts, Result, TesseraError};
+use crate::error::{ErrorKind, IndexFacts, Result};
 use crate::kernels::parallel;
 use crate::storage::try_with_capacity;
 use crate::tensor::Tensor;
@@ -66,10 +66,11 @@ impl Rows {
         let b = &indices.shape()[1..];
         let nb: usize = b.iter().product();
         if !indices.dtype().is_integer() {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "index_gather: indices must be integers, got {}",
                 indices.dtype()
-            )));
+            ))
+            .into());
         }
         let idx: Vec<i64> = with_dtype!(indices.dtype(), T => {
             indices.to_vec::<T>()?.into_iter().map(Element::to_i64).collect()
@@ -95,9 +96,10 @@ impl Rows {
                 let n = dims[ax] as i64;
                 let w = if i < 0 { i + n } else { i };
                 if !(0..n).contains(&w) {
-                    return Err(TesseraError::Index(IndexFacts::Other(format!(
+                    return Err(ErrorKind::Index(IndexFacts::Other(format!(
                         "index {i} is out of bounds for axis {ax} with size {n}"
-                    ))));
+                    )))
+                    .into());
                 }
                 off += w as isize * strides[ax];
             }
@@ -196,22 +198,24 @@ pub(crate) fn out_dims(
 /// The axes as `usize`, checked against the view's rank and the indices' leading dim.
 fn check_axes(axes: &[isize], rank: usize, indices: &[usize]) -> Result<Vec<usize>> {
     if indices.is_empty() || indices[0] != axes.len() {
-        return Err(TesseraError::InvalidArgument(format!(
+        return Err(ErrorKind::InvalidArgument(format!(
             "index_gather: indices must have shape [{}, ...] (one row per axis), got {:?}",
             axes.len(),
             indices
-        )));
+        ))
+        .into());
     }
     let mut out = Vec::with_capacity(axes.len());
     for &a in axes {
         let u = usize::try_from(a)
             .ok()
             .filter(|&u| u < rank)
-            .ok_or(TesseraError::Index(IndexFacts::Axis { axis: a, rank }))?;
+            .ok_or(ErrorKind::Index(IndexFacts::Axis { axis: a, rank }))?;
         if out.last().is_some_and(|&l| l >= u) {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "index_gather: axes must be increasing, got {axes:?}"
-            )));
+            ))
+            .into());
         }
         out.push(u);
     }

@@ -9,7 +9,7 @@
 //! and goes first otherwise (NumPy's rule).
 
 use crate::dtype::{DType, Element};
-use crate::error::{IndexFacts, Result, TesseraError};
+use crate::error::{ErrorKind, IndexFacts, Result, TesseraError};
 use crate::layout::broadcast_shapes;
 use crate::tensor::Tensor;
 use crate::with_dtype;
@@ -63,7 +63,7 @@ pub(crate) enum Plan {
 }
 
 fn index_err(msg: String) -> TesseraError {
-    TesseraError::Index(IndexFacts::Other(msg))
+    ErrorKind::Index(IndexFacts::Other(msg)).into()
 }
 
 /// Dims an item consumes of the indexed tensor (`None` for an ellipsis).

@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 
 use crate::dtype::{DType, Element};
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::kernels::parallel;
 use crate::tensor::Tensor;
 use crate::with_dtype;
@@ -26,23 +26,23 @@ pub(crate) fn out_shape(x: &[usize], mask: &[usize], count: usize) -> Vec<usize>
 /// Checks a mask shape against the input's leading dims.
 pub(crate) fn check_shape(x: &[usize], mask: &[usize]) -> Result<()> {
     if mask.len() > x.len() {
-        return Err(TesseraError::Index(crate::error::IndexFacts::Other(
-            format!(
-                "too many indices for array: array is {}-dimensional, but {} were indexed",
-                x.len(),
-                mask.len()
-            ),
-        )));
+        return Err(ErrorKind::Index(crate::error::IndexFacts::Other(format!(
+            "too many indices for array: array is {}-dimensional, but {} were indexed",
+            x.len(),
+            mask.len()
+        )))
+        .into());
     }
     check_mask(mask, x, 0)
 }
 
 fn check_bool(mask: &Tensor) -> Result<()> {
     if mask.dtype() != DType::Bool {
-        return Err(TesseraError::InvalidArgument(format!(
+        return Err(ErrorKind::InvalidArgument(format!(
             "boolean_mask: the mask must be bool, got {}",
             mask.dtype()
-        )));
+        ))
+        .into());
     }
     Ok(())
 }
@@ -108,9 +108,10 @@ pub(crate) fn select(x: &Tensor, mask: &Tensor, count: usize) -> Result<Tensor> 
         let counts = counts(flags);
         let total: usize = counts.iter().sum();
         if total != count {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "boolean_mask: count is {count} but the mask has {total} true entries"
-            )));
+            ))
+            .into());
         }
         let out = Tensor::for_overwrite(&out_shape(x.shape(), mask.shape(), total), x.dtype())?;
         if total == 0 || row == 0 {

@@ -10,7 +10,7 @@
 use super::lanes::{fill, read, Lanes};
 use super::sort::for_lanes_from;
 use crate::dtype::{DType, Element};
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::kernels::elementwise::PAR_MIN;
 use crate::kernels::scalar_math::Arith;
 use crate::tensor::reduce::reduction_dtype;
@@ -38,14 +38,16 @@ impl Accumulate {
 /// The axis of a cumulative function: `axis`, or 0 for a 1-d input when it is `None`.
 pub(crate) fn cumulative_axis(name: &str, rank: usize, axis: Option<isize>) -> Result<isize> {
     match (axis, rank) {
-        (_, 0) => Err(TesseraError::InvalidArgument(format!(
+        (_, 0) => Err(ErrorKind::InvalidArgument(format!(
             "{name} of a 0-d tensor (it needs at least one dim)"
-        ))),
+        ))
+        .into()),
         (Some(a), _) => Ok(a),
         (None, 1) => Ok(0),
-        (None, r) => Err(TesseraError::InvalidArgument(format!(
+        (None, r) => Err(ErrorKind::InvalidArgument(format!(
             "{name}: axis is required for a tensor of rank {r}"
-        ))),
+        ))
+        .into()),
     }
 }
 

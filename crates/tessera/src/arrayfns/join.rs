@@ -3,16 +3,16 @@
 //! common type (`promote::result_type`, folded left to right); every input is copied once
 //! into its part of the output through the copy engine.
 
-use crate::error::{Result, ShapeFacts, TesseraError};
+use crate::error::{ErrorKind, Result, ShapeFacts};
 use crate::layout::normalize_axis;
 use crate::promote::result_type;
 use crate::tensor::Tensor;
 
 /// The inputs' common dtype.
 fn common_dtype(name: &str, xs: &[Tensor]) -> Result<crate::DType> {
-    let first = xs.first().ok_or_else(|| {
-        TesseraError::InvalidArgument(format!("{name} needs at least one tensor"))
-    })?;
+    let first = xs
+        .first()
+        .ok_or_else(|| ErrorKind::InvalidArgument(format!("{name} needs at least one tensor")))?;
     xs[1..]
         .iter()
         .try_fold(first.dtype(), |d, x| result_type(d, x.dtype()))
@@ -29,13 +29,14 @@ pub(crate) fn concat_shape(shapes: &[&[usize]], axis: usize) -> Result<Vec<usize
                 .enumerate()
                 .all(|(d, (a, b))| d == axis || a == b);
         if !same_rest {
-            return Err(TesseraError::ShapeMismatch(ShapeFacts::Other(format!(
+            return Err(ErrorKind::ShapeMismatch(ShapeFacts::Other(format!(
                 "concat: shape {s:?} does not match {:?} outside axis {axis}",
                 shapes[0]
-            ))));
+            )))
+            .into());
         }
         total = total.checked_add(s[axis]).ok_or_else(|| {
-            TesseraError::ShapeOverflow(format!("concat of {} tensors", shapes.len()))
+            ErrorKind::ShapeOverflow(format!("concat of {} tensors", shapes.len()))
         })?;
     }
     out[axis] = total;
@@ -59,9 +60,10 @@ impl Tensor {
         };
         let rank = xs[0].rank();
         if rank == 0 {
-            return Err(TesseraError::InvalidArgument(
+            return Err(ErrorKind::InvalidArgument(
                 "concat of 0-d tensors (use stack, or axis=None)".into(),
-            ));
+            )
+            .into());
         }
         let axis = normalize_axis(axis, rank)?;
         let shapes: Vec<&[usize]> = xs.iter().map(Tensor::shape).collect();
@@ -84,15 +86,16 @@ impl Tensor {
 
     /// The dense kernel of [`Tensor::stack`].
     pub(crate) fn stack_dense(xs: &[Tensor], axis: isize) -> Result<Tensor> {
-        let first = xs.first().ok_or_else(|| {
-            TesseraError::InvalidArgument("stack needs at least one tensor".into())
-        })?;
+        let first = xs
+            .first()
+            .ok_or_else(|| ErrorKind::InvalidArgument("stack needs at least one tensor".into()))?;
         if let Some(x) = xs.iter().find(|x| x.shape() != first.shape()) {
-            return Err(TesseraError::ShapeMismatch(ShapeFacts::Other(format!(
+            return Err(ErrorKind::ShapeMismatch(ShapeFacts::Other(format!(
                 "stack: every tensor must have one shape; got {:?} and {:?}",
                 first.shape(),
                 x.shape()
-            ))));
+            )))
+            .into());
         }
         let axis = normalize_axis(axis, first.rank() + 1)?;
         let parts = xs

@@ -5,7 +5,7 @@
 use super::lanes::{fill, read};
 use super::sort::nan_last;
 use crate::dtype::{DType, Element};
-use crate::error::{IndexFacts, Result, TesseraError};
+use crate::error::{ErrorKind, IndexFacts, Result};
 use crate::promote::result_type;
 use crate::tensor::Tensor;
 use crate::with_dtype;
@@ -15,9 +15,10 @@ impl Tensor {
     /// elements (NaN is non-zero) in row-major order. A 0-d tensor is refused (NumPy 2).
     pub(crate) fn argwhere_dense(&self) -> Result<Tensor> {
         if self.rank() == 0 {
-            return Err(TesseraError::InvalidArgument(
+            return Err(ErrorKind::InvalidArgument(
                 "nonzero of a 0-d tensor (use atleast_1d / reshape first)".into(),
-            ));
+            )
+            .into());
         }
         let b = self.astype_contiguous(DType::Bool)?;
         let flat: Vec<usize> = read::<bool, _>(&b, |v| {
@@ -52,10 +53,11 @@ impl Tensor {
         right: bool,
     ) -> Result<Tensor> {
         if self.rank() != 1 {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "searchsorted: x1 must be 1-d, got shape {:?}",
                 self.shape()
-            )));
+            ))
+            .into());
         }
         let dt = result_type(self.dtype(), x2.dtype())?;
         let n = self.shape()[0];
@@ -122,20 +124,22 @@ fn insertion_point<T: Element>(s: &[T], x: &T, right: bool) -> usize {
 /// The indices of `sorter`: an integer 1-d tensor of length `n` with values in `0..n`.
 fn sorter_indices(sorter: &Tensor, n: usize) -> Result<Vec<usize>> {
     if !sorter.dtype().is_integer() || sorter.rank() != 1 || sorter.shape()[0] != n {
-        return Err(TesseraError::InvalidArgument(format!(
+        return Err(ErrorKind::InvalidArgument(format!(
             "searchsorted: sorter must be a 1-d integer tensor of length {n}, got {} {:?}",
             sorter.dtype(),
             sorter.shape()
-        )));
+        ))
+        .into());
     }
     let s = sorter.astype_contiguous(DType::I64)?;
     let v = read::<i64, _>(&s, <[i64]>::to_vec)?;
     v.iter()
         .map(|&i| {
             usize::try_from(i).ok().filter(|&i| i < n).ok_or_else(|| {
-                TesseraError::Index(IndexFacts::Other(format!(
+                ErrorKind::Index(IndexFacts::Other(format!(
                     "searchsorted: sorter index {i} is out of bounds for length {n}"
                 )))
+                .into()
             })
         })
         .collect()

@@ -4,7 +4,7 @@
 
 use super::lanes::{fill, read, Lanes};
 use crate::dtype::{DType, Element};
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result, TesseraError};
 use crate::kernels::scalar_math::Arith;
 use crate::tensor::Tensor;
 use crate::with_dtype;
@@ -12,26 +12,27 @@ use crate::with_dtype;
 /// The per-element counts of `repeats` (a 0-d or 1-d integer tensor) for a lane of `n`.
 pub(crate) fn counts(repeats: &Tensor, n: usize) -> Result<Vec<usize>> {
     if !repeats.dtype().is_integer() {
-        return Err(TesseraError::DType(crate::error::DTypeFacts::Other(
-            format!("repeat: repeats must be integers, got {}", repeats.dtype()),
-        )));
+        return Err(ErrorKind::DType(crate::error::DTypeFacts::Other(format!(
+            "repeat: repeats must be integers, got {}",
+            repeats.dtype()
+        )))
+        .into());
     }
     let r = repeats.astype_contiguous(DType::I64)?;
     let v: Vec<i64> = read::<i64, _>(&r, <[i64]>::to_vec)?;
     if let Some(&bad) = v.iter().find(|&&c| c < 0) {
-        return Err(TesseraError::InvalidArgument(format!(
-            "repeat: negative count {bad}"
-        )));
+        return Err(ErrorKind::InvalidArgument(format!("repeat: negative count {bad}")).into());
     }
     match (repeats.rank(), v.len()) {
         (0, _) | (1, 1) => Ok(vec![v[0] as usize; n]),
         (1, m) if m == n => Ok(v.iter().map(|&c| c as usize).collect()),
-        _ => Err(TesseraError::ShapeMismatch(
-            crate::error::ShapeFacts::Other(format!(
+        _ => Err(
+            ErrorKind::ShapeMismatch(crate::error::ShapeFacts::Other(format!(
                 "repeat: {} counts for an axis of length {n}",
                 v.len()
-            )),
-        )),
+            )))
+            .into(),
+        ),
     }
 }
 
@@ -46,7 +47,11 @@ fn source(x: &Tensor, axis: Option<isize>) -> Result<(Tensor, isize)> {
 fn total(c: &[usize]) -> Result<usize> {
     c.iter()
         .try_fold(0usize, |s, &k| s.checked_add(k))
-        .ok_or_else(|| TesseraError::ShapeOverflow("repeat: total count overflows".into()))
+        .ok_or_else(|| {
+            TesseraError::from(ErrorKind::ShapeOverflow(
+                "repeat: total count overflows".into(),
+            ))
+        })
 }
 
 impl Tensor {

@@ -18,7 +18,7 @@
 use super::lanes::{fill, read, Lanes};
 use super::sort::{for_lanes_from, is_nan};
 use crate::dtype::{DType, Element};
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::kernels::elementwise::PAR_MIN;
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::simd::has_avx512;
@@ -169,9 +169,10 @@ impl Tensor {
             None => (self.reshape_dense(&[-1])?, 0),
         };
         if src.shape()[axis] == 0 {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "{name} of an empty sequence (axis of length 0)"
-            )));
+            ))
+            .into());
         }
         let out = if max {
             arg_extreme_kept::<true>(&src, axis)?

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::accumulate::accumulate;
 use super::mode::NoGradGuard;
-use crate::error::{Result, ShapeFacts, TesseraError};
+use crate::error::{ErrorKind, Result, ShapeFacts};
 use crate::tensor::grad_meta::{AutogradMeta, Edge, GradNode, LeafKey};
 use crate::tensor::Tensor;
 
@@ -27,16 +27,17 @@ struct Pending {
 /// or ones for a one-element root.
 fn root_grads(roots: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<(Edge, Tensor)>> {
     if roots.len() != grads.len() {
-        return Err(TesseraError::InvalidArgument(format!(
+        return Err(ErrorKind::InvalidArgument(format!(
             "backward: {} tensors and {} gradients",
             roots.len(),
             grads.len()
-        )));
+        ))
+        .into());
     }
     let mut out = Vec::with_capacity(roots.len());
     for (r, g) in roots.iter().zip(grads) {
         let edge = r.grad_edge().ok_or_else(|| {
-            TesseraError::Autograd(
+            ErrorKind::Autograd(
                 "backward of a tensor that does not require a gradient (no input of the ops \
                  that made it requires one, or it was computed under no_grad)"
                     .into(),
@@ -45,29 +46,32 @@ fn root_grads(roots: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<(Edge, T
         let g = match g {
             Some(g) => {
                 if g.shape() != r.shape() {
-                    return Err(TesseraError::ShapeMismatch(ShapeFacts::Other(format!(
+                    return Err(ErrorKind::ShapeMismatch(ShapeFacts::Other(format!(
                         "backward: gradient of shape {:?} for a tensor of shape {:?}",
                         g.shape(),
                         r.shape()
-                    ))));
+                    )))
+                    .into());
                 }
                 if g.dtype() != r.dtype() {
-                    return Err(TesseraError::InvalidArgument(format!(
+                    return Err(ErrorKind::InvalidArgument(format!(
                         "backward: gradient of dtype {} for a tensor of dtype {} (shape {:?})",
                         g.dtype(),
                         r.dtype(),
                         r.shape()
-                    )));
+                    ))
+                    .into());
                 }
                 g.detach()
             }
             None if r.numel() == 1 => Tensor::ones(r.shape(), r.dtype())?,
             None => {
-                return Err(TesseraError::InvalidArgument(format!(
+                return Err(ErrorKind::InvalidArgument(format!(
                     "backward of a tensor of shape {:?} needs a gradient of that shape (only a \
                      one-element tensor may omit it)",
                     r.shape()
-                )))
+                ))
+                .into())
             }
         };
         out.push((edge, g));
@@ -154,9 +158,10 @@ pub(crate) fn run_with_hook(
                 .or_default()
                 .push(i),
             None => {
-                return Err(TesseraError::Autograd(format!(
+                return Err(ErrorKind::Autograd(format!(
                     "autograd::grad: input {i} does not require a gradient"
-                )))
+                ))
+                .into())
             }
         }
     }

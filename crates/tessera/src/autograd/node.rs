@@ -8,7 +8,7 @@ use parking_lot::Mutex;
 use smallvec::SmallVec;
 
 use crate::dtype::DType;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::stype::StorageType;
 use crate::tensor::grad_meta::{edge_nodes, next_node_seq, release_nodes, Edges, GradNode};
 use crate::tensor::Tensor;
@@ -127,10 +127,11 @@ impl BackwardCtx<'_> {
             .and_then(Option::as_ref)
             .map(|s| &s.tensor)
             .ok_or_else(|| {
-                TesseraError::Autograd(format!(
+                ErrorKind::Autograd(format!(
                     "op {:?}: backward reads {what} {i}, which the op does not save",
                     self.op
                 ))
+                .into()
             })
     }
 
@@ -295,11 +296,12 @@ impl<P: Send + Sync + 'static> OpNode<P> {
 fn check_version(op: &str, what: &str, i: usize, s: &SavedTensor) -> Result<()> {
     let now = version_of(&s.tensor);
     if now != s.version {
-        return Err(TesseraError::Autograd(format!(
+        return Err(ErrorKind::Autograd(format!(
             "{what} {i} of op {op:?}, saved for backward, was modified in place since (storage \
              version {now}, saved at {}); compute it again, or modify a copy",
             s.version
-        )));
+        ))
+        .into());
     }
     Ok(())
 }
@@ -314,11 +316,12 @@ impl<P: Send + Sync + 'static> GradNode for OpNode<P> {
     fn apply(&self, grads: &[Tensor], retain: bool) -> Result<Vec<Option<Tensor>>> {
         let mut slot = self.saved.lock();
         let Some(saved) = slot.as_ref() else {
-            return Err(TesseraError::Autograd(format!(
+            return Err(ErrorKind::Autograd(format!(
                 "backward through op {:?} a second time: its saved tensors were freed by the \
                  first backward; pass retain_graph = true to the first",
                 self.name
-            )));
+            ))
+            .into());
         };
         for (what, v) in [("input", &saved.inputs), ("output", &saved.outputs)] {
             for (i, s) in v.iter().enumerate() {
@@ -354,25 +357,27 @@ pub(crate) fn check_gradients(
     needs: &[bool],
 ) -> Result<Vec<Option<Tensor>>> {
     if out.len() != metas.len() {
-        return Err(TesseraError::Autograd(format!(
+        return Err(ErrorKind::Autograd(format!(
             "op {op:?}: backward gave {} gradients for {} inputs",
             out.len(),
             metas.len()
-        )));
+        ))
+        .into());
     }
     let mut checked = Vec::with_capacity(out.len());
     for ((g, m), need) in out.into_iter().zip(metas).zip(needs) {
         let g = g.filter(|_| *need);
         if let Some(g) = &g {
             if g.shape() != &m.shape[..] || g.dtype() != m.dtype {
-                return Err(TesseraError::Autograd(format!(
+                return Err(ErrorKind::Autograd(format!(
                     "op {op:?}: backward gave a gradient of shape {:?} and dtype {} for an \
                      input of shape {:?} and dtype {}",
                     g.shape(),
                     g.dtype(),
                     m.shape,
                     m.dtype
-                )));
+                ))
+                .into());
             }
         }
         checked.push(g);
@@ -389,10 +394,7 @@ pub(crate) fn refusing_node(
     outputs: &[Tensor],
 ) -> Arc<dyn GradNode> {
     fn refuse(why: &&'static str, ctx: &BackwardCtx<'_>) -> Result<Vec<Option<Tensor>>> {
-        Err(TesseraError::Autograd(format!(
-            "op {:?} has no gradient: {why}",
-            ctx.op()
-        )))
+        Err(ErrorKind::Autograd(format!("op {:?} has no gradient: {why}", ctx.op())).into())
     }
     Arc::new(OpNode::new(
         name,

@@ -5,7 +5,7 @@
 
 use crate::dtype::DType;
 
-/// What [`crate::TesseraError::Index`] is about.
+/// What [`crate::ErrorKind::Index`] is about.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum IndexFacts {
@@ -22,7 +22,7 @@ pub enum IndexFacts {
     Other(String),
 }
 
-/// What [`crate::TesseraError::ShapeMismatch`] is about.
+/// What [`crate::ErrorKind::ShapeMismatch`] is about.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ShapeFacts {
@@ -56,7 +56,7 @@ pub enum ShapeFacts {
     Other(String),
 }
 
-/// What [`crate::TesseraError::DType`] is about.
+/// What [`crate::ErrorKind::DType`] is about.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum DTypeFacts {

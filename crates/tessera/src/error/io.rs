@@ -1,4 +1,4 @@
-//! The facts behind [`crate::TesseraError::Io`]: a file operation the operating system
+//! The facts behind [`crate::ErrorKind::Io`]: a file operation the operating system
 //! failed, or a file (or byte string) whose contents break its format. Kept apart so callers
 //! can tell "the disk said no" (Python `OSError`) from "the file is bad" (Python `ValueError`)
 //! without parsing messages.
@@ -6,7 +6,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
-/// What [`crate::TesseraError::Io`] is about.
+/// What [`crate::ErrorKind::Io`] is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum IoFacts {

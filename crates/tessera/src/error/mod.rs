@@ -13,9 +13,67 @@ use crate::dtype::DType;
 
 /// Everything that can go wrong in `tessera`. Every fallible public function returns
 /// [`Result<T>`]; no public function panics on bad input.
+///
+/// The error is one pointer to its [`ErrorKind`], so that a `Result` stays small: a
+/// `Result<()>` or `Result<&T>` comes back in registers, and a `Result` of a view is not
+/// copied through the stack at each layer (docs/performance.md, "A one-pointer error").
+/// Match on [`TesseraError::kind`]:
+///
+/// ```
+/// use tessera::{ErrorKind, Tensor};
+///
+/// let t = Tensor::from_vec(vec![1.0f32, 2.0], &[2]).unwrap();
+/// let e = t.index_points(&[5]).unwrap_err();
+/// assert!(matches!(e.kind(), ErrorKind::Index(_)));
+/// assert_eq!(e.to_string(), "index error: index 5 is out of bounds for axis 0 with size 2");
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct TesseraError(Box<ErrorKind>);
+
+impl TesseraError {
+    /// What went wrong, with its facts.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.0
+    }
+
+    /// The kind, by value.
+    pub fn into_kind(self) -> ErrorKind {
+        *self.0
+    }
+}
+
+impl From<ErrorKind> for TesseraError {
+    /// Boxes the kind. Out of line and cold: errors are the rare path, and the allocation
+    /// stays out of the callers' hot code.
+    #[cold]
+    #[inline(never)]
+    fn from(kind: ErrorKind) -> Self {
+        TesseraError(Box::new(kind))
+    }
+}
+
+impl std::fmt::Debug for TesseraError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl std::fmt::Display for TesseraError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&*self.0, f)
+    }
+}
+
+impl std::error::Error for TesseraError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&*self.0)
+    }
+}
+
+/// The kinds of [`TesseraError`], each with the facts a caller can match on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum TesseraError {
+pub enum ErrorKind {
     /// A shape's element count, or its byte size for a given element size, does not fit in
     /// `isize`, or a stride/offset computation overflowed.
     #[error("shape overflow: {0}")]
@@ -93,7 +151,7 @@ pub type Result<T, E = TesseraError> = std::result::Result<T, E>;
 
 impl From<SparseError> for TesseraError {
     fn from(e: SparseError) -> Self {
-        TesseraError::Sparse(e)
+        ErrorKind::Sparse(e).into()
     }
 }
 

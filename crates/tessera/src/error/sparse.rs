@@ -1,8 +1,8 @@
 //! One error kind per violated sparse invariant (docs/design.md O4), carried by
-//! [`TesseraError::Sparse`](super::TesseraError::Sparse). Re-exported as `tessera::SparseError`
+//! [`ErrorKind::Sparse`](super::ErrorKind::Sparse). Re-exported as `tessera::SparseError`
 //! and `tessera::sparse::SparseError`.
 
-/// Why sparse parts were rejected; carried by [`TesseraError::Sparse`](super::TesseraError::Sparse).
+/// Why sparse parts were rejected; carried by [`ErrorKind::Sparse`](super::ErrorKind::Sparse).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SparseError {

@@ -19,7 +19,7 @@ use rustfft::{FftNum, FftPlanner};
 use crate::arrayfns::lanes::{fill, parallel, read, Lanes};
 use crate::complex::{C128, C64};
 use crate::dtype::{DType, Element};
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::tensor::Tensor;
 
 /// How a transform is scaled (the standard's `norm`): `backward` scales the inverse by
@@ -299,11 +299,12 @@ impl Tensor {
     ) -> Result<Tensor> {
         let d = self.dtype();
         if kind == FftKind::RealForward && d.is_complex() {
-            return Err(TesseraError::DType(crate::error::DTypeFacts::Unsupported {
+            return Err(ErrorKind::DType(crate::error::DTypeFacts::Unsupported {
                 op: "rfft".into(),
                 dtype: d,
                 hint: " (rfft takes real input; use fft)",
-            }));
+            })
+            .into());
         }
         let lanes_of = |dt: DType| Lanes::new(&self.astype_dense(dt)?, axis);
         let m = self
@@ -317,9 +318,10 @@ impl Tensor {
             (None, _) => m,
         };
         if n < 1 {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "invalid number of data points ({n}) for a transform along axis {axis}"
-            )));
+            ))
+            .into());
         }
         match (kind, single(d)) {
             (FftKind::Complex { inverse }, true) => {

@@ -14,11 +14,11 @@
 //! Deliberate differences from the seed's examples, which contradict its own pattern: the
 //! interval's step sits in the `stride` slot (the seed lists both a stride of 1 and a trailing
 //! stride), and `NewAxis` has no offsets (the seed writes `NEW_AXIS,1,10` with a count of one
-//! but no offset). Decoding checks every field and returns [`TesseraError::InvalidArgument`]
+//! but no offset). Decoding checks every field and returns [`ErrorKind::InvalidArgument`]
 //! naming the group and the problem; it never panics.
 
 use super::IndexSpec;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 
 /// Type code of `Point`.
 pub const POINT_TYPE: i64 = 0;
@@ -75,7 +75,7 @@ pub fn decode(code: &[i64]) -> Result<Vec<IndexSpec>> {
     let mut pos = 0;
     while pos < code.len() {
         let bad = |why: String| {
-            TesseraError::InvalidArgument(format!("index encoding, group at {pos}: {why}"))
+            ErrorKind::InvalidArgument(format!("index encoding, group at {pos}: {why}")).into()
         };
         let header = code
             .get(pos..pos + 3)

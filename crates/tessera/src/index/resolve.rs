@@ -2,7 +2,7 @@
 //! without touching the shape cache; [`apply`] interns the result as a [`Layout`].
 
 use super::IndexSpec;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result, TesseraError};
 use crate::layout::Layout;
 use crate::shape::{hash_key, DimVec, Shape, DIM_INLINE};
 
@@ -49,9 +49,7 @@ fn resolve_interval(
     inclusive: bool,
 ) -> Result<(isize, usize)> {
     if step == 0 {
-        return Err(TesseraError::InvalidArgument(
-            "interval step must not be zero".into(),
-        ));
+        return Err(ErrorKind::InvalidArgument("interval step must not be zero".into()).into());
     }
     let d = d as isize;
     // Python's slice.indices, with DL4J's inclusive end applied after normalising negatives
@@ -141,7 +139,8 @@ struct Counts {
 
 /// The error for `n` dim-consuming indices on a tensor of `rank` < `n`.
 fn too_many(rank: usize, n: usize) -> TesseraError {
-    TesseraError::Index(format!("too many indices: tensor of rank {rank} indexed with {n}").into())
+    ErrorKind::Index(format!("too many indices: tensor of rank {rank} indexed with {n}").into())
+        .into()
 }
 
 /// Checks the spec list against the rank: at most one ellipsis, no more dim-consuming specs
@@ -161,9 +160,7 @@ fn count(rank: usize, specs: &[IndexSpec]) -> Result<Counts> {
         }
     }
     if ellipses > 1 {
-        return Err(TesseraError::Index(
-            "an index can only have a single ellipsis".into(),
-        ));
+        return Err(ErrorKind::Index("an index can only have a single ellipsis".into()).into());
     }
     if consumed > rank {
         return Err(too_many(rank, consumed));
@@ -190,9 +187,10 @@ fn point(i: isize, axis: usize, d: usize) -> Result<isize> {
     let d = d as isize;
     let p = if i < 0 { i + d } else { i };
     if !(0..d).contains(&p) {
-        return Err(TesseraError::Index(
+        return Err(ErrorKind::Index(
             format!("index {i} is out of bounds for axis {axis} with size {d}").into(),
-        ));
+        )
+        .into());
     }
     Ok(p)
 }

@@ -25,7 +25,7 @@ use super::checkpoint::Checkpoint;
 use super::elements::MAX_RANK;
 use super::origin::Origin;
 use crate::dtype::Element;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result, TesseraError};
 use crate::sparse::{CsrMatrix, RowSparseArray, SparseError, SparseParts};
 use crate::storage::try_with_capacity;
 use crate::stype::StorageType;
@@ -67,9 +67,10 @@ pub(crate) fn flatten(
     metadata: &BTreeMap<String, String>,
 ) -> Result<Flat> {
     if metadata.contains_key(KEY) {
-        return Err(TesseraError::InvalidArgument(format!(
+        return Err(ErrorKind::InvalidArgument(format!(
             "the metadata key {KEY:?} is reserved for Tessera's description of the tensors"
-        )));
+        ))
+        .into());
     }
     let mut entries = Vec::with_capacity(tensors.len());
     let (mut order, mut sparse) = (Vec::with_capacity(tensors.len()), serde_json::Map::new());
@@ -101,7 +102,7 @@ pub(crate) fn flatten(
     let mut seen = BTreeSet::new();
     for (name, _) in &entries {
         if name == "__metadata__" || !seen.insert(name.as_str()) {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "tensor name {name:?} is {} (sparse tensors also use NAME.data, \
                  NAME.indices and NAME.indptr)",
                 if name == "__metadata__" {
@@ -109,7 +110,8 @@ pub(crate) fn flatten(
                 } else {
                     "used twice"
                 }
-            )));
+            ))
+            .into());
         }
     }
     let mut metadata = metadata.clone();
@@ -297,8 +299,8 @@ fn index_values(part: &str, t: &Tensor) -> Result<Vec<i64>> {
 /// A failure to rebuild sparse tensor `name`: a format error naming it (the constructor's
 /// message says which invariant), except that a refused allocation stays an allocation error.
 fn part_error(origin: &Origin<'_>, name: &str, e: TesseraError) -> TesseraError {
-    match e {
-        TesseraError::Allocation(_) => e,
-        e => origin.bad(format!("sparse tensor {name:?}: {e}")),
+    match e.kind() {
+        ErrorKind::Allocation(_) => e,
+        _ => origin.bad(format!("sparse tensor {name:?}: {e}")),
     }
 }

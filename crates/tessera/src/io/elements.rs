@@ -1,7 +1,7 @@
 //! Dense tensors to and from byte streams: the logical elements in row-major (C) order, each
 //! in little-endian byte order (both formats' order; `.npy` files may also be big-endian).
 //!
-//! Reading allocates the tensor first (fallibly: [`TesseraError::Allocation`], never an
+//! Reading allocates the tensor first (fallibly: [`ErrorKind::Allocation`], never an
 //! abort) and then fills it chunk by chunk from the stream, so the file's bytes are never held
 //! twice. Callers check the declared size against the bytes the file holds before calling
 //! [`read_dense`], so a header that lies cannot make it allocate more than the file's length.
@@ -14,7 +14,7 @@ use half::{bf16, f16};
 
 use super::origin::Origin;
 use crate::dtype::{DType, Element};
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result, TesseraError};
 use crate::storage::try_vec;
 use crate::tensor::Tensor;
 use crate::with_dtype;
@@ -32,10 +32,11 @@ pub(crate) const MAX_RANK: usize = 64;
 pub(crate) fn check_rank_to_save(t: &Tensor, what: &str) -> Result<()> {
     match t.rank() <= MAX_RANK {
         true => Ok(()),
-        false => Err(TesseraError::InvalidArgument(format!(
+        false => Err(ErrorKind::InvalidArgument(format!(
             "{what} has rank {}; files hold at most {MAX_RANK} dims (NumPy's limit)",
             t.rank()
-        ))),
+        ))
+        .into()),
     }
 }
 
@@ -100,13 +101,14 @@ impl FileElement for bool {
     }
 }
 
-/// The byte count of `numel` elements of `dtype`, or [`TesseraError::ShapeOverflow`].
+/// The byte count of `numel` elements of `dtype`, or [`ErrorKind::ShapeOverflow`].
 pub(crate) fn byte_len(numel: usize, dtype: DType) -> Result<usize> {
     numel
         .checked_mul(dtype.itemsize())
         .filter(|&b| b <= isize::MAX as usize)
         .ok_or_else(|| {
-            TesseraError::ShapeOverflow(format!("{numel} elements of {dtype} do not fit in memory"))
+            ErrorKind::ShapeOverflow(format!("{numel} elements of {dtype} do not fit in memory"))
+                .into()
         })
 }
 
@@ -163,9 +165,11 @@ fn put<T: FileElement>(w: &mut impl Write, origin: &Origin<'_>, c: &Tensor) -> R
         return Ok(());
     }
     let guard = c.storage()?.read::<T>()?;
-    let elems = guard
-        .get(off..off + n)
-        .ok_or_else(|| TesseraError::OutOfBounds(format!("{n} elements at offset {off}")))?;
+    let elems = guard.get(off..off + n).ok_or_else(|| {
+        TesseraError::from(ErrorKind::OutOfBounds(format!(
+            "{n} elements at offset {off}"
+        )))
+    })?;
     let mut buf = crate::storage::try_with_capacity::<u8>(CHUNK.min(n * T::SIZE))?;
     for chunk in elems.chunks(CHUNK / T::SIZE) {
         buf.clear();

@@ -49,8 +49,9 @@ pub(crate) fn read_all(origin: &Origin<'_>, r: &mut impl Read) -> Result<Vec<u8>
             Err(e) if e.kind() == ErrorKind::Interrupted => continue,
             Err(e) => return Err(origin.os("read", &e)),
         };
-        out.try_reserve(n)
-            .map_err(|_| crate::TesseraError::Allocation(out.len().saturating_add(n)))?;
+        out.try_reserve(n).map_err(|_| {
+            crate::TesseraError::from(crate::ErrorKind::Allocation(out.len().saturating_add(n)))
+        })?;
         out.extend_from_slice(&chunk[..n]);
     }
 }

@@ -12,7 +12,7 @@
 //! other safetensors readers can still read the file.
 //!
 //! Reading trusts nothing in a file: sizes, offsets, dtypes and sparse parts are checked, and
-//! a bad file is [`TesseraError::Io`](crate::TesseraError::Io) with
+//! a bad file is [`ErrorKind::Io`](crate::ErrorKind::Io) with
 //! [`IoFacts::Format`](crate::IoFacts::Format), never a panic or an abort. No buffer is
 //! sized past the file's length, and buffers are allocated fallibly (docs/design.md H1).
 //! OS failures are [`IoFacts::Os`](crate::IoFacts::Os), with the path and the OS error number.

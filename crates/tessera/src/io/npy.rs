@@ -15,7 +15,7 @@ use super::elements::{byte_len, check_rank_to_save, read_dense, write_dense, MAX
 use super::file::{open, read_all, write_atomically};
 use super::npy_header::{descr, format, parse};
 use super::origin::Origin;
-use crate::error::{DTypeFacts, Result, TesseraError};
+use crate::error::{DTypeFacts, ErrorKind, Result, TesseraError};
 use crate::storage::try_vec;
 use crate::tensor::Tensor;
 
@@ -32,14 +32,15 @@ const FORMAT: &str = "npy";
 /// The bytes before the data of a `.npy` file holding `t`: magic, version, length, header.
 fn preamble(t: &Tensor) -> Result<Vec<u8>> {
     if t.stype() != crate::StorageType::Default {
-        return Err(TesseraError::InvalidArgument(format!(
+        return Err(ErrorKind::InvalidArgument(format!(
             "save_npy: .npy holds dense arrays, got a {} tensor; use cast_storage(default) \
              first, or io::save, which keeps the storage type",
             t.stype()
-        )));
+        ))
+        .into());
     }
     let d = descr(t.dtype()).ok_or_else(|| {
-        TesseraError::DType(DTypeFacts::Unsupported {
+        ErrorKind::DType(DTypeFacts::Unsupported {
             op: "save_npy".into(),
             dtype: t.dtype(),
             hint: " (NumPy has no bfloat16: convert with astype(float32) first, or use \
@@ -51,8 +52,11 @@ fn preamble(t: &Tensor) -> Result<Vec<u8>> {
     // The header ends with '\n' and is padded with spaces so that the data is aligned. At
     // most 64 dims keep it far below the 65535 bytes of format 1.0.
     let total = (MAGIC.len() + 2 + 2 + dict.len() + 1).next_multiple_of(ALIGN);
-    let header_len = u16::try_from(total - MAGIC.len() - 4)
-        .map_err(|_| TesseraError::InvalidArgument("save_npy: header too long".into()))?;
+    let header_len = u16::try_from(total - MAGIC.len() - 4).map_err(|_| {
+        TesseraError::from(ErrorKind::InvalidArgument(
+            "save_npy: header too long".into(),
+        ))
+    })?;
     let mut out = Vec::with_capacity(total);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&[1, 0]);
@@ -196,6 +200,6 @@ mod tests {
         let back = read_npy(&mut &bytes[..], bytes.len() as u64, &Origin::memory("npy")).unwrap();
         assert_eq!((back.rank(), back.to_vec::<u8>().unwrap()), (64, vec![7]));
         let e = preamble(&t.view(&[1; 65]).unwrap()).unwrap_err();
-        assert!(matches!(e, TesseraError::InvalidArgument(_)), "{e}");
+        assert!(matches!(e.kind(), ErrorKind::InvalidArgument(_)), "{e}");
     }
 }

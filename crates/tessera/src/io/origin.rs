@@ -3,10 +3,10 @@
 //! [`IoFacts::Os`] with the user's path and a short or lying file becomes
 //! [`IoFacts::Format`], never a panic.
 
-use std::io::{ErrorKind, Read, Write};
+use std::io::{Read, Write};
 use std::path::Path;
 
-use crate::error::{IoFacts, Result, TesseraError};
+use crate::error::{ErrorKind, IoFacts, Result, TesseraError};
 
 /// A file format and where its bytes are.
 #[derive(Clone, Copy, Debug)]
@@ -33,17 +33,18 @@ impl<'a> Origin<'a> {
 
     /// The error for contents that break the format.
     pub fn bad(&self, message: impl Into<String>) -> TesseraError {
-        TesseraError::Io(IoFacts::Format {
+        ErrorKind::Io(IoFacts::Format {
             format: self.format,
             path: self.path.map(Path::to_path_buf),
             message: message.into(),
         })
+        .into()
     }
 
     /// The error for an OS failure of `op` (a verb: `"open"`, `"read"`, `"write"`).
     pub fn os(&self, op: &'static str, e: &std::io::Error) -> TesseraError {
         match self.path {
-            Some(p) => TesseraError::Io(IoFacts::os(op, p, e)),
+            Some(p) => ErrorKind::Io(IoFacts::os(op, p, e)).into(),
             // Reading or writing memory fails only on a short read, handled by the callers.
             None => self.bad(format!("{op} failed: {e}")),
         }
@@ -53,7 +54,7 @@ impl<'a> Origin<'a> {
     /// header says (`what` names the part being read).
     pub fn read_exact(&self, r: &mut impl Read, buf: &mut [u8], what: &str) -> Result<()> {
         r.read_exact(buf).map_err(|e| match e.kind() {
-            ErrorKind::UnexpectedEof => self.bad(format!("the data ends inside {what}")),
+            std::io::ErrorKind::UnexpectedEof => self.bad(format!("the data ends inside {what}")),
             _ => self.os("read", &e),
         })
     }
@@ -65,7 +66,7 @@ impl<'a> Origin<'a> {
             match r.read(&mut one) {
                 Ok(0) => return Ok(()),
                 Ok(_) => return Err(self.bad("there are bytes after the end of the data")),
-                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(self.os("read", &e)),
             }
         }

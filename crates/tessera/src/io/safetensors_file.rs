@@ -29,7 +29,7 @@ use super::elements::{byte_len, check_rank_to_save, read_dense, write_dense, MAX
 use super::file::{open, read_all, write_atomically};
 use super::origin::Origin;
 use crate::dtype::DType;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result, TesseraError};
 use crate::storage::{try_vec, try_with_capacity};
 use crate::tensor::Tensor;
 
@@ -39,7 +39,7 @@ const MAX_HEADER: u64 = 100_000_000;
 const FORMAT: &str = "safetensors";
 
 /// The safetensors dtype of a Tessera dtype: every one but the complex dtypes, which the
-/// format lacks ([`TesseraError::DType`]; save the real and imaginary parts instead).
+/// format lacks ([`ErrorKind::DType`]; save the real and imaginary parts instead).
 fn to_file_dtype(d: DType) -> Result<Dtype> {
     Ok(match d {
         DType::Bool => Dtype::BOOL,
@@ -56,12 +56,13 @@ fn to_file_dtype(d: DType) -> Result<Dtype> {
         DType::F32 => Dtype::F32,
         DType::F64 => Dtype::F64,
         DType::C64 | DType::C128 => {
-            return Err(TesseraError::DType(crate::error::DTypeFacts::Unsupported {
+            return Err(ErrorKind::DType(crate::error::DTypeFacts::Unsupported {
                 op: "safetensors save".into(),
                 dtype: d,
                 hint: " (the safetensors format has no complex dtype: save the real and \
                        imaginary parts, or use io::save_npy)",
-            }))
+            })
+            .into())
         }
     })
 }
@@ -107,15 +108,16 @@ fn prepare(tensors: &[(&str, &Tensor)], metadata: &BTreeMap<String, String>) -> 
         check_rank_to_save(t, &format!("tensor {name:?}"))?;
         let bytes = byte_len(t.numel(), t.dtype())?;
         let end = offset.checked_add(bytes).ok_or_else(|| {
-            TesseraError::ShapeOverflow("the tensors' bytes add up past usize".into())
+            ErrorKind::ShapeOverflow("the tensors' bytes add up past usize".into())
         })?;
         let info = TensorInfo {
             dtype: to_file_dtype(t.dtype())?,
             shape: t.shape().to_vec(),
             data_offsets: (offset, end),
         };
-        let info = serde_json::to_value(info)
-            .map_err(|e| TesseraError::InvalidArgument(format!("tensor {name:?}: {e}")))?;
+        let info = serde_json::to_value(info).map_err(|e| {
+            TesseraError::from(ErrorKind::InvalidArgument(format!("tensor {name:?}: {e}")))
+        })?;
         header.insert(name.clone(), info);
         offset = end;
     }
@@ -124,10 +126,11 @@ fn prepare(tensors: &[(&str, &Tensor)], metadata: &BTreeMap<String, String>) -> 
     let mut text = Value::Object(header).to_string().into_bytes();
     text.resize(text.len().next_multiple_of(8), b' ');
     if text.len() as u64 > MAX_HEADER {
-        return Err(TesseraError::InvalidArgument(format!(
+        return Err(ErrorKind::InvalidArgument(format!(
             "the safetensors header would be {} bytes, past the format's limit of {MAX_HEADER}",
             text.len()
-        )));
+        ))
+        .into());
     }
     let mut out = try_with_capacity::<u8>(8 + text.len())?;
     out.extend_from_slice(&(text.len() as u64).to_le_bytes());
@@ -204,7 +207,8 @@ pub fn serialize(
     let origin = Origin::memory(FORMAT);
     let prepared = prepare(tensors, metadata)?;
     let total = prepared.header.len().checked_add(prepared.data_len);
-    let total = total.ok_or_else(|| TesseraError::ShapeOverflow("checkpoint size".into()))?;
+    let total = total
+        .ok_or_else(|| TesseraError::from(ErrorKind::ShapeOverflow("checkpoint size".into())))?;
     let mut out = try_with_capacity::<u8>(total)?;
     write_prepared(&mut out, &origin, &prepared)?;
     Ok(out)
@@ -221,14 +225,15 @@ pub fn serialize(
 /// `Allocation` when memory runs out. No allocation is sized past the file's length.
 ///
 /// ```
-/// use tessera::{io, IoFacts, TesseraError};
+/// use tessera::{io, ErrorKind, IoFacts};
 /// let path = std::env::temp_dir().join(format!("tessera-doc-bad-{}.safetensors", std::process::id()));
 /// // A header that claims 2^40 bytes of JSON.
 /// std::fs::write(&path, (1u64 << 40).to_le_bytes()).unwrap();
 /// let e = io::load(&path).unwrap_err();
-/// assert!(matches!(e, TesseraError::Io(IoFacts::Format { .. })), "{e}");
+/// assert!(matches!(e.kind(), ErrorKind::Io(IoFacts::Format { .. })), "{e}");
 /// std::fs::remove_file(&path).unwrap();
-/// assert!(matches!(io::load(&path), Err(TesseraError::Io(IoFacts::Os { .. }))));
+/// let e = io::load(&path).unwrap_err();
+/// assert!(matches!(e.kind(), ErrorKind::Io(IoFacts::Os { .. })), "{e}");
 /// ```
 pub fn load(path: impl AsRef<Path>) -> Result<Checkpoint> {
     let path = path.as_ref();

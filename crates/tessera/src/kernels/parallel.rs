@@ -21,7 +21,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Once;
 
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 
 /// Cap set by [`set_num_threads`] after the pool was built (0: none).
 static CAP: AtomicUsize = AtomicUsize::new(0);
@@ -70,9 +70,10 @@ pub fn num_threads() -> usize {
 /// doc). `n = 0` is an error.
 pub fn set_num_threads(n: usize) -> Result<()> {
     if n == 0 {
-        return Err(TesseraError::InvalidArgument(
+        return Err(ErrorKind::InvalidArgument(
             "set_num_threads: the thread count must be at least 1".into(),
-        ));
+        )
+        .into());
     }
     size_pool_from_env();
     let built = rayon::ThreadPoolBuilder::new()

@@ -25,7 +25,7 @@ use super::scalar_math::{convert, Arith};
 use super::simd::with_simd;
 pub use super::truth::{All, Any, CountNonzero};
 use crate::dtype::Element;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::storage::{checked_numel, try_vec, try_with_capacity};
 
 /// The accumulator type of a sum: `i64` for bool and signed integers, `u64` for unsigned
@@ -167,9 +167,8 @@ pub fn reduce<T: Element, R: Reducer<T>>(
     let mut out_n = 1usize;
     for d in (0..dims.len()).rev() {
         if !reduced[d] {
-            acc_strides[d] = isize::try_from(out_n).map_err(|_| {
-                TesseraError::ShapeOverflow(format!("{dims:?} kept by a reduction"))
-            })?;
+            acc_strides[d] = isize::try_from(out_n)
+                .map_err(|_| ErrorKind::ShapeOverflow(format!("{dims:?} kept by a reduction")))?;
             out_n = checked_numel(&[out_n, dims[d]])?;
         }
     }

@@ -13,7 +13,7 @@ mod transform;
 pub use reshape::infer_shape;
 pub use transform::{normalize_axes, normalize_axis, DimList};
 
-use crate::error::{Result, ShapeFacts, TesseraError};
+use crate::error::{ErrorKind, Result, ShapeFacts};
 use crate::shape::Shape;
 
 /// Shape (dims and signed strides, in elements, from the shape cache) plus the element offset
@@ -58,12 +58,12 @@ impl Layout {
         let first = self.offset as i128 + lo as i128;
         let last = self.offset as i128 + hi as i128;
         if first < 0 || last >= storage_len as i128 {
-            return Err(TesseraError::OutOfBounds(format!(
+            return Err(ErrorKind::OutOfBounds(format!(
                 "layout dims {:?} strides {:?} offset {} reaches elements {first}..={last} of a storage of {storage_len}",
                 self.dims(),
                 self.strides(),
                 self.offset
-            )));
+            )).into());
         }
         Ok(())
     }
@@ -167,12 +167,13 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
         .map(|i| match (dim(a, i), dim(b, i)) {
             (x, y) if x == y || y == 1 => Ok(x),
             (1, y) => Ok(y),
-            (x, y) => Err(TesseraError::ShapeMismatch(ShapeFacts::Broadcast {
+            (x, y) => Err(ErrorKind::ShapeMismatch(ShapeFacts::Broadcast {
                 lhs: a.to_vec(),
                 rhs: b.to_vec(),
                 dim: i,
                 sizes: (x, y),
-            })),
+            })
+            .into()),
         })
         .collect()
 }
@@ -187,10 +188,11 @@ impl Layout {
             return Ok(self.clone());
         }
         let err = || {
-            TesseraError::ShapeMismatch(ShapeFacts::BroadcastTo {
+            ErrorKind::ShapeMismatch(ShapeFacts::BroadcastTo {
                 from: src.to_vec(),
                 to: dims.to_vec(),
             })
+            .into()
         };
         if src.len() > rank {
             return Err(err());

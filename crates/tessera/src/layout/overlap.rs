@@ -2,10 +2,10 @@
 //! distinct storage elements, or an elementwise write would race with itself.
 
 use super::Layout;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 
 impl Layout {
-    /// Errors with [`TesseraError::OverlappingWrite`] unless distinct indices of this layout
+    /// Errors with [`ErrorKind::OverlappingWrite`] unless distinct indices of this layout
     /// reach distinct storage elements, i.e. unless it can be written elementwise (V7). Empty
     /// and one-element layouts are always writable.
     ///
@@ -31,7 +31,7 @@ impl Layout {
 }
 
 /// [`Layout::check_writable`] on bare dims and strides (same length): errors with
-/// [`TesseraError::OverlappingWrite`] unless distinct indices reach distinct offsets. The
+/// [`ErrorKind::OverlappingWrite`] unless distinct indices reach distinct offsets. The
 /// exact (non-nested) check allocates one flag per offset of the span, so callers bound the
 /// span first (a valid view's span lies inside its storage); a span that does not fit in
 /// `isize` is refused as an overlap-free-unprovable layout.
@@ -40,9 +40,10 @@ pub(crate) fn check_writable_parts(dims: &[usize], strides: &[isize]) -> Result<
         return Ok(());
     }
     let err = || {
-        TesseraError::OverlappingWrite(format!(
+        ErrorKind::OverlappingWrite(format!(
             "cannot write into a view with dims {dims:?} and strides {strides:?}: elements overlap"
         ))
+        .into()
     };
     let mut axes: Vec<(usize, usize)> = dims
         .iter()

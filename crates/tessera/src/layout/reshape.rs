@@ -1,7 +1,7 @@
 //! Reshape as a view where the chunk rule allows it (docs/design.md V5).
 
 use super::Layout;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::shape::Shape;
 
 /// Resolves a requested shape with at most one `-1` against `numel` elements.
@@ -14,19 +14,21 @@ pub fn infer_shape(requested: &[isize], numel: usize) -> Result<Vec<usize>> {
     for (i, &s) in requested.iter().enumerate() {
         match s {
             -1 if infer.is_some() => {
-                return Err(TesseraError::InvalidArgument(format!(
+                return Err(ErrorKind::InvalidArgument(format!(
                     "reshape {requested:?}: only one dim can be -1"
-                )));
+                ))
+                .into());
             }
             -1 => infer = Some(i),
             s if s < 0 => {
-                return Err(TesseraError::InvalidArgument(format!(
+                return Err(ErrorKind::InvalidArgument(format!(
                     "reshape {requested:?}: invalid size {s}"
-                )));
+                ))
+                .into());
             }
             s => {
                 known = known.checked_mul(s as usize).ok_or_else(|| {
-                    TesseraError::ShapeOverflow(format!(
+                    ErrorKind::ShapeOverflow(format!(
                         "reshape {requested:?}: element count overflows"
                     ))
                 })?;
@@ -34,9 +36,10 @@ pub fn infer_shape(requested: &[isize], numel: usize) -> Result<Vec<usize>> {
         }
     }
     let mismatch = || {
-        TesseraError::ShapeMismatch(
+        ErrorKind::ShapeMismatch(
             format!("cannot reshape {numel} elements into shape {requested:?}").into(),
         )
+        .into()
     };
     let mut dims: Vec<usize> = requested.iter().map(|&s| s.max(0) as usize).collect();
     match infer {
@@ -60,14 +63,15 @@ impl Layout {
     pub fn reshape_view(&self, dims: &[usize]) -> Result<Option<Layout>> {
         let numel: usize = dims.iter().product();
         if numel != self.numel() {
-            return Err(TesseraError::ShapeMismatch(
+            return Err(ErrorKind::ShapeMismatch(
                 format!(
                     "cannot reshape {:?} ({} elements) into {dims:?}",
                     self.dims(),
                     self.numel()
                 )
                 .into(),
-            ));
+            )
+            .into());
         }
         if numel == 0 || self.is_contiguous() {
             // Row-major order of a contiguous (or empty) layout is its memory order.

@@ -5,7 +5,7 @@
 use smallvec::SmallVec;
 
 use super::Layout;
-use crate::error::{IndexFacts, Result, TesseraError};
+use crate::error::{ErrorKind, IndexFacts, Result};
 use crate::shape::Shape;
 
 /// Per-dim values of one view, on the stack for ranks up to 8: a view from Python makes
@@ -16,7 +16,7 @@ pub type DimList<T> = SmallVec<[T; 8]>;
 pub fn normalize_axis(axis: isize, rank: usize) -> Result<usize> {
     let r = rank as isize;
     if axis < -r || axis >= r {
-        return Err(TesseraError::Index(IndexFacts::Axis { axis, rank }));
+        return Err(ErrorKind::Index(IndexFacts::Axis { axis, rank }).into());
     }
     Ok(if axis < 0 {
         (axis + r) as usize
@@ -70,9 +70,9 @@ impl AxisSet {
             }
         };
         if repeated {
-            return Err(TesseraError::InvalidArgument(format!(
-                "axis {a} is repeated in {axes:?}"
-            )));
+            return Err(
+                ErrorKind::InvalidArgument(format!("axis {a} is repeated in {axes:?}")).into(),
+            );
         }
         Ok(a)
     }
@@ -95,22 +95,24 @@ impl Layout {
     pub fn expand(&self, sizes: &[isize]) -> Result<Layout> {
         let rank = self.rank();
         if sizes.len() < rank {
-            return Err(TesseraError::ShapeMismatch(
+            return Err(ErrorKind::ShapeMismatch(
                 format!(
                     "expand: {} sizes given for a tensor of rank {rank} (need at least as many)",
                     sizes.len()
                 )
                 .into(),
-            ));
+            )
+            .into());
         }
         let lead = sizes.len() - rank;
         let mut dims = Vec::with_capacity(sizes.len());
         let mut strides = Vec::with_capacity(sizes.len());
         for (i, &s) in sizes.iter().enumerate() {
             let bad = |why: &str| {
-                TesseraError::ShapeMismatch(
+                ErrorKind::ShapeMismatch(
                     format!("expand {:?} to {sizes:?}: {why}", self.dims()).into(),
                 )
+                .into()
             };
             if i < lead {
                 if s < 0 {
@@ -151,11 +153,12 @@ impl Layout {
     /// Reorders dims: result dim `i` is input dim `axes[i]` (NumPy `transpose(axes)`).
     pub fn permute(&self, axes: &[isize]) -> Result<Layout> {
         if axes.len() != self.rank() {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "permute: {} axes given for a tensor of rank {}",
                 axes.len(),
                 self.rank()
-            )));
+            ))
+            .into());
         }
         // Filled in place: collecting the checked axes and then the dims and strides moved
         // each list through `Result`s and iterator adapters, and those moves were most of a
@@ -202,10 +205,11 @@ impl Layout {
                 let mut drop: DimList<bool> = smallvec::smallvec![false; self.rank()];
                 for a in normalize_axes(axes, self.rank())? {
                     if self.dims()[a] != 1 {
-                        return Err(TesseraError::InvalidArgument(format!(
+                        return Err(ErrorKind::InvalidArgument(format!(
                             "squeeze: axis {a} has size {} (only size-1 dims can be squeezed)",
                             self.dims()[a]
-                        )));
+                        ))
+                        .into());
                     }
                     drop[a] = true;
                 }
@@ -260,7 +264,7 @@ impl Layout {
     /// `len` positions from `start` along `axis` (PyTorch `narrow`): the same strides, the
     /// offset moved to position `start`. `axis` may be negative (`-rank <= axis < rank`).
     ///
-    /// Errors: [`TesseraError::Index`] for an axis out of range (a rank-0 layout has none) or
+    /// Errors: [`ErrorKind::Index`] for an axis out of range (a rank-0 layout has none) or
     /// when `start + len` exceeds the dim.
     ///
     /// ```
@@ -273,10 +277,11 @@ impl Layout {
         let a = normalize_axis(axis, self.rank())?;
         let dim = self.dims()[a];
         if start.checked_add(len).is_none_or(|end| end > dim) {
-            return Err(TesseraError::Index(
+            return Err(ErrorKind::Index(
                 format!("narrow: start {start} + length {len} exceeds size {dim} of axis {axis}")
                     .into(),
-            ));
+            )
+            .into());
         }
         let mut dims = self.dims().to_vec();
         dims[a] = len;

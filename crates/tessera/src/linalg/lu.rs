@@ -13,7 +13,7 @@ use super::{
     to_mat, with_field, Field,
 };
 use crate::dtype::Element;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result, TesseraError};
 use crate::layout::broadcast_shapes;
 use crate::promote::result_type;
 use crate::tensor::Tensor;
@@ -186,10 +186,11 @@ pub(crate) fn solve(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 }
 
 fn mismatch(a: &Tensor, b: &Tensor) -> TesseraError {
-    TesseraError::InvalidShape(format!(
+    ErrorKind::InvalidShape(format!(
         "solve: a of shape {:?} and b of shape {:?} do not match (b is [n] or [.., n, k] with \
          batch dims that broadcast with a's)",
         a.shape(),
         b.shape()
     ))
+    .into()
 }

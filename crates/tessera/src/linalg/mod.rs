@@ -25,7 +25,7 @@ use rayon::prelude::*;
 use crate::arrayfns::lanes::read;
 use crate::complex::{C128, C64};
 use crate::dtype::{DType, Element};
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result, TesseraError};
 use crate::tensor::Tensor;
 
 /// An element type faer factors: its faer counterpart `F` and back.
@@ -167,22 +167,24 @@ pub(crate) fn matrix_dims(
 ) -> Result<(Vec<usize>, usize, usize)> {
     let r = shape.len();
     if r < 2 {
-        return Err(TesseraError::InvalidShape(format!(
+        return Err(ErrorKind::InvalidShape(format!(
             "{what} needs a stack of matrices (rank 2 or more), got shape {shape:?}"
-        )));
+        ))
+        .into());
     }
     let (m, n) = (shape[r - 2], shape[r - 1]);
     if square && m != n {
-        return Err(TesseraError::InvalidShape(format!(
+        return Err(ErrorKind::InvalidShape(format!(
             "{what} needs square matrices in the last two dims, got shape {shape:?}"
-        )));
+        ))
+        .into());
     }
     Ok((shape[..r - 2].to_vec(), m, n))
 }
 
 /// A linear-algebra failure: NumPy's `LinAlgError`.
 pub(crate) fn linalg_error(msg: impl Into<String>) -> TesseraError {
-    TesseraError::LinAlg(msg.into())
+    ErrorKind::LinAlg(msg.into()).into()
 }
 
 /// `x` made contiguous in its compute dtype.

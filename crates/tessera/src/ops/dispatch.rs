@@ -8,7 +8,7 @@ use super::fallback::{self, FallbackEvent};
 use super::params::OpParams;
 use super::stype::{DispatchMode, StorageType, StypeDecision, TensorMeta};
 use crate::autograd;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::tensor::Tensor;
 
 /// True when [`OpDef::call`] would hand `inputs` straight to an op's dense kernel and record
@@ -28,12 +28,13 @@ impl<P: OpParams> OpDef<P> {
     pub(crate) fn check_arity(&self, n: usize) -> Result<()> {
         let variadic = matches!(self.inputs, [one] if one.starts_with('*'));
         if (variadic && n == 0) || (!variadic && n != self.inputs.len()) {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "op {:?} takes {} inputs ({}), got {n}",
                 self.name,
                 self.inputs.len(),
                 self.inputs.join(", ")
-            )));
+            ))
+            .into());
         }
         Ok(())
     }
@@ -87,13 +88,13 @@ impl<P: OpParams> OpDef<P> {
                     .iter()
                     .find(|&&i| inputs[i].stype() != StorageType::Default)
                 {
-                    return Err(TesseraError::InvalidArgument(format!(
+                    return Err(ErrorKind::InvalidArgument(format!(
                         "op {:?} writes its input {:?}, which has storage type {}; the dense fallback \
                          cannot write it back (pass a dense tensor)",
                         self.name,
                         self.inputs[i],
                         inputs[i].stype()
-                    )));
+                    )).into());
                 }
                 let dense: Vec<Tensor> = inputs
                     .iter()

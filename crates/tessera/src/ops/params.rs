@@ -6,7 +6,7 @@
 
 use std::fmt::Debug;
 
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result, TesseraError};
 
 /// One declared parameter, for listings and docs.
 #[derive(Clone, Debug, PartialEq)]
@@ -159,7 +159,7 @@ pub fn parse_one<T: ParamValue>(
 
 /// The error for a bad parameter of `op`.
 pub fn bad(op: &str, key: &str, why: impl std::fmt::Display) -> TesseraError {
-    TesseraError::InvalidArgument(format!("op {op:?}, parameter {key:?}: {why}"))
+    ErrorKind::InvalidArgument(format!("op {op:?}, parameter {key:?}: {why}")).into()
 }
 
 /// Checks that every key in `kv` is declared and appears once.

@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 
 pub use super::def::{ComputeFn, InferFn, InferStypeFn, Op, OpDef, OpInfo};
 use super::def::{Gradient, OpTable};
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::tensor::Tensor;
 
 /// All registered ops, by name.
@@ -41,10 +41,11 @@ impl Registry {
             let mut names: Vec<&str> = self.table.ops.keys().copied().collect();
             names.sort_unstable();
             let close = close_names(name, names);
-            TesseraError::UnknownOp {
+            ErrorKind::UnknownOp {
                 name: name.to_string(),
                 close: close.iter().map(|c| c.to_string()).collect(),
             }
+            .into()
         })
     }
 
@@ -56,10 +57,11 @@ impl Registry {
             .as_any()
             .downcast_ref::<OpDef<P>>()
             .ok_or_else(|| {
-                TesseraError::InvalidArgument(format!(
+                ErrorKind::InvalidArgument(format!(
                     "op {name:?} does not take parameters of type {}",
                     std::any::type_name::<P>()
                 ))
+                .into()
             })
     }
 
@@ -156,15 +158,17 @@ impl Registry {
     pub fn gradient_of(&self, name: &str) -> Result<Gradient> {
         match self.get(name)?.info().gradient {
             g @ Gradient::Rule { .. } => Ok(g),
-            Gradient::ForwardOnly => Err(TesseraError::Autograd(format!(
+            Gradient::ForwardOnly => Err(ErrorKind::Autograd(format!(
                 "op {name:?} is forward only by design: it has no gradient"
-            ))),
-            Gradient::NotDifferentiable(why) => Err(TesseraError::Autograd(format!(
-                "op {name:?} is not differentiable: {why}"
-            ))),
-            Gradient::Missing => Err(TesseraError::Autograd(format!(
+            ))
+            .into()),
+            Gradient::NotDifferentiable(why) => {
+                Err(ErrorKind::Autograd(format!("op {name:?} is not differentiable: {why}")).into())
+            }
+            Gradient::Missing => Err(ErrorKind::Autograd(format!(
                 "op {name:?} has no gradient rule registered yet"
-            ))),
+            ))
+            .into()),
         }
     }
 }
@@ -234,27 +238,28 @@ pub fn invoke_into(
     let op = registry().get(name)?;
     let info = op.info();
     if outputs.len() != info.outputs.len() {
-        return Err(TesseraError::InvalidArgument(format!(
+        return Err(ErrorKind::InvalidArgument(format!(
             "op {name:?} has {} outputs, {} given",
             info.outputs.len(),
             outputs.len()
-        )));
+        ))
+        .into());
     }
     for (o, out) in outputs.iter().enumerate() {
         for (i, inp) in inputs.iter().enumerate() {
             if out.shares_storage(inp) && !info.inplace.contains(&(i, o)) {
-                return Err(TesseraError::OverlappingWrite(format!(
+                return Err(ErrorKind::OverlappingWrite(format!(
                     "op {name:?}: output {:?} shares memory with input {:?}, which is not a declared in-place pair",
                     info.outputs[o],
                     info.inputs.get(i).copied().unwrap_or("?")
-                )));
+                )).into());
             }
         }
     }
     let results = op.run(kv, inputs)?;
     for (out, r) in outputs.iter().zip(&results) {
         if out.shape() != r.shape() || out.dtype() != r.dtype() {
-            return Err(TesseraError::ShapeMismatch(
+            return Err(ErrorKind::ShapeMismatch(
                 format!(
                     "op {name:?}: provided output is {:?} {}, the op produces {:?} {}",
                     out.shape(),
@@ -263,7 +268,8 @@ pub fn invoke_into(
                     r.dtype()
                 )
                 .into(),
-            ));
+            )
+            .into());
         }
         out.assign(r)?;
     }

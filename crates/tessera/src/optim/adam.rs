@@ -10,7 +10,7 @@
 
 use super::{check_params, clear_grads, read_step, rows, step_tensor, take, zeros_like, Optimizer};
 use crate::autograd::no_grad;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::tensor::Tensor;
 
 /// Adam over a list of parameters.
@@ -47,9 +47,9 @@ impl Adam {
             && eps.is_finite()
             && eps > 0.0;
         if !ok {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "Adam: need lr > 0, betas in [0, 1), eps > 0; got lr {lr}, betas ({beta1}, {beta2}), eps {eps}"
-            )));
+            )).into());
         }
         Ok(Adam {
             m: zeros_like(&params)?,

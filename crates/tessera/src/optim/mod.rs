@@ -23,7 +23,7 @@ mod sgd;
 pub use adam::Adam;
 pub use sgd::Sgd;
 
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result, TesseraError};
 use crate::tensor::Tensor;
 
 /// An optimiser over a fixed list of parameters.
@@ -68,24 +68,26 @@ impl<O: Optimizer + ?Sized> Optimizer for Box<O> {
 pub(crate) fn check_params(params: &[Tensor]) -> Result<()> {
     for (i, p) in params.iter().enumerate() {
         if !p.requires_grad() || !p.is_leaf() {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "optimiser parameter {i} must be a leaf that requires a gradient"
-            )));
+            ))
+            .into());
         }
         if !matches!(p.dtype(), crate::DType::F32 | crate::DType::F64) {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "optimiser parameter {i} has dtype {}; optimisers update float32 and float64",
                 p.dtype()
-            )));
+            ))
+            .into());
         }
         if !(p.is_contiguous() || p.layout().is_dense_block())
             || p.layout().offset() != 0
             || p.storage()?.len() != p.numel()
         {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "optimiser parameter {i} must own its storage as one dense block (not a view into part of it; \
                  `contiguous()` makes one)"
-            )));
+            )).into());
         }
     }
     Ok(())
@@ -113,15 +115,20 @@ pub(crate) fn take<'a>(
         .iter()
         .find(|(n, _)| n == name)
         .map(|(_, t)| t)
-        .ok_or_else(|| TesseraError::InvalidArgument(format!("optimiser state has no {name:?}")))?;
+        .ok_or_else(|| {
+            TesseraError::from(ErrorKind::InvalidArgument(format!(
+                "optimiser state has no {name:?}"
+            )))
+        })?;
     if t.shape() != like.shape() || t.dtype() != like.dtype() {
-        return Err(TesseraError::InvalidArgument(format!(
+        return Err(ErrorKind::InvalidArgument(format!(
             "optimiser state {name:?} is {:?} {}, expected {:?} {}",
             t.shape(),
             t.dtype(),
             like.shape(),
             like.dtype()
-        )));
+        ))
+        .into());
     }
     Ok(t)
 }
@@ -134,6 +141,9 @@ pub(crate) fn step_tensor(step: u64) -> Result<Tensor> {
 pub(crate) fn read_step(state: &[(String, Tensor)], name: &str) -> Result<u64> {
     let like = step_tensor(0)?;
     let t = take(state, name, &like)?;
-    u64::try_from(t.item::<i64>()?)
-        .map_err(|_| TesseraError::InvalidArgument(format!("optimiser state {name:?} is negative")))
+    u64::try_from(t.item::<i64>()?).map_err(|_| {
+        TesseraError::from(ErrorKind::InvalidArgument(format!(
+            "optimiser state {name:?} is negative"
+        )))
+    })
 }

@@ -12,7 +12,7 @@
 use rayon::prelude::*;
 
 use crate::dtype::Element;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::sparse::SparseParts;
 use crate::stype::StorageType;
 use crate::tensor::Tensor;
@@ -36,13 +36,14 @@ where
     F: Fn(&mut f64, f64, &mut [f64; N]) + Sync,
 {
     if grad.shape() != param.shape() || grad.dtype() != param.dtype() {
-        return Err(TesseraError::InvalidArgument(format!(
+        return Err(ErrorKind::InvalidArgument(format!(
             "gradient {:?} {} for a parameter {:?} {}",
             grad.shape(),
             grad.dtype(),
             param.shape(),
             param.dtype()
-        )));
+        ))
+        .into());
     }
     if !param.is_contiguous() {
         // Gradient and states are read row-major; so is the copy (docs/design.md P6).
@@ -53,9 +54,10 @@ where
     match param.dtype() {
         DType::F32 => update_as::<f32, F, N>(param, grad, states, &f),
         DType::F64 => update_as::<f64, F, N>(param, grad, states, &f),
-        d => Err(TesseraError::InvalidArgument(format!(
+        d => Err(ErrorKind::InvalidArgument(format!(
             "optimisers update float32 and float64, not {d}"
-        ))),
+        ))
+        .into()),
     }
 }
 
@@ -184,9 +186,10 @@ where
     let (rows, row_len, values) = match grad.stype() {
         StorageType::RowSparse => {
             let Some(SparseParts::RowSparse(rs)) = grad.sparse_parts() else {
-                return Err(TesseraError::InvalidArgument(
+                return Err(ErrorKind::InvalidArgument(
                     "row_sparse gradient without row_sparse parts".into(),
-                ));
+                )
+                .into());
             };
             (
                 Some(rs.checked_rows()?),

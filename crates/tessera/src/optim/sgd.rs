@@ -4,7 +4,7 @@
 
 use super::{check_params, clear_grads, read_step, rows, step_tensor, take, zeros_like, Optimizer};
 use crate::autograd::no_grad;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::tensor::Tensor;
 
 /// SGD with momentum over a list of parameters.
@@ -22,9 +22,10 @@ impl Sgd {
     pub fn new(params: Vec<Tensor>, lr: f64, momentum: f64) -> Result<Sgd> {
         check_params(&params)?;
         if !(lr.is_finite() && lr > 0.0 && (0.0..1.0).contains(&momentum)) {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "Sgd: lr must be positive and momentum in [0, 1), got lr {lr}, momentum {momentum}"
-            )));
+            ))
+            .into());
         }
         let velocity = if momentum > 0.0 {
             zeros_like(&params)?

@@ -237,8 +237,8 @@ impl ShapeCache {
         ShapeCache::try_with_retention(retain).expect("ShapeCache retention slots")
     }
 
-    /// [`ShapeCache::with_retention`], with [`crate::TesseraError::Allocation`] or
-    /// [`crate::TesseraError::ShapeOverflow`] when `retain` slots per stripe cannot be had.
+    /// [`ShapeCache::with_retention`], with [`crate::ErrorKind::Allocation`] or
+    /// [`crate::ErrorKind::ShapeOverflow`] when `retain` slots per stripe cannot be had.
     pub fn try_with_retention(retain: usize) -> crate::Result<ShapeCache> {
         ShapeCache::try_with_limits(retain, 0)
     }

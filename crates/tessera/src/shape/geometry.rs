@@ -2,7 +2,7 @@
 
 use smallvec::SmallVec;
 
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result, TesseraError};
 
 /// Rank up to which [`DimVec`] stores its elements inline.
 pub(crate) const DIM_INLINE: usize = 6;
@@ -32,11 +32,12 @@ impl Geometry {
     /// count above `isize::MAX`, or a reachable offset that does not fit in `isize`.
     pub(crate) fn new(dims: &[usize], strides: &[isize]) -> Result<Geometry> {
         if dims.len() != strides.len() {
-            return Err(TesseraError::InvalidShape(format!(
+            return Err(ErrorKind::InvalidShape(format!(
                 "{} dims but {} strides",
                 dims.len(),
                 strides.len()
-            )));
+            ))
+            .into());
         }
         let numel = checked_numel(dims)?;
         if numel > 0 {
@@ -73,7 +74,7 @@ impl Geometry {
 }
 
 fn overflow(dims: &[usize], what: &str) -> TesseraError {
-    TesseraError::ShapeOverflow(format!("{what} of shape {dims:?} does not fit in isize"))
+    ErrorKind::ShapeOverflow(format!("{what} of shape {dims:?} does not fit in isize")).into()
 }
 
 /// Element count of `dims`, or an error if it exceeds `isize::MAX` (or a dim does).
@@ -91,16 +92,17 @@ pub(crate) fn checked_byte_size(dims: &[usize], itemsize: usize) -> Result<usize
     let mut n: usize = itemsize;
     for &d in dims {
         if d > isize::MAX as usize {
-            return Err(TesseraError::ShapeOverflow(format!(
+            return Err(ErrorKind::ShapeOverflow(format!(
                 "dim {d} of shape {dims:?} exceeds isize::MAX"
-            )));
+            ))
+            .into());
         }
         if d != 0 {
             n = n
                 .checked_mul(d)
                 .filter(|&n| n <= isize::MAX as usize)
                 .ok_or_else(|| {
-                    TesseraError::ShapeOverflow(if itemsize == 1 {
+                    ErrorKind::ShapeOverflow(if itemsize == 1 {
                         format!("element count of shape {dims:?} exceeds isize::MAX")
                     } else {
                         format!(

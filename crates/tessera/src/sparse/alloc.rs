@@ -1,21 +1,27 @@
 //! Fallible allocation for the sparse kernels' buffers (issue 15 item 3): every buffer whose
 //! size comes from a user shape (a dense output, row pointers, a scratch vector) is sized with
 //! checked arithmetic and allocated with `try_reserve_exact`, so a size that overflows is
-//! `TesseraError::ShapeOverflow` and one the allocator refuses is `TesseraError::Allocation`,
+//! `ErrorKind::ShapeOverflow` and one the allocator refuses is `ErrorKind::Allocation`,
 //! never an abort of the process. Dense outputs are `Tensor::zeros`, which checks the same way.
 
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result, TesseraError};
 
 /// `a * b`, or `ShapeOverflow` naming `what`.
 pub(crate) fn mul(a: usize, b: usize, what: &str) -> Result<usize> {
-    a.checked_mul(b)
-        .ok_or_else(|| TesseraError::ShapeOverflow(format!("{what}: {a} x {b} overflows")))
+    a.checked_mul(b).ok_or_else(|| {
+        TesseraError::from(ErrorKind::ShapeOverflow(format!(
+            "{what}: {a} x {b} overflows"
+        )))
+    })
 }
 
 /// `a + b`, or `ShapeOverflow` naming `what`.
 pub(crate) fn add(a: usize, b: usize, what: &str) -> Result<usize> {
-    a.checked_add(b)
-        .ok_or_else(|| TesseraError::ShapeOverflow(format!("{what}: {a} + {b} overflows")))
+    a.checked_add(b).ok_or_else(|| {
+        TesseraError::from(ErrorKind::ShapeOverflow(format!(
+            "{what}: {a} + {b} overflows"
+        )))
+    })
 }
 
 /// The product of `dims`, or `ShapeOverflow` naming `what`.
@@ -30,8 +36,8 @@ pub(crate) fn with_capacity<T>(n: usize) -> Result<Vec<T>> {
     v.try_reserve_exact(n).map_err(|e| {
         let size = std::mem::size_of::<T>();
         match n.checked_mul(size).filter(|&b| b <= isize::MAX as usize) {
-            Some(bytes) => TesseraError::Allocation(bytes),
-            None => TesseraError::ShapeOverflow(format!(
+            Some(bytes) => ErrorKind::Allocation(bytes),
+            None => ErrorKind::ShapeOverflow(format!(
                 "{n} elements of {size} bytes exceed isize::MAX bytes ({e})"
             )),
         }
@@ -60,16 +66,20 @@ mod tests {
     #[test]
     fn sizes_that_overflow_or_are_refused_are_errors() {
         assert!(matches!(
-            with_capacity::<u64>(usize::MAX / 4),
-            Err(TesseraError::ShapeOverflow(_))
+            with_capacity::<u64>(usize::MAX / 4)
+                .as_ref()
+                .map_err(|e| e.kind()),
+            Err(ErrorKind::ShapeOverflow(_))
         ));
         assert!(matches!(
-            filled(1usize << 40, 0.0f64),
-            Err(TesseraError::Allocation(b)) if b == 8 << 40
+            filled(1usize << 40, 0.0f64).as_ref().map_err(|e| e.kind()),
+            Err(ErrorKind::Allocation(b)) if *b == 8 << 40
         ));
         assert!(matches!(
-            product(&[1 << 40, 1 << 40], "x"),
-            Err(TesseraError::ShapeOverflow(_))
+            product(&[1 << 40, 1 << 40], "x")
+                .as_ref()
+                .map_err(|e| e.kind()),
+            Err(ErrorKind::ShapeOverflow(_))
         ));
         assert_eq!(product(&[0, usize::MAX, 2], "x").unwrap(), 0);
         assert_eq!(product(&[], "x").unwrap(), 1);

@@ -1,7 +1,7 @@
 //! `cast_storage` among default, csr and row_sparse (dense to sparse keeps only non-zeros).
 
 use super::{alloc, with_slice, CsrMatrix, RowSparseArray, SparseParts};
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::stype::StorageType;
 use crate::tensor::Tensor;
 use crate::with_dtype;
@@ -37,9 +37,10 @@ fn dense_to_csr(d: &Tensor) -> Result<CsrMatrix> {
     let [rows, cols] = match d.shape() {
         &[r, c] => [r, c],
         s => {
-            return Err(TesseraError::InvalidShape(format!(
+            return Err(ErrorKind::InvalidShape(format!(
                 "csr storage needs a 2-D tensor, got shape {s:?}"
-            )))
+            ))
+            .into())
         }
     };
     let mut indptr = alloc::with_capacity(alloc::add(rows, 1, "csr row pointers")?)?;
@@ -64,9 +65,10 @@ fn dense_to_csr(d: &Tensor) -> Result<CsrMatrix> {
 
 fn dense_to_row_sparse(d: &Tensor) -> Result<RowSparseArray> {
     if d.rank() == 0 {
-        return Err(TesseraError::InvalidShape(
+        return Err(ErrorKind::InvalidShape(
             "row_sparse storage needs rank >= 1, got a 0-d tensor".into(),
-        ));
+        )
+        .into());
     }
     let shape = d.shape().to_vec();
     let w: usize = shape[1..].iter().product();

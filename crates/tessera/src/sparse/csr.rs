@@ -4,7 +4,7 @@
 use super::index::{index_dtype_for, index_part, index_tensor, with_index, CsrIndex};
 use super::{alloc, values, with_slice, with_slices, SparseError};
 use crate::dtype::{DType, Element};
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result, TesseraError};
 use crate::tensor::Tensor;
 use crate::with_dtype;
 
@@ -272,13 +272,14 @@ impl CsrMatrix {
     /// rows' pointers and columns are re-checked (see [`validate`](Self::validate)).
     pub fn rows_slice(&self, start: usize, end: usize) -> Result<CsrMatrix> {
         if start > end || end > self.shape[0] {
-            return Err(TesseraError::Index(
+            return Err(ErrorKind::Index(
                 format!(
                     "csr row range {start}..{end} is out of bounds for {} rows",
                     self.shape[0]
                 )
                 .into(),
-            ));
+            )
+            .into());
         }
         let cols = self.shape[1];
         let (new_ptr, idx, lo, hi) = with_index!(self.index_dtype(), I => {

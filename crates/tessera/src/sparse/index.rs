@@ -4,7 +4,7 @@
 
 use super::{alloc, values, with_slice};
 use crate::dtype::{DType, Element};
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::tensor::Tensor;
 
 /// An integer type CSR index parts are stored in: `i32` or `i64`.
@@ -76,17 +76,19 @@ pub(crate) fn index_vec(t: &Tensor) -> Result<Vec<i64>> {
 /// dtypes are widened to `int64`); `name` is the part's name for errors.
 pub(crate) fn index_part(name: &str, t: Tensor) -> Result<Tensor> {
     if !t.dtype().is_integer() || t.stype() != crate::StorageType::Default {
-        return Err(TesseraError::Sparse(super::SparseError::Part(format!(
+        return Err(ErrorKind::Sparse(super::SparseError::Part(format!(
             "csr {name} must be a dense integer tensor, got {} {}",
             t.stype(),
             t.dtype()
-        ))));
+        )))
+        .into());
     }
     if t.rank() != 1 {
-        return Err(TesseraError::Sparse(super::SparseError::Part(format!(
+        return Err(ErrorKind::Sparse(super::SparseError::Part(format!(
             "csr {name} must be 1-D, got shape {:?}",
             t.shape()
-        ))));
+        )))
+        .into());
     }
     match t.dtype() {
         DType::I32 | DType::I64 => t.contiguous_dense(),

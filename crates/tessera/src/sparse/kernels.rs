@@ -3,7 +3,7 @@
 //! gathers, products) is done here, generic over the element type.
 
 use super::{alloc, values, with_slice, CsrMatrix, RowSparseArray, SparseParts};
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::kernels::scalar_math::Arith;
 use crate::tensor::arith::BinaryOp;
 use crate::tensor::reduce::{reduction_dtype, resolve_axes};
@@ -54,7 +54,7 @@ fn scatter_values(src: &Tensor, pos: &[usize], n: usize, row_len: usize) -> Resu
 /// pattern is the union, the values the dense op on the aligned values.
 pub(crate) fn add_sub_same(a: &Tensor, b: &Tensor, op: BinaryOp) -> Result<Tensor> {
     if a.shape() != b.shape() {
-        return Err(TesseraError::ShapeMismatch(
+        return Err(ErrorKind::ShapeMismatch(
             format!(
                 "{} of two {} tensors needs equal shapes (no broadcasting), got {:?} and {:?}",
                 op.name(),
@@ -63,7 +63,8 @@ pub(crate) fn add_sub_same(a: &Tensor, b: &Tensor, op: BinaryOp) -> Result<Tenso
                 b.shape()
             )
             .into(),
-        ));
+        )
+        .into());
     }
     match (a.sparse_parts(), b.sparse_parts()) {
         (Some(SparseParts::Csr(x)), Some(SparseParts::Csr(y))) => {
@@ -128,12 +129,13 @@ pub(crate) fn add_sub_same(a: &Tensor, b: &Tensor, op: BinaryOp) -> Result<Tenso
                 data,
             )?))
         }
-        _ => Err(TesseraError::InvalidArgument(format!(
+        _ => Err(ErrorKind::InvalidArgument(format!(
             "{}: expected two tensors of one sparse storage type, got {} and {}",
             op.name(),
             a.stype(),
             b.stype()
-        ))),
+        ))
+        .into()),
     }
 }
 
@@ -150,7 +152,7 @@ pub(crate) fn mul_masked(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let d = d
         .broadcast_to_dense(&shape)
         .map_err(|_| {
-            TesseraError::ShapeMismatch(
+            ErrorKind::ShapeMismatch(
                 format!(
                 "multiply of a {} tensor {:?} by a dense {:?}: the dense operand must broadcast \
                  to the sparse shape",
@@ -168,9 +170,9 @@ pub(crate) fn mul_masked(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         Some(SparseParts::Csr(m)) => Pattern::Csr(m.checked_index_vecs()?),
         Some(SparseParts::RowSparse(rs)) => Pattern::Rows(rs.checked_rows()?, rs),
         None => {
-            return Err(TesseraError::InvalidArgument(
-                "mul_masked needs a sparse operand".into(),
-            ))
+            return Err(
+                ErrorKind::InvalidArgument("mul_masked needs a sparse operand".into()).into(),
+            )
         }
     };
     let gathered = with_dtype!(d.dtype(), T => {
@@ -216,28 +218,29 @@ pub(crate) fn dense_dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let k = match a.shape() {
         &[k] | &[_, k] => k,
         s => {
-            return Err(TesseraError::InvalidShape(format!(
-                "dot: lhs must be 1-D or 2-D, got {s:?}"
-            )))
+            return Err(
+                ErrorKind::InvalidShape(format!("dot: lhs must be 1-D or 2-D, got {s:?}")).into(),
+            )
         }
     };
     let k2 = match b.shape() {
         &[k] | &[k, _] => k,
         s => {
-            return Err(TesseraError::InvalidShape(format!(
-                "dot: rhs must be 1-D or 2-D, got {s:?}"
-            )))
+            return Err(
+                ErrorKind::InvalidShape(format!("dot: rhs must be 1-D or 2-D, got {s:?}")).into(),
+            )
         }
     };
     if k != k2 {
-        return Err(TesseraError::ShapeMismatch(
+        return Err(ErrorKind::ShapeMismatch(
             format!(
                 "dot: shapes {:?} and {:?} are not aligned",
                 a.shape(),
                 b.shape()
             )
             .into(),
-        ));
+        )
+        .into());
     }
     let a2 = if a.rank() == 1 {
         a.unsqueeze_dense(0)?

@@ -22,7 +22,7 @@
 //! guards of one lock: a parking_lot reader waits behind a queued writer, and a second guard
 //! would deadlock with a concurrent `fill_`. Buffers sized by a user shape are allocated
 //! fallibly with checked sizes (`alloc.rs`; dense outputs via `Tensor::zeros`), giving
-//! `TesseraError::Allocation` / `ShapeOverflow` instead of aborting.
+//! `ErrorKind::Allocation` / `ShapeOverflow` instead of aborting.
 
 mod alloc;
 mod builder;

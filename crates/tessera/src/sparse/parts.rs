@@ -5,7 +5,7 @@ use std::any::Any;
 
 use super::{CsrMatrix, RowSparseArray};
 use crate::dtype::DType;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::stype::StorageType;
 use crate::tensor::{SparsePayload, Tensor};
 
@@ -83,10 +83,11 @@ impl Tensor {
     pub fn as_csr(&self) -> Result<&CsrMatrix> {
         match self.sparse_parts() {
             Some(SparseParts::Csr(m)) => Ok(m),
-            _ => Err(TesseraError::InvalidArgument(format!(
+            _ => Err(ErrorKind::InvalidArgument(format!(
                 "expected a csr tensor, got {}",
                 self.stype()
-            ))),
+            ))
+            .into()),
         }
     }
 
@@ -94,10 +95,11 @@ impl Tensor {
     pub fn as_row_sparse(&self) -> Result<&RowSparseArray> {
         match self.sparse_parts() {
             Some(SparseParts::RowSparse(r)) => Ok(r),
-            _ => Err(TesseraError::InvalidArgument(format!(
+            _ => Err(ErrorKind::InvalidArgument(format!(
                 "expected a row_sparse tensor, got {}",
                 self.stype()
-            ))),
+            ))
+            .into()),
         }
     }
 

@@ -18,7 +18,7 @@ use super::index::{with_index, CsrIndex};
 use super::kernels::dot_shape;
 use super::{unshared, with_slices, CsrMatrix, SparseError};
 use crate::dtype::DType;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result, TesseraError};
 use crate::kernels::scalar_math::Arith;
 use crate::tensor::Tensor;
 use crate::with_dtype;
@@ -56,7 +56,7 @@ pub(super) struct Operands {
 pub(super) fn operands(m: &CsrMatrix, b: &Tensor, dt: DType, transposed: bool) -> Result<Operands> {
     let inner = m.shape()[usize::from(!transposed)];
     if b.shape().first() != Some(&inner) || b.rank() > 2 {
-        return Err(TesseraError::ShapeMismatch(
+        return Err(ErrorKind::ShapeMismatch(
             format!(
                 "dot: shapes {:?}{} and {:?} are not aligned",
                 m.shape(),
@@ -64,7 +64,8 @@ pub(super) fn operands(m: &CsrMatrix, b: &Tensor, dt: DType, transposed: bool) -
                 b.shape()
             )
             .into(),
-        ));
+        )
+        .into());
     }
     let index_parts = [m.indptr(), m.indices()];
     Ok(Operands {

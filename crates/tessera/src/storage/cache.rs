@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::HUGE_PAGE;
 use super::HUGE_PAGE_THRESHOLD;
 #[cfg(target_os = "linux")]
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 
 /// The cap on cached bytes when `TESSERA_CACHE_MAX_BYTES` is not set: 512 MiB.
 pub const DEFAULT_CACHE_MAX_BYTES: usize = 512 << 20;
@@ -198,10 +198,10 @@ impl Region {
     pub(super) fn map(bytes: usize) -> Result<Region> {
         let usable = bytes
             .checked_next_multiple_of(HUGE_PAGE)
-            .ok_or(TesseraError::Allocation(bytes))?;
+            .ok_or(ErrorKind::Allocation(bytes))?;
         let len = usable
             .checked_add(HUGE_PAGE)
-            .ok_or(TesseraError::Allocation(bytes))?;
+            .ok_or(ErrorKind::Allocation(bytes))?;
         // SAFETY: an anonymous private mapping with no address hint has no preconditions.
         let base = unsafe {
             libc::mmap(
@@ -214,7 +214,7 @@ impl Region {
             )
         };
         if base == libc::MAP_FAILED {
-            return Err(TesseraError::Allocation(bytes));
+            return Err(ErrorKind::Allocation(bytes).into());
         }
         let skip = (HUGE_PAGE - base as usize % HUGE_PAGE) % HUGE_PAGE;
         // SAFETY: `skip < HUGE_PAGE` and the mapping is `usable + HUGE_PAGE` long, so the
@@ -222,7 +222,7 @@ impl Region {
         let ptr = unsafe { base.cast::<u8>().add(skip) };
         // SAFETY: advice on a range inside our own mapping; failure only loses the hint.
         unsafe { libc::madvise(ptr.cast(), usable, libc::MADV_HUGEPAGE) };
-        let ptr = NonNull::new(ptr).ok_or(TesseraError::Allocation(bytes))?;
+        let ptr = NonNull::new(ptr).ok_or(ErrorKind::Allocation(bytes))?;
         Ok(Region {
             base,
             len,

@@ -10,7 +10,7 @@ use parking_lot::RwLock;
 
 use super::{AlignedBuf, Origin, Storage};
 use crate::dtype::DType;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::with_dtype;
 
 /// What keeps foreign memory alive; dropping it releases the memory.
@@ -91,9 +91,10 @@ impl Storage {
         Storage::bytes(dtype, len)?;
         let align = with_dtype!(dtype, T => std::mem::align_of::<T>());
         if !(ptr.as_ptr() as usize).is_multiple_of(align) {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "external memory at {ptr:p} is not aligned for {dtype} ({align} bytes)"
-            )));
+            ))
+            .into());
         }
         Ok(Storage {
             dtype,
@@ -206,7 +207,10 @@ mod tests {
         let owner = Box::new(Owner(drops.clone(), mem));
         // SAFETY: the call only checks the pointer and drops `owner` on refusal.
         let r = unsafe { Storage::from_external(DType::F64, 4, bad, owner) };
-        assert!(matches!(r, Err(TesseraError::InvalidArgument(_))));
+        assert!(matches!(
+            r.as_ref().map_err(|e| e.kind()),
+            Err(ErrorKind::InvalidArgument(_))
+        ));
         assert_eq!(drops.load(std::sync::atomic::Ordering::SeqCst), 2);
 
         // Element alignment is enough (foreign buffers are often not line-aligned).
@@ -263,7 +267,10 @@ mod tests {
         let bad = NonNull::new(unsafe { ptr.as_ptr().add(4) }).unwrap();
         // SAFETY: as above.
         let r = unsafe { Storage::from_external_release(DType::F64, 2, bad, count_release, ctx) };
-        assert!(matches!(r, Err(TesseraError::InvalidArgument(_))));
+        assert!(matches!(
+            r.as_ref().map_err(|e| e.kind()),
+            Err(ErrorKind::InvalidArgument(_))
+        ));
         assert_eq!(released.load(SeqCst), 3);
         drop(mem);
     }

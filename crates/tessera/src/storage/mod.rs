@@ -37,7 +37,7 @@ use parking_lot::{
 };
 
 use crate::dtype::{DType, Element};
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result, TesseraError};
 
 /// Alignment of every storage buffer, in bytes (a cache line; enough for any SIMD load).
 pub const STORAGE_ALIGN: usize = 64;
@@ -116,7 +116,7 @@ impl AlignedBuf {
         }
         // Never allocate zero bytes (not allowed by `alloc`); an empty tensor gets one line.
         let layout = AllocLayout::from_size_align(bytes.max(STORAGE_ALIGN), STORAGE_ALIGN)
-            .map_err(|_| TesseraError::Allocation(bytes))?;
+            .map_err(|_| TesseraError::from(ErrorKind::Allocation(bytes)))?;
         if let Some(b) = HeapBlock::from_cache(layout) {
             if zero {
                 // SAFETY: the block holds `layout.size()` writable bytes we own.
@@ -130,7 +130,7 @@ impl AlignedBuf {
         // SAFETY: `layout` has a non-zero size. New heap buffers are always zeroed: this
         // keeps every byte initialised (a reused one holds old, initialised values).
         let ptr = unsafe { alloc::alloc_zeroed(layout) };
-        let ptr = NonNull::new(ptr).ok_or(TesseraError::Allocation(bytes))?;
+        let ptr = NonNull::new(ptr).ok_or(ErrorKind::Allocation(bytes))?;
         Ok(AlignedBuf {
             ptr,
             origin: Origin::Heap(layout),
@@ -144,11 +144,11 @@ impl AlignedBuf {
     fn small(bytes: usize) -> Result<AlignedBuf> {
         debug_assert!(bytes <= SMALL_BUF_MAX);
         let layout = AllocLayout::from_size_align(bytes + SMALL_SLACK, 16)
-            .map_err(|_| TesseraError::Allocation(bytes))?;
+            .map_err(|_| TesseraError::from(ErrorKind::Allocation(bytes)))?;
         // SAFETY: `layout` has a non-zero size. New heap buffers are always zeroed: this keeps
         // every byte initialised (plain `alloc` plus a clear is the allocator's fast path).
         let start =
-            NonNull::new(unsafe { alloc::alloc(layout) }).ok_or(TesseraError::Allocation(bytes))?;
+            NonNull::new(unsafe { alloc::alloc(layout) }).ok_or(ErrorKind::Allocation(bytes))?;
         // SAFETY: the block holds `layout.size()` writable bytes we own.
         unsafe { std::ptr::write_bytes(start.as_ptr(), 0, layout.size()) };
         let skip = start.as_ptr().align_offset(STORAGE_ALIGN);
@@ -218,9 +218,10 @@ impl Storage {
         len.checked_mul(dtype.itemsize())
             .filter(|&b| b <= isize::MAX as usize)
             .ok_or_else(|| {
-                TesseraError::ShapeOverflow(format!(
+                ErrorKind::ShapeOverflow(format!(
                     "{len} elements of {dtype} exceed isize::MAX bytes"
                 ))
+                .into()
             })
     }
 
@@ -286,10 +287,11 @@ impl Storage {
         if T::DTYPE == self.dtype {
             Ok(())
         } else {
-            Err(TesseraError::DTypeMismatch {
+            Err(ErrorKind::DTypeMismatch {
                 expected: T::DTYPE,
                 got: self.dtype,
-            })
+            }
+            .into())
         }
     }
 
@@ -415,8 +417,8 @@ mod tests {
     fn wrong_type_is_an_error() {
         let s = Storage::from_slice(&[1i32, 2]).unwrap();
         assert!(matches!(
-            s.read::<f32>(),
-            Err(TesseraError::DTypeMismatch { .. })
+            s.read::<f32>().as_ref().map_err(|e| e.kind()),
+            Err(ErrorKind::DTypeMismatch { .. })
         ));
         assert!(s.write::<i64>().is_err());
     }
@@ -425,18 +427,24 @@ mod tests {
     #[cfg_attr(miri, ignore = "Miri cannot simulate a refused allocation")]
     fn huge_is_an_error_not_an_abort() {
         assert!(matches!(
-            Storage::zeroed(DType::F64, usize::MAX / 4),
-            Err(TesseraError::ShapeOverflow(_))
+            Storage::zeroed(DType::F64, usize::MAX / 4)
+                .as_ref()
+                .map_err(|e| e.kind()),
+            Err(ErrorKind::ShapeOverflow(_))
         ));
         // Representable but far beyond this machine's memory: the allocator says no.
         assert!(matches!(
-            Storage::zeroed(DType::U8, 1 << 60),
-            Err(TesseraError::Allocation(_))
+            Storage::zeroed(DType::U8, 1 << 60)
+                .as_ref()
+                .map_err(|e| e.kind()),
+            Err(ErrorKind::Allocation(_))
         ));
         // The mapped path refuses too.
         assert!(matches!(
-            Storage::zeroed(DType::U8, 1 << 50),
-            Err(TesseraError::Allocation(_))
+            Storage::zeroed(DType::U8, 1 << 50)
+                .as_ref()
+                .map_err(|e| e.kind()),
+            Err(ErrorKind::Allocation(_))
         ));
     }
 

@@ -11,7 +11,7 @@
 //! - Integer overflow wraps. `f16`/`bf16` compute each element in `f32` and round once.
 //! - Complex (`complex64`/`complex128`, through num-complex): `abs` gives the real dtype of
 //!   the parts; the ordering operations (`<`, `<=`, `>`, `>=`, `maximum`, `minimum`) and
-//!   `relu` are [`TesseraError::DType`] errors, since the array API standard leaves complex
+//!   `relu` are [`ErrorKind::DType`] errors, since the array API standard leaves complex
 //!   numbers unordered (NumPy orders them lexicographically).
 
 use std::sync::Arc;
@@ -21,7 +21,7 @@ use super::map::{map_into, map_new, operand};
 use super::vector_math::{vector_math, VecFn};
 use super::Tensor;
 use crate::dtype::{DType, Element, Scalar};
-use crate::error::{DTypeFacts, Result, TesseraError};
+use crate::error::{DTypeFacts, ErrorKind, Result};
 use crate::kernels::elementwise::{zip2, zip3};
 use crate::kernels::plan::Plan;
 use crate::kernels::scalar_math::{convert, Arith};
@@ -119,11 +119,12 @@ impl UnaryOp {
     pub fn result_dtype(self, d: DType) -> Result<DType> {
         use UnaryOp::*;
         match (self, d) {
-            (Neg, DType::Bool) => Err(TesseraError::DType(DTypeFacts::Unsupported {
+            (Neg, DType::Bool) => Err(ErrorKind::DType(DTypeFacts::Unsupported {
                 op: "negative".into(),
                 dtype: DType::Bool,
                 hint: " (NumPy); use logical not",
-            })),
+            })
+            .into()),
             (Square, DType::Bool) => Ok(DType::I8),
             (Abs, DType::C64) => Ok(DType::F32),
             (Abs, DType::C128) => Ok(DType::F64),
@@ -143,11 +144,12 @@ impl BinaryOp {
             (BinaryOp::Maximum | BinaryOp::Minimum, t) if t.is_complex() => {
                 Err(crate::tensor::reduce::unordered(self.name(), t))
             }
-            (BinaryOp::Sub, DType::Bool) => Err(TesseraError::DType(DTypeFacts::Unsupported {
+            (BinaryOp::Sub, DType::Bool) => Err(ErrorKind::DType(DTypeFacts::Unsupported {
                 op: "subtract".into(),
                 dtype: DType::Bool,
                 hint: " (NumPy); use logical xor",
-            })),
+            })
+            .into()),
             (BinaryOp::Pow, DType::Bool) => Ok(DType::I8),
             (_, t) => Ok(t),
         }
@@ -307,23 +309,24 @@ impl Tensor {
     /// every other view see it (docs/design.md V7).
     ///
     /// `other` must broadcast to `self`'s shape; the promoted result dtype must be `self`'s
-    /// ([`TesseraError::DType`] otherwise, like NumPy's casting error for `int_arr += 1.5`);
+    /// ([`ErrorKind::DType`] otherwise, like NumPy's casting error for `int_arr += 1.5`);
     /// a destination that overlaps itself (a stride-0 dim of size > 1) is
-    /// [`TesseraError::OverlappingWrite`]. When `other` shares storage with `self` it is
+    /// [`ErrorKind::OverlappingWrite`]. When `other` shares storage with `self` it is
     /// copied first, so `a[1:] += a[:-1]` gives NumPy's result.
     ///
     /// Refused while grad mode is on and `self` or `other` requires a gradient
-    /// ([`TesseraError::Autograd`], docs/design.md G4).
+    /// ([`ErrorKind::Autograd`], docs/design.md G4).
     pub fn binary_(&self, other: &Tensor, op: BinaryOp) -> Result<()> {
         self.check_inplace(op.name(), &[other])?;
         let dt = op.result_dtype(self.dtype(), other.dtype())?;
         if dt != self.dtype() {
-            return Err(TesseraError::DType(DTypeFacts::Differ {
+            return Err(ErrorKind::DType(DTypeFacts::Differ {
                 op: format!("{} in place", op.name()),
                 what: "result",
                 expected: self.dtype(),
                 got: dt,
-            }));
+            })
+            .into());
         }
         self.layout().check_writable()?;
         let layout = other.layout().broadcast_to(self.shape())?;
@@ -536,9 +539,10 @@ fn check_no_negative(t: &Tensor) -> Result<()> {
         neg
     });
     if neg {
-        return Err(TesseraError::InvalidArgument(
+        return Err(ErrorKind::InvalidArgument(
             "integers to negative integer powers are not allowed".into(),
-        ));
+        )
+        .into());
     }
     Ok(())
 }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::Tensor;
 use crate::dtype::{DType, Element, Scalar};
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result, TesseraError};
 use crate::layout::Layout;
 use crate::shape::{checked_byte_size, checked_numel};
 use crate::storage::Storage;
@@ -29,11 +29,12 @@ impl Tensor {
     pub fn from_slice<T: Element>(data: &[T], shape: &[usize]) -> Result<Tensor> {
         let layout = checked_layout(shape, T::DTYPE)?;
         if data.len() != layout.numel() {
-            return Err(TesseraError::DataLength {
+            return Err(ErrorKind::DataLength {
                 shape: shape.to_vec(),
                 expected: layout.numel(),
                 got: data.len(),
-            });
+            }
+            .into());
         }
         Ok(Tensor::from_parts(
             Arc::new(Storage::from_slice(data)?),
@@ -112,11 +113,12 @@ impl Tensor {
     pub fn from_storage(storage: Arc<Storage>, shape: &[usize]) -> Result<Tensor> {
         let layout = checked_layout(shape, storage.dtype())?;
         if layout.numel() != storage.len() {
-            return Err(TesseraError::DataLength {
+            return Err(ErrorKind::DataLength {
                 shape: shape.to_vec(),
                 expected: layout.numel(),
                 got: storage.len(),
-            });
+            }
+            .into());
         }
         Ok(Tensor::from_parts(storage, layout))
     }
@@ -211,9 +213,7 @@ fn as_float(r: std::result::Result<i64, f64>) -> f64 {
 
 fn arange_int(start: i64, end: i64, step: i64, dtype: DType) -> Result<Tensor> {
     if step == 0 {
-        return Err(TesseraError::InvalidArgument(
-            "arange: step must not be zero".into(),
-        ));
+        return Err(ErrorKind::InvalidArgument("arange: step must not be zero".into()).into());
     }
     let (span, step128) = (end as i128 - start as i128, step as i128);
     let len = if (span > 0) == (step128 > 0) && span != 0 {
@@ -221,8 +221,11 @@ fn arange_int(start: i64, end: i64, step: i64, dtype: DType) -> Result<Tensor> {
     } else {
         0
     };
-    let len = usize::try_from(len)
-        .map_err(|_| TesseraError::ShapeOverflow(format!("arange of {len} elements")))?;
+    let len = usize::try_from(len).map_err(|_| {
+        TesseraError::from(ErrorKind::ShapeOverflow(format!(
+            "arange of {len} elements"
+        )))
+    })?;
     let t = Tensor::for_overwrite(&[len], dtype)?;
     with_dtype!(dtype, T => {
         let mut out = t.dense_storage()?.write_as::<T>();
@@ -235,15 +238,13 @@ fn arange_int(start: i64, end: i64, step: i64, dtype: DType) -> Result<Tensor> {
 
 fn arange_float(start: f64, end: f64, step: f64, dtype: DType) -> Result<Tensor> {
     if step == 0.0 || !step.is_finite() || !start.is_finite() || !end.is_finite() {
-        return Err(TesseraError::InvalidArgument(format!(
+        return Err(ErrorKind::InvalidArgument(format!(
             "arange: start, end and step must be finite and step non-zero (got {start}, {end}, {step})"
-        )));
+        )).into());
     }
     let n = ((end - start) / step).ceil();
     if n > isize::MAX as f64 {
-        return Err(TesseraError::ShapeOverflow(format!(
-            "arange of {n} elements"
-        )));
+        return Err(ErrorKind::ShapeOverflow(format!("arange of {n} elements")).into());
     }
     let len = if n > 0.0 { n as usize } else { 0 };
     let t = Tensor::for_overwrite(&[len], dtype)?;

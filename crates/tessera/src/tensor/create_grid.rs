@@ -3,7 +3,7 @@
 
 use super::Tensor;
 use crate::dtype::{DType, Scalar};
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::with_dtype;
 
 impl Tensor {
@@ -57,9 +57,10 @@ impl Tensor {
             v[num - 1] = stop;
         }
         if !dtype.is_float() && v.iter().any(|x| !x.is_finite()) {
-            return Err(TesseraError::InvalidArgument(
+            return Err(ErrorKind::InvalidArgument(
                 "linspace: non-finite values for an integer dtype".into(),
-            ));
+            )
+            .into());
         }
         Tensor::from_vec(v, &[num])?.astype(dtype)
     }

@@ -14,7 +14,7 @@ use parking_lot::Mutex;
 
 use super::Tensor;
 use crate::dtype::DType;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::stype::StorageType;
 
 thread_local! {
@@ -193,17 +193,18 @@ impl Tensor {
     /// gradient.
     pub fn set_grad(&self, grad: Option<Tensor>) -> Result<()> {
         let m = self.autograd.as_ref().ok_or_else(|| {
-            TesseraError::Autograd("set_grad on a tensor that does not require a gradient".into())
+            ErrorKind::Autograd("set_grad on a tensor that does not require a gradient".into())
         })?;
         if let Some(g) = &grad {
             if g.shape() != self.shape() || g.dtype() != self.dtype() {
-                return Err(TesseraError::Autograd(format!(
+                return Err(ErrorKind::Autograd(format!(
                     "gradient of shape {:?} and dtype {} for a tensor of shape {:?} and dtype {}",
                     g.shape(),
                     g.dtype(),
                     self.shape(),
                     self.dtype()
-                )));
+                ))
+                .into());
             }
         }
         m.set_grad(grad);
@@ -231,9 +232,10 @@ impl Tensor {
                 if requires {
                     return Ok(self);
                 }
-                return Err(TesseraError::Autograd(
+                return Err(ErrorKind::Autograd(
                     "requires_grad_(false) on a computed tensor; use detach()".into(),
-                ));
+                )
+                .into());
             }
             m.active.store(requires, Ordering::Relaxed);
             return Ok(self);
@@ -242,17 +244,19 @@ impl Tensor {
             return Ok(self);
         }
         if !is_float(self.dtype()) {
-            return Err(TesseraError::Autograd(format!(
+            return Err(ErrorKind::Autograd(format!(
                 "only floating-point tensors can require a gradient, got dtype {}",
                 self.dtype()
-            )));
+            ))
+            .into());
         }
         if self.stype() != StorageType::Default {
-            return Err(TesseraError::Autograd(format!(
+            return Err(ErrorKind::Autograd(format!(
                 "a {} tensor cannot require a gradient (sparse gradients flow into dense \
                  parameters; see docs/design.md G5)",
                 self.stype()
-            )));
+            ))
+            .into());
         }
         self.autograd = Some(Arc::new(AutogradMeta {
             grad_fn: None,
@@ -315,17 +319,19 @@ impl Tensor {
             return Ok(());
         }
         if self.requires_grad() {
-            return Err(TesseraError::Autograd(format!(
+            return Err(ErrorKind::Autograd(format!(
                 "in-place {op} into a tensor that requires a gradient{}; use the out-of-place \
                  form, or write under no_grad (as optimisers do)",
                 if self.is_leaf() { " (a leaf)" } else { "" }
-            )));
+            ))
+            .into());
         }
         if sources.iter().any(|s| s.requires_grad()) {
-            return Err(TesseraError::Autograd(format!(
+            return Err(ErrorKind::Autograd(format!(
                 "in-place {op} reads a tensor that requires a gradient, and in-place ops are \
                  not recorded; use the out-of-place form"
-            )));
+            ))
+            .into());
         }
         Ok(())
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::Tensor;
 use crate::dtype::{Element, Scalar};
-use crate::error::{DTypeFacts, Result, TesseraError};
+use crate::error::{DTypeFacts, ErrorKind, Result};
 use crate::kernels::copy::{contiguous_plan, copy_strided};
 use crate::kernels::plan::Plan;
 use crate::layout::Layout;
@@ -100,12 +100,13 @@ impl Tensor {
     /// parameters (an optimiser step), which autograd does not record.
     pub(crate) fn assign_dense(&self, src: &Tensor) -> Result<()> {
         if src.dtype() != self.dtype() {
-            return Err(TesseraError::DType(DTypeFacts::Differ {
+            return Err(ErrorKind::DType(DTypeFacts::Differ {
                 op: "assign".into(),
                 what: "source",
                 expected: self.dtype(),
                 got: src.dtype(),
-            }));
+            })
+            .into());
         }
         let bcast = src.layout.broadcast_to(self.shape())?;
         self.layout.check_writable()?;
@@ -176,10 +177,11 @@ impl Tensor {
     pub(crate) fn repeat_dense(&self, counts: &[usize]) -> Result<Tensor> {
         let rank = self.rank();
         if counts.len() < rank {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "repeat: {} counts given for a tensor of rank {rank} (need at least {rank})",
                 counts.len()
-            )));
+            ))
+            .into());
         }
         let lead = counts.len() - rank;
         let mut out_dims = Vec::with_capacity(counts.len());
@@ -191,9 +193,11 @@ impl Tensor {
             } else {
                 (self.shape()[i - lead], self.strides()[i - lead])
             };
-            out_dims.push(c.checked_mul(d).ok_or_else(|| {
-                TesseraError::ShapeOverflow(format!("repeat: {c} x {d} overflows"))
-            })?);
+            out_dims.push(
+                c.checked_mul(d).ok_or_else(|| {
+                    ErrorKind::ShapeOverflow(format!("repeat: {c} x {d} overflows"))
+                })?,
+            );
             view_dims.extend([c, d]);
             view_strides.extend([0, s]);
         }

@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use super::Tensor;
 use crate::complex::{C128, C64};
 use crate::dtype::{DType, Element};
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result, TesseraError};
 use crate::kernels::scalar_math::Arith;
 use crate::layout::{broadcast_shapes, Layout};
 use crate::promote::result_type;
@@ -92,9 +92,10 @@ impl MatmulShape {
     /// The shapes of `a @ b`, or a typed error.
     pub fn new(a: &[usize], b: &[usize]) -> Result<MatmulShape> {
         if a.is_empty() || b.is_empty() {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "matmul needs operands of rank 1 or more, got shapes {a:?} and {b:?}"
-            )));
+            ))
+            .into());
         }
         let (a_vec, b_vec) = (a.len() == 1, b.len() == 1);
         let (m, k) = if a_vec {
@@ -108,13 +109,14 @@ impl MatmulShape {
             (b[b.len() - 2], b[b.len() - 1])
         };
         if k != k2 {
-            return Err(TesseraError::ShapeMismatch(
+            return Err(ErrorKind::ShapeMismatch(
                 format!("matmul: inner dims differ in {a:?} @ {b:?} ({k} and {k2})").into(),
-            ));
+            )
+            .into());
         }
         let lead = |s: &[usize]| s[..s.len().saturating_sub(2)].to_vec();
         let batch = broadcast_shapes(&lead(a), &lead(b)).map_err(|_| {
-            TesseraError::ShapeMismatch(
+            ErrorKind::ShapeMismatch(
                 format!("matmul: batch dims of {a:?} and {b:?} do not broadcast").into(),
             )
         })?;
@@ -267,7 +269,8 @@ fn strided_product<T: FaerElement>(a: &Tensor, b: &Tensor, s: &MatmulShape) -> R
     let mut dst = out.dense_storage()?.write_as::<T>();
     debug_assert_eq!(dst.len(), s.count() * m * n);
     // `n <= m * n`, the length of an allocation: fits `isize`.
-    let dst_rs = isize::try_from(n).map_err(|_| TesseraError::ShapeOverflow(format!("{n}")))?;
+    let dst_rs = isize::try_from(n)
+        .map_err(|_| TesseraError::from(ErrorKind::ShapeOverflow(format!("{n}"))))?;
     let work = m.saturating_mul(k).saturating_mul(n);
     let product = |c: &mut [T], (l, r): (&Strided<T>, &Strided<T>), par: Par| {
         // SAFETY: `T` is `T::F` or a `#[repr(transparent)]` wrapper of it (`FaerElement`), so
@@ -398,7 +401,8 @@ fn matrices<'a, T: Copy>(
     let (dims, strides) = (layout.dims(), layout.strides());
     let nb = s.batch.len();
     let (mat, mat_strides) = ([dims[nb], dims[nb + 1]], [strides[nb], strides[nb + 1]]);
-    let overflow = || TesseraError::ShapeOverflow(format!("matmul operand {dims:?}"));
+    let overflow =
+        || TesseraError::from(ErrorKind::ShapeOverflow(format!("matmul operand {dims:?}")));
     // At most one per element of the output, which exists already.
     let mut out = crate::storage::try_with_capacity(s.count())?;
     let mut idx = vec![0usize; nb];
@@ -482,10 +486,11 @@ unsafe impl<T: Sync> Send for Strided<'_, T> {}
 /// passes; this is the local proof the faer call relies on.
 fn check_reach(len: usize, offset: usize, dims: [usize; 2], strides: [isize; 2]) -> Result<()> {
     let out_of_range = || {
-        TesseraError::OutOfBounds(format!(
+        ErrorKind::OutOfBounds(format!(
             "matmul operand with dims {dims:?}, strides {strides:?} and offset {offset} reaches \
              outside its storage of {len} elements"
         ))
+        .into()
     };
     let (mut lo, mut hi) = (0isize, 0isize);
     for (d, s) in dims.into_iter().zip(strides) {
@@ -614,7 +619,7 @@ mod tests {
     #[test]
     fn check_reach_reports_overflow_and_empty_dims_as_errors() {
         let e = check_reach(usize::MAX, 0, [usize::MAX, 2], [2, 1]).unwrap_err();
-        assert!(matches!(e, TesseraError::OutOfBounds(_)), "{e}");
+        assert!(matches!(e.kind(), ErrorKind::OutOfBounds(_)), "{e}");
         assert!(check_reach(usize::MAX, 0, [3, 3], [isize::MAX, 1]).is_err());
         assert!(check_reach(usize::MAX, usize::MAX, [1, 1], [1, 1]).is_err());
         assert!(check_reach(10, 0, [0, 3], [3, 1]).is_err());

@@ -177,12 +177,13 @@ impl Tensor {
 
     /// The error of a dense-only operation on this sparse tensor (payload `p`).
     fn not_dense(&self, p: &dyn SparsePayload) -> crate::TesseraError {
-        crate::TesseraError::InvalidArgument(format!(
+        crate::ErrorKind::InvalidArgument(format!(
             "this operation needs a dense tensor, got a {} tensor of shape {:?}; use \
              ops::invoke (sparse kernels or the logged fallback) or cast_storage(default)",
             p.stype(),
             self.shape()
         ))
+        .into()
     }
 
     /// This tensor if dense, else a dense copy (for pure reads: `to_vec`, printing).
@@ -264,10 +265,11 @@ impl Tensor {
     /// The single element of a one-element tensor, or an error.
     pub fn item<T: Element>(&self) -> Result<T> {
         if self.numel() != 1 {
-            return Err(crate::TesseraError::InvalidArgument(format!(
+            return Err(crate::ErrorKind::InvalidArgument(format!(
                 "item() needs exactly one element, tensor has {}",
                 self.numel()
-            )));
+            ))
+            .into());
         }
         Ok(self.to_vec::<T>()?[0])
     }

@@ -2,19 +2,19 @@
 //! `any`, `all` and `count_nonzero` (NumPy semantics).
 //!
 //! - `axes = None` reduces every axis; axes may be negative; a repeated axis is
-//!   [`TesseraError::InvalidArgument`], an axis out of range [`TesseraError::Index`].
+//!   [`ErrorKind::InvalidArgument`], an axis out of range [`ErrorKind::Index`].
 //! - `sum` of bool and signed integers gives `int64`, of unsigned integers `uint64` (NumPy,
 //!   the array API standard); floats keep their dtype, `f16`/`bf16` accumulating in `f32`.
 //!   Float sums use pairwise summation along the innermost run, as NumPy.
 //! - `mean` of bool and integers gives `f64`; floats keep their dtype. The mean of nothing
 //!   is NaN (NumPy also warns); the sum of nothing is 0.
 //! - `max`/`min` keep the dtype, propagate NaN, and of nothing are
-//!   [`TesseraError::InvalidArgument`] (NumPy: "zero-size array to reduction operation
+//!   [`ErrorKind::InvalidArgument`] (NumPy: "zero-size array to reduction operation
 //!   maximum which has no identity").
 
 use super::Tensor;
 use crate::dtype::{DType, Element};
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result, TesseraError};
 use crate::kernels::reduce::{reduce, All, Any, CountNonzero, Max, Min, Prod, Reducer, Sum};
 use crate::layout::normalize_axes;
 use crate::with_dtype;
@@ -171,11 +171,12 @@ impl Tensor {
             return Err(unordered(if max { "max" } else { "min" }, self.dtype()));
         }
         if ax.count == 0 {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "zero-size reduction to {} of a tensor of shape {:?}, which has no identity",
                 if max { "max" } else { "min" },
                 self.shape()
-            )));
+            ))
+            .into());
         }
         with_dtype!(self.dtype(), T => {
             let v = if max {
@@ -202,11 +203,12 @@ pub(crate) enum Truth {
 /// The error for an ordering operation on a complex dtype: the array API standard leaves
 /// complex numbers unordered.
 pub(crate) fn unordered(op: &str, d: DType) -> TesseraError {
-    TesseraError::DType(crate::error::DTypeFacts::Unsupported {
+    ErrorKind::DType(crate::error::DTypeFacts::Unsupported {
         op: op.into(),
         dtype: d,
         hint: " (complex numbers are unordered in the array API standard)",
     })
+    .into()
 }
 
 /// `v` mapped through `f` into a vector allocated fallibly (its size comes from the shape).

@@ -16,7 +16,7 @@
 //! - `logical_and/or/xor/not`: any real dtype, read as `x != 0`; the result is bool.
 //! - Complex dtypes (U7): the float functions, `round`, `sign`, `positive`, `isnan`,
 //!   `isinf` and `isfinite`; `ceil`/`floor`/`trunc`/`signbit` are real-only.
-//! - Any other dtype is a [`TesseraError::DType`] error.
+//! - Any other dtype is a [`ErrorKind::DType`] error.
 
 use super::arith::{op_enum, zip_into};
 use super::flat::zip_flat;
@@ -25,7 +25,7 @@ use super::vector_math::{vector_math, vector_math2, VecFn, VecFn2};
 use super::Tensor;
 use crate::complex::{C128, C64};
 use crate::dtype::{DType, Element};
-use crate::error::{DTypeFacts, Result, TesseraError};
+use crate::error::{DTypeFacts, ErrorKind, Result, TesseraError};
 use crate::kernels::real_math::{with_float_dtype, with_int_dtype, Bits, Flt, IntMath, RealFloat};
 use crate::kernels::vmath;
 use crate::promote::{float_result, result_type};
@@ -133,11 +133,12 @@ fn is_real(d: DType) -> bool {
 }
 
 fn unsupported(op: &str, dtype: DType, hint: &'static str) -> TesseraError {
-    TesseraError::DType(DTypeFacts::Unsupported {
+    ErrorKind::DType(DTypeFacts::Unsupported {
         op: op.into(),
         dtype,
         hint,
     })
+    .into()
 }
 
 /// The dtype a float function computes in: floats kept, integers and bool by
@@ -477,12 +478,13 @@ impl Tensor {
         self.check_inplace(op.name(), &[other])?;
         let dt = op.result_dtype(self.dtype(), other.dtype())?;
         if dt != self.dtype() {
-            return Err(TesseraError::DType(DTypeFacts::Differ {
+            return Err(ErrorKind::DType(DTypeFacts::Differ {
                 op: format!("{} in place", op.name()),
                 what: "result",
                 expected: self.dtype(),
                 got: dt,
-            }));
+            })
+            .into());
         }
         self.layout().check_writable()?;
         let other = other.with_layout(other.layout().broadcast_to(self.shape())?)?;

@@ -1,7 +1,7 @@
 //! Zero-copy views of a tensor: the same storage seen through another layout.
 
 use super::Tensor;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::index::{self, IndexSpec};
 use crate::layout::{infer_shape, Layout};
 
@@ -110,11 +110,11 @@ impl Tensor {
         let dims = infer_shape(shape, self.numel())?;
         match self.layout.reshape_view(&dims)? {
             Some(l) => self.with_layout(l),
-            None => Err(TesseraError::InvalidArgument(format!(
+            None => Err(ErrorKind::InvalidArgument(format!(
                 "view {shape:?} of a tensor with dims {:?} and strides {:?} needs a copy; use reshape",
                 self.shape(),
                 self.strides()
-            ))),
+            )).into()),
         }
     }
 

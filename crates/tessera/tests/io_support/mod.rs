@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use tessera::{IoFacts, TesseraError};
+use tessera::{ErrorKind, IoFacts, TesseraError};
 
 /// A directory removed on drop.
 pub struct TempDir(pub PathBuf);
@@ -36,7 +36,7 @@ impl Drop for TempDir {
 
 /// Whether `e` is a format error (a bad file's contents).
 pub fn is_format(e: &TesseraError) -> bool {
-    matches!(e, TesseraError::Io(IoFacts::Format { .. }))
+    matches!(e.kind(), ErrorKind::Io(IoFacts::Format { .. }))
 }
 
 /// A safetensors file from a header (JSON text) and data bytes.

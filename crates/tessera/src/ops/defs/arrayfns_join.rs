@@ -3,7 +3,7 @@
 
 use crate::arrayfns::join::concat_shape;
 use crate::autograd::{BackwardCtx, Saves};
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result, TesseraError};
 use crate::layout::normalize_axis;
 use crate::op_params;
 use crate::ops::def::{OpDef, OpTable};
@@ -29,9 +29,11 @@ op_params! {
 }
 
 fn common(m: &[TensorMeta]) -> Result<crate::DType> {
-    let first = m
-        .first()
-        .ok_or_else(|| TesseraError::InvalidArgument("needs at least one tensor".into()))?;
+    let first = m.first().ok_or_else(|| {
+        TesseraError::from(ErrorKind::InvalidArgument(
+            "needs at least one tensor".into(),
+        ))
+    })?;
     m[1..]
         .iter()
         .try_fold(first.dtype, |d, x| result_type(d, x.dtype))

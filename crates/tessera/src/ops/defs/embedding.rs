@@ -4,7 +4,7 @@
 
 use crate::autograd::{BackwardCtx, Saves};
 use crate::dtype::{DType, Element};
-use crate::error::{IndexFacts, Result, TesseraError};
+use crate::error::{ErrorKind, IndexFacts, Result};
 use crate::ops::def::{OpDef, OpTable};
 use crate::ops::stype::TensorMeta;
 use crate::sparse::RowSparseArray;
@@ -16,10 +16,11 @@ use super::shape_ops::NoParams;
 /// The ids as `usize`, each checked against `rows`.
 fn ids(indices: &Tensor, rows: usize) -> Result<Vec<usize>> {
     if !indices.dtype().is_integer() {
-        return Err(TesseraError::InvalidArgument(format!(
+        return Err(ErrorKind::InvalidArgument(format!(
             "embedding: ids must be integers, got dtype {}",
             indices.dtype()
-        )));
+        ))
+        .into());
     }
     let v = indices.astype(DType::I64)?.to_vec::<i64>()?;
     v.into_iter()
@@ -28,9 +29,10 @@ fn ids(indices: &Tensor, rows: usize) -> Result<Vec<usize>> {
                 .ok()
                 .filter(|&u| u < rows)
                 .ok_or_else(|| {
-                    TesseraError::Index(IndexFacts::Other(format!(
+                    ErrorKind::Index(IndexFacts::Other(format!(
                         "embedding: id {i} out of range for a table of {rows} rows"
                     )))
+                    .into()
                 })
         })
         .collect()
@@ -38,9 +40,10 @@ fn ids(indices: &Tensor, rows: usize) -> Result<Vec<usize>> {
 
 fn out_shape(w: &[usize], idx: &[usize]) -> Result<Vec<usize>> {
     if w.is_empty() {
-        return Err(TesseraError::InvalidShape(
+        return Err(ErrorKind::InvalidShape(
             "embedding: the weight table needs at least one dim (rows)".into(),
-        ));
+        )
+        .into());
     }
     Ok(idx.iter().chain(&w[1..]).copied().collect())
 }

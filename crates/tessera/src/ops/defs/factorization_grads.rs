@@ -16,7 +16,7 @@
 
 use crate::autograd::{BackwardCtx, Meta};
 use crate::dtype::DType;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::ops::grad_util::{reduce_to, signed};
 use crate::tensor::Tensor;
 
@@ -158,11 +158,12 @@ pub(super) fn singular_values_backward(
                     .item::<f64>()?
                     != 0.0;
             if reached {
-                return Err(TesseraError::Autograd(
+                return Err(ErrorKind::Autograd(
                     "svd: gradients through U and Vh are not built; only the singular values \
                      (S, or svdvals) are differentiable"
                         .into(),
-                ));
+                )
+                .into());
             }
         }
         (

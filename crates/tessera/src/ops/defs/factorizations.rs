@@ -272,5 +272,5 @@ pub(super) fn register(r: &mut OpTable) {
 }
 
 fn missing() -> crate::error::TesseraError {
-    crate::error::TesseraError::InvalidArgument("factorization returned no factors".into())
+    crate::error::ErrorKind::InvalidArgument("factorization returned no factors".into()).into()
 }

@@ -4,7 +4,7 @@
 //! (docs/design.md T4).
 
 use crate::dtype::DType;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::fft::{FftKind, FftNorm};
 use crate::layout::normalize_axis;
 use crate::op_params;
@@ -60,10 +60,11 @@ fn infer(kind: FftKind, p: &FftParams, m: &TensorMeta) -> Result<Vec<TensorMeta>
         (None, _) => len,
     };
     if n < 1 {
-        return Err(TesseraError::InvalidArgument(format!(
+        return Err(ErrorKind::InvalidArgument(format!(
             "invalid number of data points ({n}) for a transform along axis {}",
             p.axis
-        )));
+        ))
+        .into());
     }
     let mut shape = m.shape.clone();
     let (out_len, dtype) = match (kind, single(m.dtype)) {

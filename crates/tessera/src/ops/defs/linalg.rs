@@ -6,7 +6,7 @@ use super::sparse_rules::dot_stype;
 use crate::autograd::BackwardCtx;
 use crate::autograd::Meta;
 use crate::autograd::Saves;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::op_params;
 use crate::ops::def::{OpDef, OpTable};
 use crate::ops::grad_util::{cast_to, reduce_to, signed};
@@ -32,9 +32,10 @@ op_params! {
 fn lhs_shape(p: &DotParams, s: &[usize]) -> Result<Vec<usize>> {
     match (s, p.transpose_a) {
         (&[m, k], true) => Ok(vec![k, m]),
-        (_, true) => Err(TesseraError::InvalidShape(format!(
+        (_, true) => Err(ErrorKind::InvalidShape(format!(
             "dot: transpose_a needs a 2-D lhs, got {s:?}"
-        ))),
+        ))
+        .into()),
         _ => Ok(s.to_vec()),
     }
 }
@@ -45,9 +46,10 @@ fn infer(p: &DotParams, m: &[TensorMeta]) -> Result<Vec<TensorMeta>> {
     let k_a = a.last().copied();
     let k_b = b.first().copied();
     if a.is_empty() || b.is_empty() || a.len() > 2 || b.len() > 2 || k_a != k_b {
-        return Err(TesseraError::ShapeMismatch(
+        return Err(ErrorKind::ShapeMismatch(
             format!("dot: shapes {a:?} and {b:?} are not aligned (1-D or 2-D operands)").into(),
-        ));
+        )
+        .into());
     }
     Ok(vec![TensorMeta::dense(
         dot_shape(&a, b),

@@ -5,7 +5,7 @@ use crate::ops::def::{OpDef, OpTable};
 use crate::ops::stype::TensorMeta;
 use crate::promote::result_type_scalar;
 use crate::tensor::Tensor;
-use crate::{DType, Result, Scalar, TesseraError};
+use crate::{DType, ErrorKind, Result, Scalar};
 
 op_params! {
     /// Parameters of `quadratic` and `_backward_quadratic` (as in seed 003).
@@ -32,14 +32,15 @@ fn quadratic(p: &QuadraticParams, x: &Tensor) -> Result<Tensor> {
 
 fn backward(p: &QuadraticParams, grad: &Tensor, x: &Tensor) -> Result<Tensor> {
     if grad.shape() != x.shape() {
-        return Err(TesseraError::ShapeMismatch(
+        return Err(ErrorKind::ShapeMismatch(
             format!(
                 "_backward_quadratic: output gradient {:?} and input {:?} differ",
                 grad.shape(),
                 x.shape()
             )
             .into(),
-        ));
+        )
+        .into());
     }
     let (a, b) = (p.a, p.b);
     let slope = x.map_f64(out_dtype(x.dtype())?, move |v| 2.0 * a * v + b)?;
@@ -74,14 +75,15 @@ fn backward_csr(p: &QuadraticParams, g: &Tensor, x: &Tensor) -> Result<Tensor> {
     use crate::sparse::kernels::{add_sub_same, map_values, mul_masked};
     use crate::tensor::arith::BinaryOp;
     if g.shape() != x.shape() {
-        return Err(TesseraError::ShapeMismatch(
+        return Err(ErrorKind::ShapeMismatch(
             format!(
                 "_backward_quadratic: output gradient {:?} and input {:?} differ",
                 g.shape(),
                 x.shape()
             )
             .into(),
-        ));
+        )
+        .into());
     }
     let dt = out_dtype(x.dtype())?;
     let x = map_values(x, |v| v.astype_dense(dt))?;

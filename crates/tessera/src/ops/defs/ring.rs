@@ -6,7 +6,7 @@ use crate::op_params;
 use crate::ops::def::{OpDef, OpTable};
 use crate::ops::stype::TensorMeta;
 use crate::ring::ring_buffer_step;
-use crate::{Result, TesseraError};
+use crate::{ErrorKind, Result};
 
 op_params! {
     /// Parameters of `ring_buffer`.
@@ -23,18 +23,19 @@ fn infer(p: &RingBufferParams, m: &[TensorMeta]) -> Result<Vec<TensorMeta>> {
     let same_rest = input.shape.len() == rank
         && (0..rank).all(|i| i == axis || input.shape[i] == buffer.shape[i]);
     if !same_rest || input.shape[axis] > buffer.shape[axis] {
-        return Err(TesseraError::ShapeMismatch(format!(
+        return Err(ErrorKind::ShapeMismatch(format!(
             "ring_buffer: input {:?} does not fit buffer {:?} along axis {axis} (other dims must match, N <= B)",
             input.shape, buffer.shape
-        ).into()));
+        ).into()).into());
     }
     if input.dtype != buffer.dtype {
-        return Err(TesseraError::DType(DTypeFacts::Differ {
+        return Err(ErrorKind::DType(DTypeFacts::Differ {
             op: "ring_buffer".into(),
             what: "input",
             expected: buffer.dtype,
             got: input.dtype,
-        }));
+        })
+        .into());
     }
     Ok(vec![TensorMeta::dense(buffer.shape.clone(), buffer.dtype)])
 }

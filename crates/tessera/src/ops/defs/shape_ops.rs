@@ -2,7 +2,7 @@
 //! cast_storage (copies).
 
 use crate::autograd::Saves;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::index;
 use crate::layout::{infer_shape, Layout};
 use crate::op_params;
@@ -86,11 +86,12 @@ fn repeat_shape(dims: &[usize], counts: &[usize], tile: bool) -> Result<Vec<usiz
         (pad(dims), pad(counts))
     } else {
         if counts.len() < dims.len() {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "repeat: {} counts for a tensor of rank {} (need at least as many)",
                 counts.len(),
                 dims.len()
-            )));
+            ))
+            .into());
         }
         let pad = counts.len() - dims.len();
         (
@@ -104,7 +105,7 @@ fn repeat_shape(dims: &[usize], counts: &[usize], tile: bool) -> Result<Vec<usiz
         .zip(&counts)
         .map(|(&d, &c)| {
             d.checked_mul(c).ok_or_else(|| {
-                TesseraError::ShapeOverflow(format!("repeat {dims:?} by {counts:?}"))
+                ErrorKind::ShapeOverflow(format!("repeat {dims:?} by {counts:?}")).into()
             })
         })
         .collect()

@@ -6,7 +6,7 @@
 use super::call1;
 use crate::advanced_index::{self, gather, plan, Gather, IndexItem, Plan};
 use crate::dtype::DType;
-use crate::error::{IndexFacts, Result, TesseraError};
+use crate::error::{ErrorKind, IndexFacts, Result};
 use crate::index::IndexSpec;
 use crate::ops::defs::{BooleanMaskParams, IndexGatherParams};
 use crate::tensor::Tensor;
@@ -17,7 +17,7 @@ fn axis_of(axis: isize, rank: usize) -> Result<usize> {
     if (0..r).contains(&a) {
         Ok(a as usize)
     } else {
-        Err(TesseraError::Index(IndexFacts::Axis { axis, rank }))
+        Err(ErrorKind::Index(IndexFacts::Axis { axis, rank }).into())
     }
 }
 
@@ -99,12 +99,13 @@ impl Tensor {
         };
         self.check_inplace("setitem", &[values])?;
         if values.dtype() != self.dtype() {
-            return Err(TesseraError::DType(crate::error::DTypeFacts::Differ {
+            return Err(ErrorKind::DType(crate::error::DTypeFacts::Differ {
                 op: "setitem".into(),
                 what: "values",
                 expected: self.dtype(),
                 got: values.dtype(),
-            }));
+            })
+            .into());
         }
         let view = self.index_dense(&g.specs)?;
         view.layout.check_writable()?;
@@ -128,10 +129,11 @@ impl Tensor {
             Some(a) => axis_of(a, self.rank())?,
             None if self.rank() == 1 => 0,
             None => {
-                return Err(TesseraError::InvalidArgument(format!(
+                return Err(ErrorKind::InvalidArgument(format!(
                     "take: axis is required for a tensor of rank {} (only 1-D may omit it)",
                     self.rank()
-                )))
+                ))
+                .into())
             }
         };
         check_index_dtype("take", indices)?;
@@ -158,10 +160,11 @@ impl Tensor {
         let axis = axis_of(axis, rank)?;
         check_index_dtype("take_along_axis", indices)?;
         if indices.rank() != rank {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "take_along_axis: indices must have the tensor's rank {rank}, got rank {}",
                 indices.rank()
-            )));
+            ))
+            .into());
         }
         let mut key = Vec::with_capacity(rank);
         for d in 0..rank {
@@ -186,12 +189,11 @@ fn check_index_dtype(op: &str, indices: &Tensor) -> Result<()> {
     if indices.dtype().is_integer() {
         Ok(())
     } else {
-        Err(TesseraError::DType(crate::error::DTypeFacts::Other(
-            format!(
-                "{op}: indices must have an integer dtype, got {}",
-                indices.dtype()
-            ),
+        Err(ErrorKind::DType(crate::error::DTypeFacts::Other(format!(
+            "{op}: indices must have an integer dtype, got {}",
+            indices.dtype()
         )))
+        .into())
     }
 }
 

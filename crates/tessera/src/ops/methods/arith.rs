@@ -44,9 +44,9 @@ impl Tensor {
     /// `op(self, other)` with broadcasting and type promotion, into a new tensor (order:
     /// design.md P6).
     ///
-    /// Errors: [`crate::TesseraError::ShapeMismatch`] when the shapes do not broadcast,
-    /// [`crate::TesseraError::DType`] when the dtypes have no common type or the op is not
-    /// defined for it, [`crate::TesseraError::InvalidArgument`] for an integer `pow` with a
+    /// Errors: [`crate::ErrorKind::ShapeMismatch`] when the shapes do not broadcast,
+    /// [`crate::ErrorKind::DType`] when the dtypes have no common type or the op is not
+    /// defined for it, [`crate::ErrorKind::InvalidArgument`] for an integer `pow` with a
     /// negative exponent.
     ///
     /// ```

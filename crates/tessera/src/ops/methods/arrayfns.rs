@@ -151,7 +151,7 @@ impl Tensor {
             .call(&NoParams {}, slice::from_ref(self))?;
         let [values, indices, inverse_indices, counts]: [Tensor; 4] =
             out.try_into().map_err(|_| {
-                crate::TesseraError::InvalidArgument(
+                crate::ErrorKind::InvalidArgument(
                     "unique_all returned the wrong number of outputs".into(),
                 )
             })?;

@@ -27,7 +27,7 @@ fn call<P: OpParams>(name: &str, p: &P, inputs: &[Tensor]) -> Result<Vec<Tensor>
 fn outputs<const N: usize>(v: Vec<Tensor>) -> Result<[Tensor; N]> {
     let got = v.len();
     v.try_into().map_err(|_| {
-        crate::error::TesseraError::InvalidArgument(format!("expected {N} outputs, got {got}"))
+        crate::error::ErrorKind::InvalidArgument(format!("expected {N} outputs, got {got}")).into()
     })
 }
 
@@ -68,7 +68,7 @@ impl Tensor {
         Ok((s, l))
     }
 
-    /// The inverse of each square matrix; [`TesseraError::LinAlg`](crate::TesseraError::LinAlg)
+    /// The inverse of each square matrix; [`ErrorKind::LinAlg`](crate::ErrorKind::LinAlg)
     /// when one is singular.
     pub fn inv(&self) -> Result<Tensor> {
         call1("inv", &NoParams {}, slice::from_ref(self))

@@ -7,7 +7,7 @@ use std::slice;
 
 use super::call1;
 use crate::dtype::DType;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::fft::FftNorm;
 use crate::layout::normalize_axis;
 use crate::ops::defs::FftParams;
@@ -29,10 +29,11 @@ fn nd_args(
             .map(|&a| normalize_axis(a, rank))
             .collect::<Result<_>>()?,
         (None, Some(s)) if s.len() > rank => {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "s has {} entries for a rank-{rank} input",
                 s.len()
-            )))
+            ))
+            .into())
         }
         (None, Some(s)) => (rank - s.len()..rank).collect(),
         (None, None) => (0..rank).collect(),
@@ -41,17 +42,16 @@ fn nd_args(
     seen.sort_unstable();
     seen.dedup();
     if seen.len() != axes.len() {
-        return Err(TesseraError::InvalidArgument(format!(
-            "repeated axis in {axes:?}"
-        )));
+        return Err(ErrorKind::InvalidArgument(format!("repeated axis in {axes:?}")).into());
     }
     let s: Vec<usize> = match s {
         Some(s) if s.len() != axes.len() => {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "s has {} entries for {} axes",
                 s.len(),
                 axes.len()
-            )))
+            ))
+            .into())
         }
         Some(s) => s.to_vec(),
         None => {
@@ -154,9 +154,7 @@ impl Tensor {
     ) -> Result<Tensor> {
         let (s, axes) = nd_args(self, s, axes, false)?;
         let (Some(&last_n), Some(&last_axis)) = (s.last(), axes.last()) else {
-            return Err(TesseraError::InvalidArgument(
-                "rfftn needs at least one axis".into(),
-            ));
+            return Err(ErrorKind::InvalidArgument("rfftn needs at least one axis".into()).into());
         };
         let mut y = self.rfft(Some(last_n), last_axis as isize, norm)?;
         for (&n, &a) in s.iter().zip(&axes).rev().skip(1) {
@@ -175,9 +173,7 @@ impl Tensor {
     ) -> Result<Tensor> {
         let (s, axes) = nd_args(self, s, axes, true)?;
         let (Some(&last_n), Some(&last_axis)) = (s.last(), axes.last()) else {
-            return Err(TesseraError::InvalidArgument(
-                "irfftn needs at least one axis".into(),
-            ));
+            return Err(ErrorKind::InvalidArgument("irfftn needs at least one axis".into()).into());
         };
         let mut y = self.clone();
         for (&n, &a) in s.iter().zip(&axes).take(axes.len() - 1) {
@@ -228,12 +224,13 @@ impl Tensor {
 
 fn freqs(n: usize, d: f64, dtype: DType, half: bool) -> Result<Tensor> {
     if n == 0 {
-        return Err(TesseraError::InvalidArgument("n must be positive".into()));
+        return Err(ErrorKind::InvalidArgument("n must be positive".into()).into());
     }
     if !dtype.is_float() {
-        return Err(TesseraError::InvalidArgument(format!(
+        return Err(ErrorKind::InvalidArgument(format!(
             "frequencies are real floating-point values, not {dtype}"
-        )));
+        ))
+        .into());
     }
     let scale = 1.0 / (d * n as f64);
     let values: Vec<f64> = if half {

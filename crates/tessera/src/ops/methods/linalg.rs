@@ -6,7 +6,7 @@
 //! `factorizations.rs`).
 
 use crate::dtype::DType;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::layout::normalize_axis;
 use crate::promote::float_result;
 use crate::tensor::Tensor;
@@ -38,10 +38,11 @@ pub enum MatrixNorm {
 fn need_matrix(t: &Tensor, what: &str) -> Result<(usize, usize)> {
     let r = t.rank();
     if r < 2 {
-        return Err(TesseraError::InvalidShape(format!(
+        return Err(ErrorKind::InvalidShape(format!(
             "{what} needs a matrix (rank 2 or more), got shape {:?}",
             t.shape()
-        )));
+        ))
+        .into());
     }
     Ok((t.shape()[r - 2], t.shape()[r - 1]))
 }
@@ -84,7 +85,7 @@ impl Tensor {
         strides.push(sm + sn);
         let base = self.layout().offset() as isize + start;
         let base = usize::try_from(base).map_err(|_| {
-            TesseraError::OutOfBounds(format!("diagonal {offset} starts before the storage"))
+            ErrorKind::OutOfBounds(format!("diagonal {offset} starts before the storage"))
         })?;
         self.as_strided(&dims, &strides, base)
     }
@@ -107,11 +108,12 @@ impl Tensor {
     /// The outer product of two 1-d tensors: `[m, n]`, `self[i] * other[j]`.
     pub fn outer(&self, other: &Tensor) -> Result<Tensor> {
         if self.rank() != 1 || other.rank() != 1 {
-            return Err(TesseraError::InvalidShape(format!(
+            return Err(ErrorKind::InvalidShape(format!(
                 "outer needs two 1-d tensors, got shapes {:?} and {:?}",
                 self.shape(),
                 other.shape()
-            )));
+            ))
+            .into());
         }
         self.unsqueeze(1)?.mul(&other.unsqueeze(0)?)
     }
@@ -126,11 +128,12 @@ impl Tensor {
             normalize_axis(a, other.rank())?,
         );
         if self.shape()[ia] != 3 || other.shape()[ib] != 3 {
-            return Err(TesseraError::InvalidShape(format!(
+            return Err(ErrorKind::InvalidShape(format!(
                 "cross needs size 3 along axis {axis}, got shapes {:?} and {:?}",
                 self.shape(),
                 other.shape()
-            )));
+            ))
+            .into());
         }
         let x = |k: usize| self.narrow(a, k, 1);
         let y = |k: usize| other.narrow(a, k, 1);
@@ -163,9 +166,7 @@ impl Tensor {
             return a.square()?.sum(axes, keepdims)?.sqrt();
         }
         if ord.is_nan() {
-            return Err(TesseraError::InvalidArgument(
-                "vector_norm: ord is NaN".into(),
-            ));
+            return Err(ErrorKind::InvalidArgument("vector_norm: ord is NaN".into()).into());
         }
         a.pow_scalar(ord)?
             .sum(axes, keepdims)?
@@ -211,10 +212,11 @@ impl Tensor {
     pub fn matrix_power(&self, n: i64) -> Result<Tensor> {
         let (m, k) = need_matrix(self, "matrix_power")?;
         if m != k {
-            return Err(TesseraError::InvalidShape(format!(
+            return Err(ErrorKind::InvalidShape(format!(
                 "matrix_power needs square matrices, got shape {:?}",
                 self.shape()
-            )));
+            ))
+            .into());
         }
         if n == 0 {
             let eye = Tensor::eye(m, m, 0, self.dtype())?;
@@ -238,9 +240,7 @@ impl Tensor {
             Some(r) if n == 1 => r.copy(),
             Some(r) if n == -1 => Ok(r),
             Some(r) => Ok(r),
-            None => Err(TesseraError::InvalidArgument(
-                "matrix_power: no product".into(),
-            )),
+            None => Err(ErrorKind::InvalidArgument("matrix_power: no product".into()).into()),
         }
     }
 }

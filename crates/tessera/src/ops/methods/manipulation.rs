@@ -4,7 +4,7 @@
 //! `meshgrid`. Rules: docs/design.md A9.
 
 use crate::dtype::DType;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::layout::{broadcast_shapes, normalize_axes, normalize_axis};
 use crate::tensor::arith::CompareOp;
 use crate::tensor::Tensor;
@@ -17,11 +17,12 @@ impl Tensor {
         let src = normalize_axes(source, rank)?;
         let dst = normalize_axes(destination, rank)?;
         if src.len() != dst.len() {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "moveaxis: {} source axes but {} destinations",
                 src.len(),
                 dst.len()
-            )));
+            ))
+            .into());
         }
         let mut rest = (0..rank).filter(|d| !src.contains(d));
         let mut order = vec![0isize; rank];
@@ -63,10 +64,11 @@ impl Tensor {
             1 => vec![shift[0]; axes.len()],
             n if n == axes.len() => shift.to_vec(),
             n => {
-                return Err(TesseraError::InvalidArgument(format!(
+                return Err(ErrorKind::InvalidArgument(format!(
                     "roll: {n} shifts for {} axes",
                     axes.len()
-                )))
+                ))
+                .into())
             }
         };
         let mut out = self.copy()?;
@@ -137,10 +139,11 @@ impl Tensor {
     fn triangle(&self, k: i64, lower: bool) -> Result<Tensor> {
         let r = self.rank();
         if r < 2 {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "{} needs at least 2 dims, got {r}",
                 if lower { "tril" } else { "triu" }
-            )));
+            ))
+            .into());
         }
         let (rows, cols) = (self.shape()[r - 2] as i64, self.shape()[r - 1] as i64);
         let i = Tensor::arange(0, rows, 1, DType::I64)?.reshape(&[rows as isize, 1])?;
@@ -160,16 +163,18 @@ impl Tensor {
             "xy" => true,
             "ij" => false,
             other => {
-                return Err(TesseraError::InvalidArgument(format!(
+                return Err(ErrorKind::InvalidArgument(format!(
                     "meshgrid: indexing must be \"xy\" or \"ij\", got {other:?}"
-                )))
+                ))
+                .into())
             }
         };
         if let Some(x) = xs.iter().find(|x| x.rank() != 1) {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "meshgrid takes 1-d tensors, got shape {:?}",
                 x.shape()
-            )));
+            ))
+            .into());
         }
         let n = xs.len();
         let mut dims: Vec<usize> = xs.iter().map(|x| x.shape()[0]).collect();

@@ -29,15 +29,13 @@ use super::defs::{astype_def, sum_def, AstypeParams, ReduceParams};
 use super::params::OpParams;
 use super::registry::registry;
 use crate::dtype::DType;
-use crate::error::{Result, TesseraError};
+use crate::error::{ErrorKind, Result};
 use crate::tensor::Tensor;
 
 /// The one output of a one-output op.
 fn single(mut outputs: Vec<Tensor>) -> Result<Tensor> {
     if outputs.is_empty() {
-        return Err(TesseraError::InvalidArgument(
-            "op returned no output".into(),
-        ));
+        return Err(ErrorKind::InvalidArgument("op returned no output".into()).into());
     }
     Ok(outputs.swap_remove(0))
 }

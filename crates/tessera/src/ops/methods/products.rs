@@ -3,7 +3,7 @@
 //! the same kernels (batched, strided, every dtype) and autograd differentiates it through
 //! the ops it calls.
 
-use crate::error::{IndexFacts, Result, TesseraError};
+use crate::error::{ErrorKind, IndexFacts, Result};
 use crate::tensor::Tensor;
 
 /// `axis` of a rank-`rank` tensor as a position, or an `Index` error (NumPy's `AxisError`).
@@ -13,7 +13,7 @@ fn position(axis: isize, rank: usize) -> Result<usize> {
     if (0..r).contains(&a) {
         Ok(a as usize)
     } else {
-        Err(TesseraError::Index(IndexFacts::Axis { axis, rank }))
+        Err(ErrorKind::Index(IndexFacts::Axis { axis, rank }).into())
     }
 }
 
@@ -39,10 +39,11 @@ impl Tensor {
     /// ```
     pub fn matrix_transpose(&self) -> Result<Tensor> {
         if self.rank() < 2 {
-            return Err(TesseraError::InvalidShape(format!(
+            return Err(ErrorKind::InvalidShape(format!(
                 "matrix_transpose needs rank 2 or more, got shape {:?}",
                 self.shape()
-            )));
+            ))
+            .into());
         }
         self.transpose(-1, -2)
     }
@@ -63,7 +64,7 @@ impl Tensor {
         let a = position(axis, rank)? as isize - rank as isize;
         let (ia, ib) = (position(a, self.rank())?, position(a, other.rank())?);
         if self.shape()[ia] != other.shape()[ib] {
-            return Err(TesseraError::ShapeMismatch(
+            return Err(ErrorKind::ShapeMismatch(
                 format!(
                     "vecdot: sizes {} and {} along axis {axis} of {:?} and {:?}",
                     self.shape()[ia],
@@ -72,7 +73,8 @@ impl Tensor {
                     other.shape()
                 )
                 .into(),
-            ));
+            )
+            .into());
         }
         // The standard's vecdot conjugates the first operand (a no-op for real dtypes).
         let conj = match self.dtype().is_complex() {
@@ -100,11 +102,12 @@ impl Tensor {
     /// ```
     pub fn tensordot(&self, other: &Tensor, a_axes: &[isize], b_axes: &[isize]) -> Result<Tensor> {
         if a_axes.len() != b_axes.len() {
-            return Err(TesseraError::InvalidArgument(format!(
+            return Err(ErrorKind::InvalidArgument(format!(
                 "tensordot: {} axes of the lhs paired with {} of the rhs",
                 a_axes.len(),
                 b_axes.len()
-            )));
+            ))
+            .into());
         }
         let resolve = |t: &Tensor, axes: &[isize]| -> Result<Vec<usize>> {
             let v: Vec<usize> = axes
@@ -115,23 +118,25 @@ impl Tensor {
             seen.sort_unstable();
             seen.dedup();
             if seen.len() != v.len() {
-                return Err(TesseraError::InvalidArgument(format!(
+                return Err(ErrorKind::InvalidArgument(format!(
                     "tensordot: repeated axis in {axes:?}"
-                )));
+                ))
+                .into());
             }
             Ok(v)
         };
         let (ca, cb) = (resolve(self, a_axes)?, resolve(other, b_axes)?);
         for (&x, &y) in ca.iter().zip(&cb) {
             if self.shape()[x] != other.shape()[y] {
-                return Err(TesseraError::ShapeMismatch(
+                return Err(ErrorKind::ShapeMismatch(
                     format!(
                         "tensordot: axis {x} of {:?} and axis {y} of {:?} differ",
                         self.shape(),
                         other.shape()
                     )
                     .into(),
-                ));
+                )
+                .into());
             }
         }
         let free = |t: &Tensor, c: &[usize]| -> Vec<usize> {

@@ -28,7 +28,7 @@ fn counts(op: &str, v: &[usize]) -> Result<Vec<isize>> {
     v.iter()
         .map(|&c| {
             isize::try_from(c).map_err(|_| {
-                crate::TesseraError::ShapeOverflow(format!("{op}: count {c} overflows"))
+                crate::ErrorKind::ShapeOverflow(format!("{op}: count {c} overflows")).into()
             })
         })
         .collect()
