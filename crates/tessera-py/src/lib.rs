@@ -26,6 +26,7 @@ pub mod io;
 pub mod linalg;
 pub mod namespace;
 mod namespace_elementwise;
+mod namespace_views;
 pub mod ops;
 pub mod ring;
 pub mod slices;
@@ -232,6 +233,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     dlpack::register(m)?;
     arrayfns::register(m)?;
     namespace::register(m)?;
+    namespace_views::register(m)?;
     fft::register(m)?;
     linalg::register(m)?;
     ops::install_fallback_hook();

@@ -290,14 +290,7 @@ impl PyTensor {
         shape: &Bound<'_, PyTuple>,
         copy: Option<bool>,
     ) -> PyResult<PyTensor> {
-        let shape = int_args(shape)?;
-        let t = self.t();
-        match copy {
-            Some(false) => t.view(&shape).py(),
-            Some(true) => heavy(py, t.numel(), || t.copy()?.view(&shape)).py(),
-            None => heavy(py, t.numel(), || t.reshape(&shape)).py(),
-        }
-        .map(Into::into)
+        reshape_to(py, self.t(), &int_args(shape)?, copy)
     }
 
     /// Reshape that never copies (PyTorch `view`): ValueError when a copy would be needed.
@@ -389,4 +382,21 @@ impl PyTensor {
     ) -> PyResult<PyTensor> {
         self.reduce(py, axis, keepdims, Tensor::min)
     }
+}
+
+/// `t` reshaped to `shape` (one dim may be -1): a view when the layout allows, else a copy;
+/// `copy=Some(false)` is ValueError when a copy would be needed, `Some(true)` always copies.
+/// Shared by `Tensor.reshape` and the namespace's `reshape`.
+pub fn reshape_to(
+    py: Python<'_>,
+    t: &Tensor,
+    shape: &[isize],
+    copy: Option<bool>,
+) -> PyResult<PyTensor> {
+    match copy {
+        Some(false) => t.view(shape).py(),
+        Some(true) => heavy(py, t.numel(), || t.copy()?.view(shape)).py(),
+        None => heavy(py, t.numel(), || t.reshape(shape)).py(),
+    }
+    .map(Into::into)
 }

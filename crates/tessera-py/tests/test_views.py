@@ -154,6 +154,65 @@ def test_permute_transpose_flip_squeeze_match_numpy(shape, data):
         assert v.shares_storage(t)
 
 
+
+NAMESPACE_VIEWS = [
+    # (name, NumPy's function, a drawer of arguments after x for an array of rank r)
+    ("permute_dims", np.permute_dims, lambda d, r: (tuple(d.draw(st.permutations(range(r)))),)),
+    ("transpose", np.transpose, lambda d, r: ()),
+    ("reshape", np.reshape, lambda d, r: ((-1,),)),
+    ("expand_dims", np.expand_dims, lambda d, r: (d.draw(st.integers(-r - 1, r)),)),
+    ("squeeze", np.squeeze, lambda d, r: ()),
+    ("flip", np.flip, lambda d, r: ()),
+    ("broadcast_to", np.broadcast_to, lambda d, r: ()),  # the target shape is (2,) + shape
+]
+
+
+@given(shapes(max_dims=4, max_side=3), st.sampled_from(NAMESPACE_VIEWS), st.data())
+def test_namespace_views_take_what_asarray_takes(shape, case, data):
+    """The native namespace view functions give NumPy's result for a Tessera tensor (a view
+    of it), a NumPy array and a nested list (both converted as asarray converts them)."""
+    name, np_fn, args_of = case
+    a = arange_array(shape)
+    args = args_of(data, a.ndim)
+    if name == "broadcast_to":
+        args = ((2,) + a.shape,)
+    want = np_fn(a, *args)
+    t = ts.asarray(a)
+    # A nested list of an empty array loses its shape ([] is (0,)), in NumPy too.
+    inputs = (t, a, a.tolist()) if a.size else (t, a)
+    for x in inputs:
+        got = getattr(ts, name)(x, *args)
+        np.testing.assert_array_equal(np.asarray(got), want)
+        assert got.dtype == t.dtype
+    if name != "reshape":
+        assert getattr(ts, name)(t, *args).shares_storage(t)
+
+
+def test_namespace_view_errors_match_numpy():
+    t = ts.asarray(np.zeros((2, 3)))
+    with pytest.raises(ValueError):
+        ts.permute_dims(t, (0, 0))
+    with pytest.raises(IndexError):  # AxisError, as NumPy
+        ts.permute_dims(t, (0, 2))
+    with pytest.raises(TypeError):
+        ts.permute_dims(t, (0.0, 1))
+    with pytest.raises(ValueError):
+        ts.reshape(t, (4, -1))
+    with pytest.raises(ValueError):
+        ts.reshape(t.T, (-1,), copy=False)
+    with pytest.raises(ValueError):
+        ts.squeeze(t, axis=0)
+    with pytest.raises(IndexError):
+        ts.expand_dims(t, 3)
+    with pytest.raises(TypeError):
+        ts.expand_dims(t, 1.0)
+    with pytest.raises(ValueError):
+        ts.broadcast_to(t, (3, 3))
+    with pytest.raises(ValueError):
+        ts.broadcast_to(t, (-2, 3))
+    with pytest.raises(TypeError):
+        ts.flip(t, 0)  # axis is keyword-only, as the standard writes it
+
 def test_contiguous_and_copy():
     t = ts.arange(6).reshape(2, 3)
     assert t.is_contiguous() and t.contiguous().shares_storage(t)

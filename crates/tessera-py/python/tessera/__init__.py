@@ -22,11 +22,14 @@ from ._native import (
     asarray,
     bfloat16,
     bool,  # noqa: A004 - NumPy spells it this way too
+    broadcast_to,
     create_view,
     dtype,
     empty,
     encode_index,
+    expand_dims,
     fallback_count,
+    flip,
     float16,
     float32,
     float64,
@@ -41,9 +44,13 @@ from ._native import (
     load,
     load_npy,
     ones,
+    permute_dims,
+    reshape,
     save,
     save_npy,
     set_num_threads,
+    squeeze,
+    transpose,
     uint8,
     zeros,
 )
@@ -101,45 +108,6 @@ def tile(x, repetitions, /):
     """NumPy ``tile``: ``x`` repeated ``repetitions`` times per dim (padded with 1s on the
     left)."""
     return asarray(x).tile(repetitions)
-
-
-def broadcast_to(x, /, shape):
-    """NumPy ``broadcast_to``: a zero-copy stride-0 view of ``x`` with ``shape``."""
-    return asarray(x).broadcast_to(shape)
-
-
-def reshape(x, /, shape, *, copy=None):
-    """NumPy ``reshape``: a view when possible, else a copy; ``copy=False`` raises ValueError
-    when a copy would be needed."""
-    return asarray(x).reshape(shape, copy=copy)
-
-
-def transpose(x, axes=None):
-    """NumPy ``transpose``: reverses the dims, or permutes them by ``axes``: a view."""
-    x = asarray(x)
-    return x.transpose() if axes is None else x.permute(axes)
-
-
-def permute_dims(x, /, axes):
-    """Array-API ``permute_dims``: a view with dims reordered by ``axes``."""
-    return asarray(x).permute(axes)
-
-
-def flip(x, /, *, axis=None):
-    """NumPy ``flip``: a view with the given axes (all when None) reversed."""
-    return asarray(x).flip(axis)
-
-
-def squeeze(x, /, axis=None):
-    """``squeeze``: a view without the given size-1 dims (an int or tuple; ValueError when
-    one of them is not of size 1), or without every size-1 dim when ``axis`` is None (NumPy's
-    default; the standard requires ``axis``)."""
-    return asarray(x).squeeze(axis)
-
-
-def expand_dims(x, /, axis=0):
-    """NumPy ``expand_dims``: a view with a size-1 dim inserted at ``axis``."""
-    return asarray(x).unsqueeze(axis)
 
 
 from ._namespace import *  # noqa: E402, F403 - constants, devices, products, isin, astype
