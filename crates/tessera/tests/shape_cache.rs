@@ -284,6 +284,32 @@ fn c1_tail_is_interned_once_in_the_same_cache_and_freed_with_its_parent() {
     assert_eq!(cache.node_count(), 0);
 }
 
+#[test]
+fn c1_reversed_is_memoised_only_on_pinned_descriptors_and_leaks_no_cycle() {
+    // Counted descriptors: reversed twice is the same geometry, and nothing is memoised
+    // (a memo would be a cycle [2,3,4] <-> [4,3,2] that is never freed).
+    let cache = ShapeCache::with_pinning(0, 0);
+    let s = cache.intern(&[2, 3, 4], &[1, 8, -2]).unwrap();
+    let r = s.reversed().unwrap();
+    assert_eq!((r.dims(), r.strides()), (&[4, 3, 2][..], &[-2, 8, 1][..]));
+    assert_eq!(r.reversed().unwrap(), s);
+    assert_eq!(cache.len(), 2);
+    drop(r);
+    assert_eq!(cache.len(), 1, "s does not keep its reversal");
+    drop(s);
+    assert_eq!(cache.len(), 0);
+
+    // Pinned: the memo gives the same descriptor each time.
+    let cache = ShapeCache::with_pinning(0, 8);
+    let s = cache.intern(&[5, 6], &[6, 1]).unwrap();
+    assert!(s.is_pinned());
+    let (a, b) = (s.reversed().unwrap(), s.reversed().unwrap());
+    assert_eq!(a, cache.intern(&[6, 5], &[1, 6]).unwrap());
+    assert_eq!(a.reversed().unwrap(), s);
+    assert!(std::ptr::eq(a.dims().as_ptr(), b.dims().as_ptr()));
+    assert_eq!(cache.len(), 2);
+}
+
 /// A geometry of rank 0..=10 (some above `PIN_MAX_RANK`), for the pinning tests.
 fn any_rank_geometry() -> impl Strategy<Value = (Vec<usize>, Vec<isize>)> {
     (0usize..=10).prop_flat_map(|rank| {

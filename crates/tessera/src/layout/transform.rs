@@ -189,11 +189,9 @@ impl Layout {
 
     /// Reverses all dims (NumPy `.T`).
     pub fn t(&self) -> Layout {
-        let dims: DimList<usize> = self.dims().iter().rev().copied().collect();
-        let strides: DimList<isize> = self.strides().iter().rev().copied().collect();
         // A permutation of a valid geometry is valid.
-        self.rebuild(&dims, &strides, self.offset())
-            .expect("a permuted shape is valid")
+        let shape = self.shape().reversed().expect("a permuted shape is valid");
+        Layout::new(shape, self.offset())
     }
 
     /// Removes size-1 dims: all of them (`None`), or the listed ones, each of which must have

@@ -30,6 +30,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, OnceLock, Weak};
 
 use parking_lot::Mutex;
+use smallvec::SmallVec;
 
 use super::geometry::{contiguous_strides, hash_key, Geometry, DIM_INLINE};
 use super::trie::Node;
@@ -68,6 +69,10 @@ pub(crate) struct Descriptor {
     /// it: the shape of `t[i]`, whatever `i` is. A strong reference to a lower-rank
     /// descriptor, so the references never form a cycle.
     tail: OnceLock<Shape>,
+    /// The descriptor with this one's dims and strides reversed (the shape of `t.T`), kept
+    /// only when this descriptor is pinned: the two point at each other, a cycle that only
+    /// descriptors that are never freed may form.
+    reversed: OnceLock<Shape>,
     /// The dense order of this geometry ([`Shape::dense_order`]), once asked for.
     pub(crate) dense: OnceLock<DenseOrder>,
     /// Pinned by its cache when it was made: one strong reference to it was leaked then, so
@@ -105,6 +110,23 @@ impl Descriptor {
         let t = self.intern_beside(&self.geom.dims[1..], &self.geom.strides[1..])?;
         // Two threads racing here interned the same descriptor; either handle will do.
         Ok(self.tail.get_or_init(|| t))
+    }
+
+    /// This geometry with its dims and strides reversed, interned in the same cache (the
+    /// global one if that cache is gone); computed once when this descriptor is pinned, each
+    /// time otherwise (see `reversed`).
+    pub(crate) fn reversed(&self) -> Result<Shape> {
+        if let Some(r) = self.reversed.get() {
+            return Ok(r.clone());
+        }
+        let dims: SmallVec<[usize; 8]> = self.geom.dims.iter().rev().copied().collect();
+        let strides: SmallVec<[isize; 8]> = self.geom.strides.iter().rev().copied().collect();
+        let r = self.intern_beside(&dims, &strides)?;
+        if self.pinned {
+            // Two threads racing here interned the same descriptor; either handle will do.
+            let _ = self.reversed.set(r.clone());
+        }
+        Ok(r)
     }
 
     /// `dims` with `strides` interned in this descriptor's cache (the global one if that
@@ -404,6 +426,7 @@ impl ShapeCache {
                     geom,
                     home: Arc::downgrade(&self.inner),
                     tail: OnceLock::new(),
+                    reversed: OnceLock::new(),
                     dense: OnceLock::new(),
                     pinned,
                 });

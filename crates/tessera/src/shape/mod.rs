@@ -109,6 +109,18 @@ impl Shape {
         self.d().tail().map(Some)
     }
 
+    /// This geometry with its dims and strides reversed (NumPy's `.T`), from a memo on the
+    /// descriptor when it is pinned.
+    ///
+    /// ```
+    /// use tessera::shape::Shape;
+    /// let s = Shape::new(&[2, 3, 4], &[12, 4, 1]).unwrap();
+    /// assert_eq!(s.reversed().unwrap(), Shape::new(&[4, 3, 2], &[1, 4, 12]).unwrap());
+    /// ```
+    pub fn reversed(&self) -> Result<Shape> {
+        self.d().reversed()
+    }
+
     /// The descriptor a fresh output takes to follow this geometry's memory order (P6): when
     /// it covers a dense block with positive strides in an order other than row-major, the
     /// same strides with size-1 dims given their row-major ones; `None` otherwise (row-major
