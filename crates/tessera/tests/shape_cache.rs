@@ -310,6 +310,33 @@ fn c1_reversed_is_memoised_only_on_pinned_descriptors_and_leaks_no_cycle() {
     assert_eq!(cache.len(), 2);
 }
 
+proptest! {
+    /// `reversed` and `swapped_last` against the dims and strides permuted by hand, on
+    /// pinned and counted descriptors (a budget of 4 pins the first few), asked twice.
+    #[test]
+    fn c1_reversed_and_swapped_last_permute_the_geometry(
+        cases in prop::collection::vec(any_rank_geometry(), 1..12),
+    ) {
+        let cache = ShapeCache::with_pinning(0, 4);
+        for (dims, strides) in cases {
+            let s = cache.intern(&dims, &strides).unwrap();
+            let rev = |v: &[usize]| v.iter().rev().copied().collect::<Vec<_>>();
+            let revs = |v: &[isize]| v.iter().rev().copied().collect::<Vec<_>>();
+            let (mut sd, mut ss) = (dims.clone(), strides.clone());
+            if dims.len() >= 2 {
+                sd.swap(dims.len() - 2, dims.len() - 1);
+                ss.swap(dims.len() - 2, dims.len() - 1);
+            }
+            for _ in 0..2 {
+                let r = s.reversed().unwrap();
+                prop_assert_eq!((r.dims(), r.strides()), (&rev(&dims)[..], &revs(&strides)[..]));
+                let w = s.swapped_last().unwrap();
+                prop_assert_eq!((w.dims(), w.strides()), (&sd[..], &ss[..]));
+            }
+        }
+    }
+}
+
 /// A geometry of rank 0..=10 (some above `PIN_MAX_RANK`), for the pinning tests.
 fn any_rank_geometry() -> impl Strategy<Value = (Vec<usize>, Vec<isize>)> {
     (0usize..=10).prop_flat_map(|rank| {

@@ -5,6 +5,7 @@
 //! the same storage, and every NumPy error must be a Tessera error of the matching kind.
 
 use crate::view_common::ints;
+use proptest::prelude::*;
 use serde_json::Value;
 use tessera::{DType, ErrorKind, Tensor};
 
@@ -81,4 +82,38 @@ fn v1_to_v5_e1_view_chains_match_numpy() {
         cases.len(),
         failures.join("\n")
     );
+}
+
+proptest! {
+    /// `Layout::transpose(a, b)` swaps dims `a` and `b` and their strides and keeps the offset,
+    /// for every pair of axes (negative ones too); the last two go through the descriptor's
+    /// `.mT` memo, the others through a fresh intern, and both must agree with the swap by hand.
+    #[test]
+    fn transpose_swaps_two_dims_and_strides(
+        geom in (0usize..6).prop_flat_map(|r| (
+            proptest::collection::vec(1usize..5, r),
+            proptest::collection::vec(-6isize..7, r),
+        )),
+        offset in 0usize..100,
+    ) {
+        let (dims, strides): (Vec<usize>, Vec<isize>) = geom;
+        let rank = dims.len() as isize;
+        let layout = tessera::Layout::new(tessera::shape::Shape::new(&dims, &strides).unwrap(), offset);
+        for a in -rank - 1..=rank {
+            for b in -rank - 1..=rank {
+                let got = layout.transpose(a, b);
+                let norm = |x: isize| if x < 0 { x + rank } else { x };
+                let (na, nb) = (norm(a), norm(b));
+                if !(0..rank).contains(&na) || !(0..rank).contains(&nb) {
+                    prop_assert!(matches!(got.as_ref().map_err(|e| e.kind()), Err(ErrorKind::Index(_))));
+                    continue;
+                }
+                let (mut d, mut s) = (dims.clone(), strides.clone());
+                d.swap(na as usize, nb as usize);
+                s.swap(na as usize, nb as usize);
+                let got = got.unwrap();
+                prop_assert_eq!((got.dims(), got.strides(), got.offset()), (&d[..], &s[..], offset));
+            }
+        }
+    }
 }

@@ -180,6 +180,10 @@ impl Layout {
             normalize_axis(a, self.rank())?,
             normalize_axis(b, self.rank())?,
         );
+        if a != b && a.min(b) + 2 == self.rank() && a.max(b) + 1 == self.rank() {
+            // `.mT`: the memo on a pinned descriptor (Shape::swapped_last).
+            return Ok(Layout::new(self.shape().swapped_last()?, self.offset()));
+        }
         let mut dims = DimList::from_slice(self.dims());
         let mut strides = DimList::from_slice(self.strides());
         dims.swap(a, b);

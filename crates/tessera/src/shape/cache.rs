@@ -73,6 +73,8 @@ pub(crate) struct Descriptor {
     /// only when this descriptor is pinned: the two point at each other, a cycle that only
     /// descriptors that are never freed may form.
     reversed: OnceLock<Shape>,
+    /// The descriptor with the last two dims swapped (the shape of `.mT`), kept as `reversed`.
+    swapped_last: OnceLock<Shape>,
     /// The dense order of this geometry ([`Shape::dense_order`]), once asked for.
     pub(crate) dense: OnceLock<DenseOrder>,
     /// Pinned by its cache when it was made: one strong reference to it was leaked then, so
@@ -116,17 +118,40 @@ impl Descriptor {
     /// global one if that cache is gone); computed once when this descriptor is pinned, each
     /// time otherwise (see `reversed`).
     pub(crate) fn reversed(&self) -> Result<Shape> {
-        if let Some(r) = self.reversed.get() {
-            return Ok(r.clone());
+        let rank = self.geom.dims.len();
+        self.permuted(&self.reversed, |i| rank - 1 - i)
+    }
+
+    /// This geometry with its last two dims swapped (rank >= 2), memoised as [`Self::reversed`].
+    pub(crate) fn swapped_last(&self) -> Result<Shape> {
+        let rank = self.geom.dims.len();
+        debug_assert!(rank >= 2);
+        self.permuted(&self.swapped_last, |i| match rank - i {
+            1 => rank - 2,
+            2 => rank - 1,
+            _ => i,
+        })
+    }
+
+    /// The geometry whose dim `i` is this one's dim `source(i)`, from `memo` when it holds
+    /// one; set into `memo` only when this descriptor is pinned (a counted pair would point at
+    /// each other and never be freed).
+    fn permuted(&self, memo: &OnceLock<Shape>, source: impl Fn(usize) -> usize) -> Result<Shape> {
+        if let Some(s) = memo.get() {
+            return Ok(s.clone());
         }
-        let dims: SmallVec<[usize; 8]> = self.geom.dims.iter().rev().copied().collect();
-        let strides: SmallVec<[isize; 8]> = self.geom.strides.iter().rev().copied().collect();
-        let r = self.intern_beside(&dims, &strides)?;
+        let (from_dims, from_strides) = (&self.geom.dims, &self.geom.strides);
+        let dims: SmallVec<[usize; 8]> =
+            (0..from_dims.len()).map(|i| from_dims[source(i)]).collect();
+        let strides: SmallVec<[isize; 8]> = (0..from_dims.len())
+            .map(|i| from_strides[source(i)])
+            .collect();
+        let s = self.intern_beside(&dims, &strides)?;
         if self.pinned {
             // Two threads racing here interned the same descriptor; either handle will do.
-            let _ = self.reversed.set(r.clone());
+            let _ = memo.set(s.clone());
         }
-        Ok(r)
+        Ok(s)
     }
 
     /// `dims` with `strides` interned in this descriptor's cache (the global one if that
@@ -427,6 +452,7 @@ impl ShapeCache {
                     home: Arc::downgrade(&self.inner),
                     tail: OnceLock::new(),
                     reversed: OnceLock::new(),
+                    swapped_last: OnceLock::new(),
                     dense: OnceLock::new(),
                     pinned,
                 });

@@ -121,6 +121,21 @@ impl Shape {
         self.d().reversed()
     }
 
+    /// This geometry with its last two dims swapped (`.mT`; the same geometry below rank 2),
+    /// from a memo on the descriptor when it is pinned.
+    ///
+    /// ```
+    /// use tessera::shape::Shape;
+    /// let s = Shape::new(&[2, 3, 4], &[12, 4, 1]).unwrap();
+    /// assert_eq!(s.swapped_last().unwrap(), Shape::new(&[2, 4, 3], &[12, 1, 4]).unwrap());
+    /// ```
+    pub fn swapped_last(&self) -> Result<Shape> {
+        if self.rank() < 2 {
+            return Ok(self.clone());
+        }
+        self.d().swapped_last()
+    }
+
     /// The descriptor a fresh output takes to follow this geometry's memory order (P6): when
     /// it covers a dense block with positive strides in an order other than row-major, the
     /// same strides with size-1 dims given their row-major ones; `None` otherwise (row-major
