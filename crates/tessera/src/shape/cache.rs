@@ -488,7 +488,7 @@ impl ShapeCache {
                 };
                 match &slot.shape {
                     Front::Empty => None,
-                    Front::Pinned(d) => same(d).then_some(Shape(super::Handle::Pinned(d))),
+                    Front::Pinned(d) => same(d).then(|| Shape::from_pinned(d)),
                     Front::Counted(weak) => {
                         let live = weak.upgrade()?;
                         // Dropping `live` on a mismatch may free a descriptor, which locks a

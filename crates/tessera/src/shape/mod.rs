@@ -8,6 +8,7 @@
 
 mod cache;
 mod geometry;
+mod handle;
 mod trie;
 
 use std::fmt;
@@ -25,6 +26,7 @@ pub(crate) use geometry::{
 
 use crate::error::Result;
 use cache::{DenseOrder, Descriptor};
+use handle::Handle;
 
 /// A handle to an interned shape descriptor.
 ///
@@ -40,38 +42,30 @@ use cache::{DenseOrder, Descriptor};
 #[derive(Clone)]
 pub struct Shape(pub(crate) Handle);
 
-/// How a [`Shape`] holds its descriptor.
-#[derive(Clone)]
-pub(crate) enum Handle {
-    /// A descriptor its cache pinned: copying or dropping the handle touches no reference
-    /// count (a view made and dropped from Python paid four atomic operations before, two of
-    /// them for its shape).
-    Pinned(&'static Descriptor),
-    /// Any other descriptor, freed with its last handle.
-    Counted(Arc<Descriptor>),
-}
-
 impl Shape {
     /// The handle for a descriptor the cache found or made.
     pub(crate) fn from_arc(d: Arc<Descriptor>) -> Shape {
         match d.pinned_ref() {
-            Some(pinned) => Shape(Handle::Pinned(pinned)),
-            None => Shape(Handle::Counted(d)),
+            Some(pinned) => Shape(Handle::pinned(pinned)),
+            None => Shape(Handle::counted(d)),
         }
+    }
+
+    /// The handle for a descriptor its cache pinned.
+    #[inline]
+    pub(crate) fn from_pinned(d: &'static Descriptor) -> Shape {
+        Shape(Handle::pinned(d))
     }
 
     /// The descriptor.
     #[inline(always)]
     fn d(&self) -> &Descriptor {
-        match &self.0 {
-            Handle::Pinned(d) => d,
-            Handle::Counted(d) => d,
-        }
+        self.0.get()
     }
 
     /// Whether this handle holds a pinned descriptor (no reference count).
     pub fn is_pinned(&self) -> bool {
-        matches!(self.0, Handle::Pinned(_))
+        !self.0.is_counted()
     }
 
     /// The descriptor for `dims` with `strides` (in elements) from the global cache.
