@@ -4,7 +4,8 @@
 //! A two-variant enum (`&'static Descriptor` or `Arc<Descriptor>`) took two words, so a
 //! `Layout` was 24 bytes and a `Result<Layout>` came back through memory; moving the pair
 //! between a view's layers was read back with wider loads than it was written with, a
-//! store-forwarding stall per layer (docs/performance.md, "A one-word shape handle").
+//! store-forwarding stall per layer (docs/performance.md, "Memoised transposes and a one-word
+//! shape handle").
 
 use std::ptr::NonNull;
 use std::sync::Arc;
