@@ -193,7 +193,7 @@ def test_fallback_and_masked_semantics():
 
 
 # Parts written after construction through NumPy views of sparse_parts(): every kernel that
-# reads them raises ValueError (TesseraError::Sparse), never panics or reads out of bounds.
+# reads them raises ValueError (ErrorKind::Sparse), never panics or reads out of bounds.
 CSR_DENSE = np.array([[1.0, 0.0, 2.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 3.0, 0.0, 4.0]])
 # (what, part, position, value) on indptr [0, 2, 2, 4], indices [0, 2, 1, 3].
 CSR_WRITES = [

@@ -134,8 +134,9 @@ impl Descriptor {
     }
 
     /// The geometry whose dim `i` is this one's dim `source(i)`, from `memo` when it holds
-    /// one; set into `memo` only when this descriptor is pinned (a counted pair would point at
-    /// each other and never be freed).
+    /// one; set into `memo` only when this descriptor and the result are both pinned (a
+    /// counted pair would point at each other and never be freed, and a counted result held
+    /// by a pinned descriptor would never be reclaimed).
     fn permuted(&self, memo: &OnceLock<Shape>, source: impl Fn(usize) -> usize) -> Result<Shape> {
         if let Some(s) = memo.get() {
             return Ok(s.clone());
@@ -147,8 +148,10 @@ impl Descriptor {
             .map(|i| from_strides[source(i)])
             .collect();
         let s = self.intern_beside(&dims, &strides)?;
-        if self.pinned {
+        if self.pinned && s.is_pinned() {
             // Two threads racing here interned the same descriptor; either handle will do.
+            // A counted result is not kept: held by a descriptor that is never freed, it
+            // would never be reclaimed either.
             let _ = memo.set(s.clone());
         }
         Ok(s)
