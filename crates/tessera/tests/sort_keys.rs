@@ -122,3 +122,52 @@ proptest! {
         prop_assert_eq!(order, idx.iter().map(|&i| i as i64).collect::<Vec<_>>());
     }
 }
+
+/// Sorts `v` by the standard library (descending: reversed), the reference below.
+fn std_sorted<T: Ord + Copy>(v: &[T], desc: bool) -> Vec<T> {
+    let mut w = v.to_vec();
+    w.sort_unstable();
+    if desc {
+        w.reverse();
+    }
+    w
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// The 32- and 64-bit integers sort in place as their own keys (one xor each way): the
+    /// whole range, both extremes included, at lengths through the network (up to 256) and
+    /// the quicksort above it, in rows of a 2-D tensor.
+    #[test]
+    fn wide_integers_sort_in_place_over_their_whole_range(
+        raw in proptest::collection::vec(
+            prop_oneof![any::<i64>(), Just(i64::MIN), Just(i64::MAX), Just(0), -3i64..3],
+            0..700,
+        ),
+        rows in 1usize..4,
+        desc: bool,
+    ) {
+        let n = raw.len() / rows;
+        let raw = &raw[..n * rows];
+        let lanes = |got: Vec<i64>| got.chunks(n.max(1)).map(<[i64]>::to_vec).collect::<Vec<_>>();
+        let t = Tensor::from_vec(raw.to_vec(), &[rows, n]).unwrap();
+        let want: Vec<Vec<i64>> = raw.chunks(n.max(1)).map(|l| std_sorted(l, desc)).collect();
+        let got = t.sort(1, desc, false).unwrap().to_vec::<i64>().unwrap();
+        prop_assert_eq!(lanes(got), want.clone());
+        let as_u64: Vec<u64> = raw.iter().map(|&x| x as u64).collect();
+        let t = Tensor::from_vec(as_u64.clone(), &[rows, n]).unwrap();
+        let got = t.sort(1, desc, false).unwrap().to_vec::<u64>().unwrap();
+        let want: Vec<u64> = as_u64.chunks(n.max(1)).flat_map(|l| std_sorted(l, desc)).collect();
+        prop_assert_eq!(got, want);
+        let as_i32: Vec<i32> = raw.iter().map(|&x| (x >> 32) as i32).collect();
+        let t = Tensor::from_vec(as_i32.clone(), &[rows, n]).unwrap();
+        let got = t.sort(1, desc, false).unwrap().to_vec::<i32>().unwrap();
+        let want: Vec<i32> = as_i32.chunks(n.max(1)).flat_map(|l| std_sorted(l, desc)).collect();
+        prop_assert_eq!(got, want);
+        let as_u32: Vec<u32> = raw.iter().map(|&x| x as u32).collect();
+        let t = Tensor::from_vec(as_u32.clone(), &[rows, n]).unwrap();
+        let got = t.sort(1, desc, false).unwrap().to_vec::<u32>().unwrap();
+        let want: Vec<u32> = as_u32.chunks(n.max(1)).flat_map(|l| std_sorted(l, desc)).collect();
+        prop_assert_eq!(got, want);
+    }
+}

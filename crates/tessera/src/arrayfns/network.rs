@@ -1,31 +1,32 @@
-//! A bitonic sorting network held in AVX-512 registers: the sort of short lanes (up to
-//! [`NET_MAX`] keys) behind `sort`, `argsort` and the set functions, where a comparison sort
-//! pays a mispredicted branch per comparison and radix passes pay their 256-bucket counts
+//! A sorting network held in AVX-512 registers: the sort of short lanes (up to [`NET_MAX`]
+//! keys) behind `sort`, `argsort` and the set functions, where a comparison sort pays a
+//! mispredicted branch per comparison and radix passes pay their 256-bucket counts
 //! (docs/performance.md, "Sorting network").
 //!
 //! The keys are `u64` (8 to a register) or `u32` (16 to a register), compared as integers
 //! (`radix.rs`'s order-preserving keys, packed with their index where the sort must be
 //! stable), or `f64` / `f32` values without NaNs, compared as floats. They are padded with the
-//! largest key to `L * R` keys (`L` lanes a register, `R` a power of two), loaded into `R`
-//! registers, and sorted by Batcher's bitonic network: for each block size
-//! `k = 2, 4, ..., L * R` and each distance `j = k/2, ..., 1`, every key `g` is compared with
-//! key `g ^ j` and the pair is put in ascending order when `g & k == 0`, descending otherwise.
-//! Distances of `L` and more pair whole registers (one `min` and one `max`); shorter ones
-//! pair lanes of one register (a permute, a `max` and a masked `min`). The padding keys sort
-//! last, so the first `n` keys out are the input's, sorted.
+//! largest key to `L * R` keys (`L` lanes a register, `R` a power of two) and loaded into `R`
+//! registers, key `g` in lane `g % L` of register `g / L`. The network then works on the
+//! `R x L` matrix of keys in two phases:
+//! 1. each column (one lane position across the registers) is sorted by Batcher's odd-even
+//!    merge network on `R` inputs, whole-register `min` and `max` only (191 pairs for 32
+//!    registers);
+//! 2. neighbouring blocks of sorted columns merge pairwise, 1 + 1 columns into 2, 2 + 2
+//!    into 4, up to `L`: a bitonic merge whose layers between registers pair register `i`
+//!    with `R - 1 - i` (the second block's columns reversed by a permute), and whose last
+//!    layers pair lanes inside each register (a permute, a `max` and a masked `min`).
 //!
-//! One pass keeps at most [`HELD`] registers of keys, every register index a constant
-//! (`unroll!`), so that they stay in registers; 32 registers (256 `u64` keys) sort in passes
-//! over their halves.
+//! Every layer of the usual bitonic sort at a distance under `L` keys is a permute and two
+//! comparisons per register; here the first phase has none, and the second only
+//! `log2(L) (log2(L) + 1) / 2` of them, against `log2(L R) (log2(L R) + 1) / 2`, which is
+//! where the time went. The padding keys sort last, so the first `n` keys out are the input's,
+//! sorted. Every register index is a constant (`unroll!`), so that all `R` registers stay in
+//! registers.
 
 /// The longest slice [`sort`] takes (32 registers of 8 `u64` keys, as many
 /// registers as AVX-512 has).
 pub(crate) const NET_MAX: usize = 256;
-
-/// Registers of keys one pass of the network holds: half of AVX-512's 32, leaving the other
-/// half for each layer's partners, results and permutation indices. A network over more
-/// registers (the 32 of 256 `u64` keys) runs in passes over halves of its keys.
-const HELD: usize = 16;
 
 /// The lane length above which [`sort`] first checks whether the lane is sorted already.
 const SORTED_CHECK_FROM: usize = 64;
@@ -136,13 +137,46 @@ const fn lanes_with(bit: usize, lanes: usize) -> u32 {
     m
 }
 
-/// Runs `$body` with `$i` bound to each of `0 .. $n` (`$n` at most 16: [`HELD`]), written
-/// out, so that every register index is a constant. Loops over the registers did not unroll
-/// at 32 registers, and the keys then lived on the stack (the network took three times as
-/// long as it does now).
+/// Room for the comparators of a column network ([`columns`]): Batcher's network on 32
+/// inputs has 191; [`unroll!`] twice over runs up to 256.
+const MAX_COMPARATORS: usize = 256;
+
+/// Batcher's odd-even merge sort on `n` inputs (`n` a power of two, at most 32): the pairs
+/// `(a, b)`, `a < b`, in the order they run, and how many there are. Sorting the registers
+/// `r[0 .. n]` lane by lane is putting `min` in `r[a]` and `max` in `r[b]` for each pair.
+const fn columns(n: usize) -> ([(u8, u8); MAX_COMPARATORS], usize) {
+    let mut out = [(0u8, 0u8); MAX_COMPARATORS];
+    let mut len = 0;
+    let mut p = 1;
+    while p < n {
+        let mut k = p;
+        while k >= 1 {
+            let mut j = k % p;
+            while j + k < n {
+                let mut i = 0;
+                while i < k && i + j + k < n {
+                    if (i + j) / (2 * p) == (i + j + k) / (2 * p) {
+                        out[len] = ((i + j) as u8, (i + j + k) as u8);
+                        len += 1;
+                    }
+                    i += 1;
+                }
+                j += 2 * k;
+            }
+            k /= 2;
+        }
+        p *= 2;
+    }
+    (out, len)
+}
+
+/// Runs `$body` with `$i` bound to each of `0 .. $n` (`$n` at most 32), written out, so that
+/// every register index is a constant. Loops over the registers did not unroll at 32
+/// registers, and the keys then lived on the stack (the network took three times as long).
 macro_rules! unroll {
     ($n:expr, |$i:ident| $body:block) => {
-        unroll!(@ $n, $i, $body, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
+        unroll!(@ $n, $i, $body, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23
+            24 25 26 27 28 29 30 31)
     };
     (@ $n:expr, $i:ident, $body:block, $($k:literal)*) => {
         $(
@@ -157,49 +191,36 @@ macro_rules! unroll {
 /// The network's module for one key type: `$word` keys, `$lanes` to a register, and the
 /// AVX-512F intrinsics for that lane width.
 macro_rules! network_module {
-    ($name:ident, $word:ty, $pad:expr, $lanes:literal, $mask:ty, $vec:ty, $idx:ty, $load:ident,
-     $store:ident, $mask_load:ident, $mask_store:ident, $zero:ident, $min:ident, $max:ident,
+    ($name:ident, $word:ty, $pad:expr, $lanes:literal, $mask:ty, $vec:ty, $idx:ty,
+     $set1:ident, $mask_load:ident, $mask_store:ident, $min:ident, $max:ident,
      $mask_min:ident, $permute:ident) => {
         #[cfg(target_arch = "x86_64")]
         mod $name {
             use std::arch::x86_64::*;
 
-            use super::{lanes_with, HELD, NET_MAX};
+            use super::{columns, lanes_with, NET_MAX};
 
             /// Keys a register holds.
             const L: usize = $lanes;
 
-            /// The keys, padded: `NET_MAX` of them.
-            type Keys = [$word; NET_MAX];
+            /// The most registers a lane takes.
+            const MAX_R: usize = NET_MAX / L;
 
-            /// Sorts `v` (`v.len() <= NET_MAX`) ascending: in registers loaded from it under
-            /// masks when it fits in [`HELD`] of them, else through a padded buffer (the
-            /// network over 32 registers runs in passes over memory).
+            /// Sorts `v` (`v.len() <= NET_MAX`) ascending, in as few registers as hold it
+            /// (a power of two).
             ///
             /// # Safety
             /// The CPU must have AVX-512F.
             #[target_feature(enable = "avx512f")]
             pub(super) unsafe fn sort(v: &mut [$word]) {
-                let n = v.len();
-                debug_assert!(n <= NET_MAX);
-                match n.div_ceil(L).next_power_of_two() {
+                debug_assert!(v.len() <= NET_MAX);
+                match v.len().div_ceil(L).next_power_of_two() {
                     1 => direct::<1>(v),
                     2 => direct::<2>(v),
                     4 => direct::<4>(v),
                     8 => direct::<8>(v),
-                    16 => direct::<16>(v),
-                    // More registers than one pass holds: 32 of `u64` keys (`u32` keys
-                    // never need more than 16).
-                    _ => {
-                        if let Ok(full) = <&mut Keys>::try_from(&mut *v) {
-                            // A full lane needs no padding: sorted where it is.
-                            return halves(full);
-                        }
-                        let mut buf: Keys = [$pad; NET_MAX];
-                        buf[..n].copy_from_slice(v);
-                        halves(&mut buf);
-                        v.copy_from_slice(&buf[..n]);
-                    }
+                    16 if MAX_R > 16 => direct::<16>(v),
+                    _ => direct::<MAX_R>(v),
                 }
             }
 
@@ -213,17 +234,22 @@ macro_rules! network_module {
                 }
             }
 
-            /// Sorts `v` (`v.len() <= L * R`, `R <= HELD`) in `R` registers loaded from it
-            /// under masks, the lanes past its end holding the padding key, and stored back
-            /// under the same masks: no buffer to fill and copy (which, for a 16-element lane,
-            /// took longer than its network).
+            /// Sorts `v` (`v.len() <= L * R`) in `R` registers loaded from it under masks, the
+            /// lanes past its end holding the padding key (which sorts last), and stored back
+            /// under the same masks. Key `g` of the lane is lane `g % L` of register `g / L`.
+            ///
+            /// Two phases (docs/performance.md, "Sorting network"):
+            /// 1. [`sort_columns`]: every lane position ("column") is sorted across the `R`
+            ///    registers, by whole-register `min`/`max` only.
+            /// 2. [`merge`] at widths `S = 2, 4, .., L`: each pair of neighbouring sorted
+            ///    blocks of `S / 2` columns merges into one block of `S` columns, read row by
+            ///    row (key `r * S + c` of a block is its column `c` in register `r`). After
+            ///    width `L` the registers hold the sorted keys in order.
             #[target_feature(enable = "avx512f")]
             fn direct<const R: usize>(v: &mut [$word]) {
                 let n = v.len();
                 assert!(n <= L * R, "the lane fits in the registers");
-                let pad = [$pad; L];
-                // SAFETY: `pad` is `L` keys, 64 bytes; the load is unaligned.
-                let padding = unsafe { $load(pad.as_ptr().cast()) };
+                let padding = $set1($pad as _);
                 let mut r = [padding; R];
                 let p = v.as_mut_ptr();
                 unroll!(R, |i| {
@@ -236,16 +262,13 @@ macro_rules! network_module {
                         };
                     }
                 });
-                // Written out, not a function: one holding the registers was not always
-                // inlined, and they then went through memory.
-                stage_upto::<R, 0, 2>(&mut r);
-                stage_upto::<R, 0, 4>(&mut r);
-                stage_upto::<R, 0, 8>(&mut r);
-                stage_upto::<R, 0, 16>(&mut r);
-                stage_upto::<R, 0, 32>(&mut r);
-                stage_upto::<R, 0, 64>(&mut r);
-                stage_upto::<R, 0, 128>(&mut r);
-                stage_upto::<R, 0, 256>(&mut r);
+                // Written out, not a loop of calls: the registers stay in registers only
+                // while every index is a constant.
+                sort_columns::<R>(&mut r);
+                merge::<R, 2>(&mut r);
+                merge::<R, 4>(&mut r);
+                merge::<R, 8>(&mut r);
+                merge::<R, 16>(&mut r);
                 unroll!(R, |i| {
                     if i * L < n {
                         // SAFETY: as for the loads.
@@ -254,170 +277,109 @@ macro_rules! network_module {
                 });
             }
 
-            /// Registers in each half of a full buffer.
-            const HALF: usize = NET_MAX / L / 2;
-
-            /// Sorts the whole of `buf` in passes over its halves (`HALF` registers each, at
-            /// most `HELD`): every stage within a half on each half (the second half's last
-            /// one descending, as the network puts it), then the last stage's layer between
-            /// the halves (register distance `HALF`, in memory), then the rest of the last
-            /// stage on each half.
-            #[target_feature(enable = "avx512f")]
-            fn halves(buf: &mut Keys) {
-                const { assert!(HALF <= HELD && HALF * L * 2 == NET_MAX) };
-                // The low half through `direct` (its masks all full) rather than a `pass` from
-                // register 0: two functions running the stages of registers `0 .. HALF` made
-                // LLVM stop inlining the stages (each then had two callers), and the
-                // registers went through memory at every stage.
-                direct::<HALF>(&mut buf[..NET_MAX / 2]);
-                pass::<HALF, HALF>(buf);
-                let (low, high) = buf.split_at_mut(NET_MAX / 2);
-                for (a, b) in low.chunks_exact_mut(L).zip(high.chunks_exact_mut(L)) {
-                    // SAFETY: `a` and `b` are `L` keys each, 64 bytes; the accesses are
-                    // unaligned.
-                    unsafe {
-                        let (x, y) = ($load(a.as_ptr().cast()), $load(b.as_ptr().cast()));
-                        $store(a.as_mut_ptr().cast(), $min(x, y));
-                        $store(b.as_mut_ptr().cast(), $max(x, y));
-                    }
-                }
-                last_pass::<0>(buf);
-                last_pass::<HALF>(buf);
-            }
-
-            /// Loads registers `B .. B + R` of `buf`, runs every stage whose blocks fit in
-            /// them (each block in the network's direction), and stores them back. The
-            /// registers never leave this function, whose callees inline: passed between
-            /// functions, they went through the stack.
-            #[target_feature(enable = "avx512f")]
-            fn pass<const R: usize, const B: usize>(buf: &mut Keys) {
-                let mut r = load::<R>(buf, B);
-                stage_upto::<R, B, 2>(&mut r);
-                stage_upto::<R, B, 4>(&mut r);
-                stage_upto::<R, B, 8>(&mut r);
-                stage_upto::<R, B, 16>(&mut r);
-                stage_upto::<R, B, 32>(&mut r);
-                stage_upto::<R, B, 64>(&mut r);
-                stage_upto::<R, B, 128>(&mut r);
-                stage_upto::<R, B, 256>(&mut r);
-                store(buf, B, &r);
-            }
-
-            /// The register distances below `HALF` and the lane distances of the last stage
-            /// of [`halves`] (all ascending), on registers `B .. B + HALF` of `buf`.
-            #[target_feature(enable = "avx512f")]
-            fn last_pass<const B: usize>(buf: &mut Keys) {
-                let mut r = load::<HALF>(buf, B);
-                stage::<HALF, B, NET_MAX>(&mut r);
-                store(buf, B, &r);
-            }
-
-            /// Registers `first .. first + R` of `buf` (`L` keys each).
+            /// Puts the smaller keys of registers `a` and `b` in `a`, lane by lane, and the
+            /// larger in `b`.
             #[inline]
             #[target_feature(enable = "avx512f")]
-            fn load<const R: usize>(buf: &Keys, first: usize) -> [$vec; R] {
-                let mut r = [$zero(); R];
-                unroll!(R, |i| {
-                    let keys = &buf[L * (first + i)..][..L];
-                    // SAFETY: `keys` is `L` keys, 64 bytes; the load is unaligned.
-                    r[i] = unsafe { $load(keys.as_ptr().cast()) };
-                });
-                r
+            fn exchange<const R: usize>(r: &mut [$vec; R], a: usize, b: usize) {
+                let (x, y) = (r[a], r[b]);
+                r[a] = $min(x, y);
+                r[b] = $max(x, y);
             }
 
-            /// Writes `r` back as registers `first ..` of `buf`.
+            /// Phase 1: Batcher's network ([`columns`]) over the `R` registers.
             #[inline]
             #[target_feature(enable = "avx512f")]
-            fn store<const R: usize>(buf: &mut Keys, first: usize, r: &[$vec; R]) {
-                unroll!(R, |i| {
-                    let keys = &mut buf[L * (first + i)..][..L];
-                    // SAFETY: as for the loads.
-                    unsafe { $store(keys.as_mut_ptr().cast(), r[i]) };
+            fn sort_columns<const R: usize>(r: &mut [$vec; R]) {
+                const { assert!(R <= 32) };
+                let (pairs, len) = const { columns(R) };
+                // 8 x 32 indices cover the 191 comparators of 32 inputs.
+                unroll!(8, |hi| {
+                    unroll!(32, |lo| {
+                        let k = hi * 32 + lo;
+                        if k < len {
+                            let (a, b) = pairs[k];
+                            exchange(r, a as usize, b as usize);
+                        }
+                    });
                 });
             }
 
-            /// Stage `K` when its blocks fit in `R` registers (else nothing).
+            /// Phase 2 at block width `S` (nothing when `S > L`). The blocks of `S / 2`
+            /// columns pair up (`X` the lower, `Y` the upper), and each pair merges as a
+            /// bitonic sequence: `X` followed by `Y` read backwards. Reading `Y` backwards is
+            /// reversing its register order and, inside each register, its columns: the
+            /// register exchanges of [`cross`] pair register `i` with register `R - 1 - i`
+            /// after reversing the columns of each block in the second, and each half then
+            /// holds a bitonic sequence again, down to single registers; [`within`] finishes
+            /// inside each register.
             #[inline]
             #[target_feature(enable = "avx512f")]
-            fn stage_upto<const R: usize, const B: usize, const K: usize>(r: &mut [$vec; R]) {
-                if K <= L * R {
-                    stage::<R, B, K>(r);
-                }
-            }
-
-            /// The layers of stage `K` (blocks of `K` keys) that pair keys within `r`:
-            /// register distances below `R` (those of at most `K / 2L` registers), then the
-            /// lane distances. A block longer than `L * R` keys needs its larger distances
-            /// done before (`halves`).
-            #[inline]
-            #[target_feature(enable = "avx512f")]
-            fn stage<const R: usize, const B: usize, const K: usize>(r: &mut [$vec; R]) {
-                registers::<R, B, K, 8>(r);
-                registers::<R, B, K, 4>(r);
-                registers::<R, B, K, 2>(r);
-                registers::<R, B, K, 1>(r);
-                lanes::<R, B, K>(r);
-            }
-
-            /// The layer at a distance of `D` registers (`L * D` keys) within blocks of `K`
-            /// keys, when `D < R` and the block is that long (else nothing); a register's
-            /// direction is its block's.
-            #[inline]
-            #[target_feature(enable = "avx512f")]
-            fn registers<const R: usize, const B: usize, const K: usize, const D: usize>(
-                r: &mut [$vec; R],
-            ) {
-                if D >= R || 2 * L * D > K {
+            fn merge<const R: usize, const S: usize>(r: &mut [$vec; R]) {
+                if S > L {
                     return;
                 }
+                cross::<R, S, 32>(r);
+                cross::<R, S, 16>(r);
+                cross::<R, S, 8>(r);
+                cross::<R, S, 4>(r);
+                cross::<R, S, 2>(r);
+                within::<R, S>(r);
+            }
+
+            /// One level of [`merge`]'s register exchanges: in each group of `G` registers
+            /// (nothing when `G > R`), reverse the columns within every `S`-block of the
+            /// upper `G / 2` registers, then exchange register `i` of the group with
+            /// register `G - 1 - i`.
+            #[inline]
+            #[target_feature(enable = "avx512f")]
+            fn cross<const R: usize, const S: usize, const G: usize>(r: &mut [$vec; R]) {
+                if G > R {
+                    return;
+                }
+                let reverse = partners(S - 1);
                 unroll!(R, |a| {
-                    if a & D == 0 {
-                        let b = a | D;
-                        let (lo, hi) = ($min(r[a], r[b]), $max(r[a], r[b]));
-                        let ascending = (L * (B + a)) & K == 0;
-                        (r[a], r[b]) = if ascending { (lo, hi) } else { (hi, lo) };
+                    if a % G >= G / 2 {
+                        r[a] = $permute(reverse, r[a]);
+                    }
+                });
+                unroll!(R, |a| {
+                    if a % G < G / 2 {
+                        exchange(r, a, a - a % G + G - 1 - a % G);
                     }
                 });
             }
 
-            /// The layers at lane distances `min(K / 2, L / 2), ..., 1` within blocks of `K`
-            /// keys, all of them on one register before the next.
+            /// The layers of [`merge`] inside each register, at column distances `S / 2,
+            /// .., 1` within each `S`-block: the first pairs column `c` with `S - 1 - c` (the
+            /// block reversed), the others `c` with `c ^ D` (`D` the distance). The lower
+            /// column of each pair keeps the smaller key.
             #[inline]
             #[target_feature(enable = "avx512f")]
-            fn lanes<const R: usize, const B: usize, const K: usize>(r: &mut [$vec; R]) {
+            fn within<const R: usize, const S: usize>(r: &mut [$vec; R]) {
                 unroll!(R, |a| {
-                    // The lanes whose block (`g & K` for key `g = L * (B + a) + l`) sorts
-                    // descending: blocks shorter than a register alternate within it,
-                    // longer ones cover it.
-                    let descending = if K < L {
-                        const { lanes_with(K, L) }
-                    } else if (L * (B + a)) & K != 0 {
-                        const { (1u32 << L) - 1 }
-                    } else {
-                        0
-                    };
                     let mut x = r[a];
-                    x = lane_layer::<K, 8>(x, descending);
-                    x = lane_layer::<K, 4>(x, descending);
-                    x = lane_layer::<K, 2>(x, descending);
-                    x = lane_layer::<K, 1>(x, descending);
+                    x = layer(x, S - 1, S / 2);
+                    if 4 < S / 2 {
+                        x = layer(x, 4, 4);
+                    }
+                    if 2 < S / 2 {
+                        x = layer(x, 2, 2);
+                    }
+                    if 1 < S / 2 {
+                        x = layer(x, 1, 1);
+                    }
                     r[a] = x;
                 });
             }
 
-            /// The layer at lane distance `D` within blocks of `K` keys on register `x`, when
-            /// `D < L` and the block is that long (else `x`); `descending` has the lanes whose
-            /// block sorts descending. Lane `l`'s partner is `l ^ D`: every lane takes the
-            /// larger key of its pair, then the lanes that keep the smaller one (the lower
-            /// lane of an ascending pair, the upper of a descending one) take the smaller.
+            /// One layer of [`within`]: column `c` meets column `c ^ flip`, and keeps the
+            /// smaller key when `c & step == 0`.
             #[inline]
             #[target_feature(enable = "avx512f")]
-            fn lane_layer<const K: usize, const D: usize>(x: $vec, descending: u32) -> $vec {
-                if D >= L || 2 * D > K {
-                    return x;
-                }
-                let other = $permute(partners(D), x);
-                let keep_min = !(lanes_with(D, L) ^ descending) as $mask;
+            fn layer(x: $vec, flip: usize, step: usize) -> $vec {
+                let other = $permute(partners(flip), x);
+                let keep_min = !lanes_with(step, L) as $mask;
                 $mask_min($max(x, other), keep_min, x, other)
             }
 
@@ -444,11 +406,9 @@ network_module!(
     __mmask8,
     __m512i,
     u64,
-    _mm512_loadu_si512,
-    _mm512_storeu_si512,
+    _mm512_set1_epi64,
     _mm512_mask_loadu_epi64,
     _mm512_mask_storeu_epi64,
-    _mm512_setzero_si512,
     _mm512_min_epu64,
     _mm512_max_epu64,
     _mm512_mask_min_epu64,
@@ -462,17 +422,14 @@ network_module!(
     __mmask16,
     __m512i,
     u32,
-    _mm512_loadu_si512,
-    _mm512_storeu_si512,
+    _mm512_set1_epi32,
     _mm512_mask_loadu_epi32,
     _mm512_mask_storeu_epi32,
-    _mm512_setzero_si512,
     _mm512_min_epu32,
     _mm512_max_epu32,
     _mm512_mask_min_epu32,
     _mm512_permutexvar_epi32
 );
-
 network_module!(
     wide_f64,
     f64,
@@ -481,11 +438,9 @@ network_module!(
     __mmask8,
     __m512d,
     u64,
-    _mm512_loadu_pd,
-    _mm512_storeu_pd,
+    _mm512_set1_pd,
     _mm512_mask_loadu_pd,
     _mm512_mask_storeu_pd,
-    _mm512_setzero_pd,
     _mm512_min_pd,
     _mm512_max_pd,
     _mm512_mask_min_pd,
@@ -499,11 +454,9 @@ network_module!(
     __mmask16,
     __m512,
     u32,
-    _mm512_loadu_ps,
-    _mm512_storeu_ps,
+    _mm512_set1_ps,
     _mm512_mask_loadu_ps,
     _mm512_mask_storeu_ps,
-    _mm512_setzero_ps,
     _mm512_min_ps,
     _mm512_max_ps,
     _mm512_mask_min_ps,
@@ -528,6 +481,37 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    /// Batcher's column networks have their known sizes, and sort every 0/1 input of up to
+    /// 16 keys (so, by the 0-1 principle, every input), and random inputs of 32.
+    #[test]
+    fn column_networks_sort() {
+        let run = |n: usize, v: &mut [u64]| {
+            let (pairs, len) = columns(n);
+            for &(a, b) in &pairs[..len] {
+                let (a, b) = (a as usize, b as usize);
+                assert!(a < b && b < n);
+                if v[a] > v[b] {
+                    v.swap(a, b);
+                }
+            }
+        };
+        for (n, size) in [(1, 0), (2, 1), (4, 5), (8, 19), (16, 63), (32, 191)] {
+            assert_eq!(columns(n).1, size, "{n} inputs");
+        }
+        for n in [2, 4, 8, 16] {
+            for bits in 0u32..1 << n {
+                let mut v: Vec<u64> = (0..n).map(|i| (bits >> i & 1) as u64).collect();
+                run(n, &mut v);
+                assert!(v.is_sorted(), "{n} inputs, bits {bits:b}");
+            }
+        }
+        for seed in 0..200 {
+            let mut v = keys(32, seed, 1000);
+            run(32, &mut v);
+            assert!(v.is_sorted());
+        }
     }
 
     #[test]

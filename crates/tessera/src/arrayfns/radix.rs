@@ -255,11 +255,41 @@ fn sort_in_registers<T: Element>(
             par,
         );
     }
+    // The 32- and 64-bit integers are their own keys up to one xor (the sign bit for the
+    // signed ones, every bit for a descending sort): sorted in place, with no key buffer.
+    let flip = |sign: u64| sign ^ if descending { u64::MAX } else { 0 };
+    // SAFETY (all four arms): `T` is the type named (same `TypeId`), and it has the size and
+    // alignment of the unsigned integer `v` is reborrowed as (every bit pattern valid).
+    if t == TypeId::of::<i64>() || t == TypeId::of::<u64>() {
+        let sign = if t == TypeId::of::<i64>() { 1 << 63 } else { 0 };
+        let bits = unsafe { std::slice::from_raw_parts_mut(p.cast::<u64>(), n) };
+        return sort_bits_in_place(bits, flip(sign), par);
+    }
+    if t == TypeId::of::<i32>() || t == TypeId::of::<u32>() {
+        let sign = if t == TypeId::of::<i32>() { 1 << 31 } else { 0 };
+        let bits = unsafe { std::slice::from_raw_parts_mut(p.cast::<u32>(), n) };
+        return sort_bits_in_place(bits, flip(sign) as u32, par);
+    }
     if key.bits() <= 32 {
         sort_keys_in_registers::<T, u32>(v, key, descending, par)
     } else {
         sort_keys_in_registers::<T, u64>(v, key, descending, par)
     }
+}
+
+/// Sorts the integers `v` by their keys `x ^ mask` (`mask` the sign bit of a signed type,
+/// complemented for a descending sort) in place: each element becomes its key, the keys
+/// sort, and each becomes an element again. `false`, with `v` untouched, where the CPU does
+/// not allow.
+fn sort_bits_in_place<K: NetKey + QuickSort>(v: &mut [K], mask: K, par: bool) -> Result<bool> {
+    if !quicksort::available() {
+        return Ok(false);
+    }
+    with_simd(|| v.iter_mut().for_each(|x| *x = *x ^ mask));
+    let sorted = quicksort::sort(v, par);
+    debug_assert!(sorted, "the quicksort runs here (checked above)");
+    with_simd(|| v.iter_mut().for_each(|x| *x = *x ^ mask));
+    Ok(true)
 }
 
 /// The zeros and NaNs of a float lane, in order (none for an integer dtype, with no scan):
@@ -310,18 +340,22 @@ where
     // wide). The flag and the fill are moved in: captured by reference, `descending` was
     // read from memory on every element (the writes through `x` might alias it) and the
     // loop stayed scalar (perf: `setp` and `cmpb` per element, a sixth of a cold lane's sort).
-    let lane = &mut *v;
-    let nans = with_simd(move || {
-        let mut nans = 0usize;
-        for x in lane.iter_mut() {
-            #[allow(clippy::eq_op)]
-            let nan = *x != *x;
-            nans += nan as usize;
-            let y = if descending { -*x } else { *x };
-            *x = if nan { fill } else { y };
-        }
-        nans
-    });
+    // The NaNs are counted first, read-only: an ascending lane without NaNs (the usual one)
+    // needs no rewrite, and the rewrite of one, where only the NaN slots change, was built as
+    // `vmaskmovps` stores, microcoded on AMD (a quarter of a 256-element f32 sort in perf).
+    #[allow(clippy::eq_op)]
+    let nans = with_simd(|| v.iter().map(|x| (*x != *x) as usize).sum::<usize>());
+    if descending || nans > 0 {
+        let lane = &mut *v;
+        with_simd(move || {
+            for x in lane.iter_mut() {
+                #[allow(clippy::eq_op)]
+                let nan = *x != *x;
+                let y = if descending { -*x } else { *x };
+                *x = if nan { fill } else { y };
+            }
+        });
+    }
     let sorted = quicksort::sort(v, par);
     debug_assert!(sorted, "the quicksort runs here (checked above)");
     if descending {
