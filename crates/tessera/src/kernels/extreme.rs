@@ -215,7 +215,7 @@ impl<T: Arith + Bounded> Reducer<T> for Max {
     }
     #[inline(always)]
     fn combine_row(&self, acc: &mut [T], src: &[T]) {
-        T::row_extreme::<true>(acc, src)
+        row_widest::<T, true>(acc, src)
     }
 }
 
@@ -236,8 +236,30 @@ impl<T: Arith + Bounded> Reducer<T> for Min {
     }
     #[inline(always)]
     fn combine_row(&self, acc: &mut [T], src: &[T]) {
-        T::row_extreme::<false>(acc, src)
+        row_widest::<T, false>(acc, src)
     }
+}
+
+/// [`Bounded::row_extreme`] compiled for AVX-512 where the CPU has it. The row update
+/// `acc[i] = if x beyond acc[i] { x } else { acc[i] }` stores back what it loaded where `x`
+/// loses, and the code generator turns that into a masked store: in AVX2 `vpmaskmovq` /
+/// `vmaskmovps`, microcoded on AMD (perf: 80% of `max(axis=0)` of a 256 x 256 `int64`, at
+/// 2.3 NumPy's time); AVX-512's masked stores are plain ones, and it has a 64-bit integer
+/// `max`.
+#[inline(always)]
+fn row_widest<T: Arith + Bounded, const MAX: bool>(acc: &mut [T], src: &[T]) {
+    /// The row update compiled with AVX-512.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
+    fn wide<T: Arith + Bounded, const MAX: bool>(acc: &mut [T], src: &[T]) {
+        T::row_extreme::<MAX>(acc, src)
+    }
+    #[cfg(target_arch = "x86_64")]
+    if super::simd::has_avx512() {
+        // SAFETY: `wide` only needs the features `has_avx512` has just confirmed.
+        return unsafe { wide::<T, MAX>(acc, src) };
+    }
+    T::row_extreme::<MAX>(acc, src)
 }
 
 /// A run folded by a NaN-propagating `maximum` or `minimum`. Both are associative and
