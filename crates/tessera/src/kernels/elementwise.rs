@@ -18,11 +18,13 @@
 use rayon::prelude::*;
 
 use super::plan::{Dims, Plan};
-use super::simd::with_simd;
 use crate::dtype::Element;
 use crate::error::{ErrorKind, Result};
 use crate::layout::overlap::check_writable_parts;
 use crate::shape::is_contiguous;
+use runs::{run2_simd, run3_simd};
+
+mod runs;
 
 /// Element count from which kernels of a few cycles per element (arithmetic, comparisons,
 /// copies, reductions) run on several threads. Measured by `benches/par_cutover.rs`
@@ -176,64 +178,16 @@ pub fn zip2<O: Element, A: Element>(
     let ptr = DstPtr::new(out);
     if let Some((n, s)) = small_single_run(dims, [dst.strides, src.strides]) {
         let o = [dst.offset, src.offset].map(|x| x as isize);
-        with_simd(|| run2(ptr, s[0], s[1], a, o, n, &f));
+        run2_simd(ptr, s[0], s[1], a, o, n, &f);
         return Ok(());
     }
     check_writable_parts(dims, dst.strides)?;
     let plan = Plan::new(dims, [dst.strides, src.strides], [dst.offset, src.offset]);
     let (so, sa) = (plan.inner_stride(0), plan.inner_stride(1));
     drive(&plan, &|o: [isize; 2], n: usize| {
-        with_simd(|| run2(ptr, so, sa, a, o, n, &f))
+        run2_simd(ptr, so, sa, a, o, n, &f)
     });
     Ok(())
-}
-
-/// One run of [`zip2`]: `n` elements from offsets `o` with inner strides `so`, `sa`.
-#[inline(always)]
-fn run2<O: Element, A: Element>(
-    ptr: DstPtr<O>,
-    so: isize,
-    sa: isize,
-    a: &[A],
-    o: [isize; 2],
-    n: usize,
-    f: &impl Fn(O, A) -> O,
-) {
-    ptr.check_run(o[0], n, so);
-    let ao = o[1];
-    if so == 1 {
-        // SAFETY: the run is inside the buffer (checked above) and no other thread
-        // touches these elements (type invariant of `DstPtr`).
-        let out = unsafe { std::slice::from_raw_parts_mut(ptr.ptr.offset(o[0]), n) };
-        match sa {
-            1 => {
-                let a = &a[ao as usize..ao as usize + n];
-                for (x, &y) in out.iter_mut().zip(a) {
-                    *x = f(*x, y);
-                }
-            }
-            0 => {
-                let y = a[ao as usize];
-                for x in out.iter_mut() {
-                    *x = f(*x, y);
-                }
-            }
-            _ => {
-                for (i, x) in out.iter_mut().enumerate() {
-                    *x = f(*x, a[(ao + i as isize * sa) as usize]);
-                }
-            }
-        }
-    } else {
-        for i in 0..n as isize {
-            let y = a[(ao + i * sa) as usize];
-            // SAFETY: in bounds (checked run) and written only by this thread.
-            unsafe {
-                let p = ptr.ptr.offset(o[0] + i * so);
-                *p = f(*p, y);
-            }
-        }
-    }
 }
 
 /// `out[i] = f(a[i], b[i])` over `dims`, checked as [`zip2`] is (the borrows keep `out`
@@ -252,7 +206,7 @@ pub fn zip3<O: Element, A: Element, B: Element>(
     let ptr = DstPtr::new(out);
     if let Some((n, s)) = small_single_run(dims, [dst.strides, sa.strides, sb.strides]) {
         let o = [dst.offset, sa.offset, sb.offset].map(|x| x as isize);
-        with_simd(|| run3(ptr, s, (a, b), o, n, &f));
+        run3_simd(ptr, s, (a, b), o, n, &f);
         return Ok(());
     }
     check_writable_parts(dims, dst.strides)?;
@@ -267,73 +221,9 @@ pub fn zip3<O: Element, A: Element, B: Element>(
         plan.inner_stride(2),
     );
     drive(&plan, &|o: [isize; 3], n: usize| {
-        with_simd(|| run3(ptr, [so, sa, sb], (a, b), o, n, &f))
+        run3_simd(ptr, [so, sa, sb], (a, b), o, n, &f)
     });
     Ok(())
-}
-
-/// One run of [`zip3`]: `n` elements from offsets `o` with inner strides `s`.
-#[inline(always)]
-fn run3<O: Element, A: Element, B: Element>(
-    ptr: DstPtr<O>,
-    [so, sa, sb]: [isize; 3],
-    (a, b): (&[A], &[B]),
-    o: [isize; 3],
-    n: usize,
-    f: &impl Fn(A, B) -> O,
-) {
-    ptr.check_run(o[0], n, so);
-    let (ao, bo) = (o[1], o[2]);
-    if so != 1 {
-        for i in 0..n as isize {
-            let v = f(a[(ao + i * sa) as usize], b[(bo + i * sb) as usize]);
-            // SAFETY: in bounds (checked run) and written only by this thread.
-            unsafe { *ptr.ptr.offset(o[0] + i * so) = v };
-        }
-        return;
-    }
-    // SAFETY: the run is inside the buffer (checked above) and no other thread touches
-    // these elements (type invariant of `DstPtr`).
-    let out = unsafe { std::slice::from_raw_parts_mut(ptr.ptr.offset(o[0]), n) };
-    let (au, bu) = (ao as usize, bo as usize);
-    match (sa, sb) {
-        (1, 1) => {
-            let (a, b) = (&a[au..au + n], &b[bu..bu + n]);
-            for ((x, &y), &z) in out.iter_mut().zip(a).zip(b) {
-                *x = f(y, z);
-            }
-        }
-        (1, 0) => {
-            let (a, z) = (&a[au..au + n], b[bu]);
-            for (x, &y) in out.iter_mut().zip(a) {
-                *x = f(y, z);
-            }
-        }
-        (0, 1) => {
-            let (y, b) = (a[au], &b[bu..bu + n]);
-            for (x, &z) in out.iter_mut().zip(b) {
-                *x = f(y, z);
-            }
-        }
-        (_, 1) => {
-            let b = &b[bu..bu + n];
-            for (i, (x, &z)) in out.iter_mut().zip(b).enumerate() {
-                *x = f(a[(ao + i as isize * sa) as usize], z);
-            }
-        }
-        (1, _) => {
-            let a = &a[au..au + n];
-            for (i, (x, &y)) in out.iter_mut().zip(a).enumerate() {
-                *x = f(y, b[(bo + i as isize * sb) as usize]);
-            }
-        }
-        _ => {
-            for (i, x) in out.iter_mut().enumerate() {
-                let i = i as isize;
-                *x = f(a[(ao + i * sa) as usize], b[(bo + i * sb) as usize]);
-            }
-        }
-    }
 }
 
 /// Calls `run(offsets, len)` for pieces of runs that together cover the plan exactly once,

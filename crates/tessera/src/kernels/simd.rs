@@ -7,8 +7,10 @@
 //! copy, so every loop in it is vectorised 256 bits wide and rounding is one instruction. On
 //! other CPUs and architectures the closure runs as built.
 //!
-//! The elementwise drivers and the reduction loops call it once per run of elements, so
-//! each kernel closure is compiled twice (baseline and AVX2) and nothing else is. One closure
+//! The reduction loops call it once per run of elements, so each kernel closure is compiled
+//! twice (baseline and AVX2) and nothing else is; the elementwise drivers use their own
+//! `#[target_feature]` copies (`kernels/elementwise/runs.rs`), which take the closure as a
+//! reference parameter so its captured state stays in registers. One closure
 //! must not be handed to two such wrappers (or called besides): LLVM then compiles it once,
 //! out of line, for the baseline only (seen in perf: a comparison loop in SSE2). Loops that
 //! want a third copy (AVX-512) are `#[inline(always)]` functions called from one

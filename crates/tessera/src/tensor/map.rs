@@ -67,6 +67,8 @@ pub(crate) fn map_new<O: Element, A: Element>(
         src
     };
     let out = Tensor::for_overwrite_in_order(src.layout(), O::DTYPE)?;
-    map_into::<O, A>(&out, src, |_, x| f(x))?;
+    // `f` moves into the closure, so what it captured sits behind the reference the run
+    // loops take as a parameter (kernels/elementwise/runs.rs) and stays in registers.
+    map_into::<O, A>(&out, src, move |_, x| f(x))?;
     Ok(out)
 }
