@@ -146,17 +146,28 @@ fn int_points(key: &Bound<'_, PyAny>) -> PyResult<Option<DimList<isize>>> {
     Ok(Some(points))
 }
 
-/// `t[key]`: a view for a basic key, a copy for an advanced one.
-pub fn index(t: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+/// `t[key]` for a basic key (ints, slices, `None`, `...`): the view, or `None` with nothing
+/// done for a key the basic parser refuses (an advanced key, or an invalid one).
+#[inline(always)]
+pub fn index_basic(t: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Option<Tensor>> {
     // Ints only (`t[i]`, `t[i, j]`): the view's shape comes from the base's descriptor, with
     // no spec list to build and walk (the whole key parse cost more than the view).
     if let Some(points) = int_points(key)? {
-        return t.index_points(&points).py();
+        return t.index_points(&points).py().map(Some);
     }
     let mut specs = DimList::new();
-    match parse(key, &mut specs)? {
-        None => t.index(&specs).py(),
-        Some(items) => t.get(&items).py(),
+    match parse_key(key, &mut specs) {
+        Ok(()) => t.index(&specs).py().map(Some),
+        Err(e) if e.is_instance_of::<PyIndexError>(key.py()) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// `t[key]`: a view for a basic key, a copy for an advanced one.
+pub fn index(t: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    match index_basic(t, key)? {
+        Some(view) => Ok(view),
+        None => t.get(&crate::advanced::parse_items(key)?).py(),
     }
 }
 

@@ -30,6 +30,7 @@ mod namespace_views;
 pub mod ops;
 pub mod ring;
 pub mod slices;
+mod slots;
 pub mod sparse;
 pub mod tensor;
 
@@ -203,6 +204,7 @@ fn get_num_threads() -> usize {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTensor>()?;
+    slots::install(m.py());
     dist::register(m)?;
     m.add_class::<PyDType>()?;
     m.add_class::<ring::PyRingBuffer>()?;

@@ -143,6 +143,32 @@ def test_index_errors_match_numpy():
         t[10**30]
 
 
+def _outcome(f, key):
+    """(values, dtype, shape) of `f(key)`, or the type of the exception it raised."""
+    try:
+        v = f(key)
+    except Exception as e:  # noqa: BLE001 - the type is what is compared
+        return type(e)
+    return np.asarray(v).tolist(), np.asarray(v).dtype, v.shape
+
+
+BAD_KEYS = [10, -4, (1, 2, 3), (Ellipsis, Ellipsis), slice(None, None, 0), 1.5, [0, 2],
+            np.array([True]), 10**30, (0, np.arange(2)), np.array([[1], [0]]), True, "a",
+            (slice(None), [1, 0]), np.int64(1), (np.int32(-1), None)]
+
+
+@given(array_and_key())
+def test_subscript_slot_agrees_with_the_getitem_method(case):
+    # `t[key]` runs the hand-written C slot (slots.rs), `Tensor.__getitem__(t, key)` pyo3's
+    # method: the same views, the same errors, for basic, advanced and invalid keys.
+    shape, key = case
+    t = ts.asarray(arange_array(shape))
+    m = ts.zeros((2, 3))
+    assert _outcome(t.__getitem__, key) == _outcome(lambda k: t[k], key)
+    for k in BAD_KEYS:
+        assert _outcome(m.__getitem__, k) == _outcome(lambda k: m[k], k), k
+
+
 @pytest.mark.parametrize("key", [np.array([0]), np.array([True, False, True]),
                                  (0, np.arange(2)), np.zeros((1, 1), np.int64)])
 def test_array_keys_are_advanced_indexing(key):
