@@ -61,14 +61,13 @@ fn resolve_interval(
         let e = end.map_or(d, |e| {
             wrap(e).saturating_add(inclusive as isize).clamp(0, d)
         });
-        (
-            s,
-            if e > s {
-                ((e - s - 1) / step + 1) as usize
-            } else {
-                0
-            },
-        )
+        // A unit step (most slices) needs no division, whose latency is on the view's path.
+        let len = match (e > s, step) {
+            (false, _) => 0,
+            (true, 1) => (e - s) as usize,
+            (true, _) => ((e - s - 1) / step + 1) as usize,
+        };
+        (s, len)
     } else {
         let s = start.map_or(d - 1, |s| wrap(s).clamp(-1, d - 1));
         let e = end.map_or(-1, |e| {
@@ -303,13 +302,16 @@ fn leading_points(layout: &Layout, specs: &[IndexSpec]) -> Result<Option<Layout>
         .iter()
         .take_while(|s| matches!(s, IndexSpec::Point(_)))
         .count();
+    if points == 0 {
+        return Ok(None);
+    }
     let rest = &specs[points..];
     let ellipses = rest
         .iter()
         .filter(|s| matches!(s, IndexSpec::Ellipsis))
         .count();
     let whole = |s: &IndexSpec| matches!(s, IndexSpec::All | IndexSpec::Ellipsis);
-    if points == 0 || ellipses > 1 || !rest.iter().all(whole) {
+    if ellipses > 1 || !rest.iter().all(whole) {
         return Ok(None);
     }
     if points + rest.len() - ellipses > layout.rank() {
