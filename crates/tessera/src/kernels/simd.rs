@@ -7,10 +7,12 @@
 //! copy, so every loop in it is vectorised 256 bits wide and rounding is one instruction. On
 //! other CPUs and architectures the closure runs as built.
 //!
-//! The reduction loops call it once per run of elements, so each kernel closure is compiled
-//! twice (baseline and AVX2) and nothing else is; the elementwise drivers use their own
-//! `#[target_feature]` copies (`kernels/elementwise/runs.rs`), which take the closure as a
-//! reference parameter so its captured state stays in registers. One closure
+//! Loops that run often call it once per run of elements, so each kernel closure is compiled
+//! twice (baseline and AVX2) and nothing else is. The closure has two call sites, so LLVM
+//! inlines it only while it judges it small: the elementwise drivers and the reductions use
+//! their own `#[target_feature]` copies instead (`kernels/elementwise/runs.rs`,
+//! `kernels/reduce.rs`), into which the run is inlined by force and which take the kernel
+//! closure as a reference parameter, so its captured state stays in registers. One closure
 //! must not be handed to two such wrappers (or called besides): LLVM then compiles it once,
 //! out of line, for the baseline only (seen in perf: a comparison loop in SSE2). Loops that
 //! want a third copy (AVX-512) are `#[inline(always)]` functions called from one
