@@ -46,6 +46,14 @@ pub(crate) fn has_avx512() -> bool {
     }
 }
 
+/// Whether a loop writing `O` from `A` narrows (a comparison of `f64` into `bool`) and this
+/// CPU has AVX-512, whose mask registers pack such results: the loops that narrow take their
+/// AVX-512 copy then (`tensor/flat.rs`, `kernels/elementwise/runs.rs`).
+#[inline]
+pub(crate) fn narrows_on_avx512<O, A>() -> bool {
+    std::mem::size_of::<O>() < std::mem::size_of::<A>() && has_avx512()
+}
+
 /// Runs `f`, compiled for AVX2 and FMA when the CPU has them (see the module doc).
 ///
 /// ```

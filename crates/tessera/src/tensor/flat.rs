@@ -14,7 +14,7 @@ use crate::kernels::elementwise::PAR_MIN;
 use crate::kernels::parallel::cut_over;
 use crate::kernels::simd::with_simd;
 #[cfg(target_arch = "x86_64")]
-use crate::kernels::simd::{has_avx2, has_avx512};
+use crate::kernels::simd::{has_avx2, narrows_on_avx512};
 use crate::layout::Layout;
 use crate::storage::Storage;
 
@@ -91,8 +91,8 @@ pub(super) fn zip_flat<O: Element, T: Element>(
         let runs = (ra, rb);
         // A narrowing loop (a comparison into `bool`s) gains from AVX-512's mask registers.
         #[cfg(target_arch = "x86_64")]
-        if std::mem::size_of::<O>() < std::mem::size_of::<T>() && has_avx512() {
-            // SAFETY: `zip_runs_avx512` only needs the features `has_avx512` confirmed.
+        if narrows_on_avx512::<O, T>() {
+            // SAFETY: `zip_runs_avx512` only needs the features `narrows_on_avx512` confirmed.
             return unsafe { zip_runs_avx512(out, xa, xb, runs, n, &f) };
         }
         #[cfg(target_arch = "x86_64")]
@@ -288,8 +288,8 @@ pub(super) fn map_flat<O: Element, A: Element>(
         // A narrowing loop (a predicate into `bool`s) gains from AVX-512's mask registers,
         // as in `zip_flat`.
         #[cfg(target_arch = "x86_64")]
-        if std::mem::size_of::<O>() < std::mem::size_of::<A>() && has_avx512() {
-            // SAFETY: `map_run_avx512` only needs the features `has_avx512` confirmed.
+        if narrows_on_avx512::<O, A>() {
+            // SAFETY: `map_run_avx512` only needs the features `narrows_on_avx512` confirmed.
             unsafe { map_run_avx512(out, x, &f) };
             return true;
         }

@@ -14,13 +14,7 @@
 use super::DstPtr;
 use crate::dtype::Element;
 #[cfg(target_arch = "x86_64")]
-use crate::kernels::simd::{has_avx2, has_avx512};
-
-/// Whether a loop writing `O` from `A` narrows, so gains from AVX-512's mask registers.
-#[cfg(target_arch = "x86_64")]
-fn narrows<O, A>() -> bool {
-    std::mem::size_of::<O>() < std::mem::size_of::<A>()
-}
+use crate::kernels::simd::{has_avx2, narrows_on_avx512};
 
 /// [`run2`] compiled for the best instruction set the CPU has (see the module doc).
 #[inline(always)]
@@ -63,8 +57,8 @@ pub(super) fn run2_simd<O: Element, A: Element>(
     }
     #[cfg(target_arch = "x86_64")]
     {
-        if narrows::<O, A>() && has_avx512() {
-            // SAFETY: `avx512` only needs the features `has_avx512` has just confirmed.
+        if narrows_on_avx512::<O, A>() {
+            // SAFETY: `avx512` only needs the features `narrows_on_avx512` has just confirmed.
             return unsafe { avx512(ptr, so, sa, a, o, n, f) };
         }
         if has_avx2() {
@@ -113,8 +107,8 @@ pub(super) fn run3_simd<O: Element, A: Element, B: Element>(
     }
     #[cfg(target_arch = "x86_64")]
     {
-        if narrows::<O, A>() && has_avx512() {
-            // SAFETY: `avx512` only needs the features `has_avx512` has just confirmed.
+        if narrows_on_avx512::<O, A>() {
+            // SAFETY: `avx512` only needs the features `narrows_on_avx512` has just confirmed.
             return unsafe { avx512(ptr, s, ab, o, n, f) };
         }
         if has_avx2() {
