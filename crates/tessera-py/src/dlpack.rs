@@ -216,10 +216,16 @@ pub fn from_dlpack(
             )));
         }
     }
+    import(x, copy).map(Into::into)
+}
+
+/// [`from_dlpack`] once the device is checked: the producer's capsule, consumed and adopted.
+/// Also the body of the C entry point `slots::from_dlpack`.
+pub(crate) fn import(x: &Bound<'_, PyAny>, copy: Option<bool>) -> PyResult<Tensor> {
     let capsule = capsule_of(x, copy)?;
     // The copy request went to the producer; a capsule carries no options.
     let managed = consume_capsule(&capsule)?;
-    adopt(managed, copy).map(Into::into)
+    adopt(managed, copy)
 }
 
 /// The most dims a DLPack tensor may have here (NumPy's limit too): a larger `ndim` is a

@@ -233,6 +233,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     io::register(m)?;
     grad::register(m)?;
     dlpack::register(m)?;
+    slots::install_from_dlpack(m)?;
     arrayfns::register(m)?;
     namespace::register(m)?;
     namespace_views::register(m)?;

@@ -1,5 +1,5 @@
-//! A hand-written C slot for `Tensor.__getitem__`, the hottest per-call path (`t[i]`,
-//! `t[a:b]`, a view key in a loop).
+//! Hand-written C entry points for the hottest per-call paths: `Tensor.__getitem__` (`t[i]`,
+//! `t[a:b]`, a view key in a loop) and `tessera.from_dlpack` with one argument.
 //!
 //! pyo3 wraps every method in a trampoline that counts the thread's attachment in a
 //! thread-local (two `__tls_get_addr` calls in a shared library), checks the deferred
@@ -11,7 +11,13 @@
 //! (advanced indexing, which may release the GIL for a large copy and drop Python references,
 //! for which pyo3 wants its attachment count) goes to pyo3's slot, kept in [`PYO3_SUBSCRIPT`].
 //! `Tensor.__getitem__` (the method object) stays pyo3's; both spellings behave alike.
+//!
+//! [`install_from_dlpack`] replaces the module's `from_dlpack` with [`from_dlpack`], a
+//! `METH_FASTCALL | METH_KEYWORDS` function that runs [`crate::dlpack::import`] for a call
+//! with one positional argument and no keywords, and hands any other call to pyo3's
+//! function, kept in [`PYO3_FROM_DLPACK`].
 
+use std::ffi::CString;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
@@ -19,6 +25,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::ffi;
 use pyo3::panic::PanicException;
 use pyo3::prelude::*;
+use pyo3::types::PyModule;
 use pyo3::PyTypeInfo;
 
 use crate::handle::PyTensor;
@@ -61,17 +68,100 @@ unsafe extern "C" fn subscript(
             None => PyRuntimeError::new_err("Tensor.__getitem__: pyo3's slot was not kept"),
         },
         Ok(Err(e)) => e,
-        Err(payload) => {
-            let msg = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "panic in Tensor.__getitem__".into());
-            PanicException::new_err(msg)
-        }
+        Err(payload) => panic_error(payload.as_ref(), "Tensor.__getitem__"),
     };
     err.restore(py);
     std::ptr::null_mut()
+}
+
+/// The Python exception for a panic caught in the entry point `what`.
+fn panic_error(payload: &(dyn std::any::Any + Send), what: &str) -> PyErr {
+    let msg = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| format!("panic in {what}"));
+    PanicException::new_err(msg)
+}
+
+/// pyo3's `tessera.from_dlpack` function object, which [`from_dlpack`] hands every call but
+/// `from_dlpack(x)`.
+static PYO3_FROM_DLPACK: OnceLock<Py<PyAny>> = OnceLock::new();
+
+/// `tessera.from_dlpack(x, /, *, device=None, copy=None)` as a C function
+/// (`METH_FASTCALL | METH_KEYWORDS`): the one-argument call, which consumers make in a loop,
+/// without pyo3's trampoline and argument parser.
+///
+/// # Safety
+/// Called by the interpreter only, on an attached thread, with `args` holding
+/// `PyVectorcall_NARGS(nargsf)` positional arguments followed by one per name in `kwnames`.
+unsafe extern "C" fn from_dlpack(
+    _module: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargsf: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    // SAFETY: the interpreter calls C functions on an attached thread.
+    let py = unsafe { Python::assume_attached() };
+    // SAFETY: `nargsf` is the count the interpreter passed, maybe with its offset flag.
+    let nargs = unsafe { ffi::PyVectorcall_NARGS(nargsf as usize) };
+    if nargs != 1 || !kwnames.is_null() {
+        return match PYO3_FROM_DLPACK.get() {
+            // SAFETY: the arguments this call received, passed on as received to pyo3's
+            // function (a vectorcall object).
+            Some(f) => unsafe {
+                ffi::PyObject_Vectorcall(f.as_ptr(), args, nargsf as usize, kwnames)
+            },
+            None => {
+                PyRuntimeError::new_err("tessera.from_dlpack: pyo3's function was not kept")
+                    .restore(py);
+                std::ptr::null_mut()
+            }
+        };
+    }
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: one positional argument (checked above), a valid borrowed pointer.
+        let x = unsafe { Bound::<PyAny>::from_borrowed_ptr(py, *args) };
+        let t = crate::dlpack::import(&x, None)?;
+        Ok(Bound::new(py, PyTensor::from(t))?.into_ptr())
+    }));
+    let err = match result {
+        Ok(Ok(obj)) => return obj,
+        Ok(Err(e)) => e,
+        Err(payload) => panic_error(payload.as_ref(), "tessera.from_dlpack"),
+    };
+    err.restore(py);
+    std::ptr::null_mut()
+}
+
+/// Replaces the module's `from_dlpack` (pyo3's, registered by `dlpack::register`) with the C
+/// function [`from_dlpack`], under the same name, signature and documentation.
+pub fn install_from_dlpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    let pyo3_fn = m.getattr("from_dlpack")?;
+    let doc: String = pyo3_fn.getattr("__doc__")?.extract()?;
+    let signature: String = pyo3_fn.getattr("__text_signature__")?.extract()?;
+    let doc = CString::new(format!("from_dlpack{signature}\n--\n\n{doc}"))
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    // The definition must outlive the function object, which the module keeps for the life
+    // of the process (a module is initialised once): both are leaked on purpose, once.
+    let def = Box::leak(Box::new(ffi::PyMethodDef {
+        ml_name: c"from_dlpack".as_ptr(),
+        ml_meth: ffi::PyMethodDefPointer {
+            PyCFunctionFastWithKeywords: from_dlpack,
+        },
+        ml_flags: ffi::METH_FASTCALL | ffi::METH_KEYWORDS,
+        ml_doc: doc.into_raw(),
+    }));
+    let name = m.getattr("__name__")?;
+    // SAFETY: `def` is a valid method definition that is never freed; `m` and `name` are
+    // live objects (the function's `self` and `__module__`). The result is a new reference,
+    // or null with an exception set.
+    let f = unsafe {
+        Bound::from_owned_ptr_or_err(py, ffi::PyCFunction_NewEx(def, m.as_ptr(), name.as_ptr()))?
+    };
+    let _ = PYO3_FROM_DLPACK.set(pyo3_fn.unbind());
+    m.setattr("from_dlpack", f)
 }
 
 /// Installs [`subscript`] as `Tensor`'s `mp_subscript` (module initialisation, once the type

@@ -428,3 +428,34 @@ def test_descriptor_limits():
         with pytest.raises(BufferError, match="ndim"):
             ts.from_dlpack(capsule)
         assert keep[-1] == [1]
+
+
+def test_one_argument_entry_agrees_with_the_keyword_path():
+    """`from_dlpack(x)` runs a hand-written C entry point (crates/tessera-py/src/slots.rs);
+    any call with keywords, or another arity, runs pyo3's function. Both give the same tensor
+    and the same error type on the same producers."""
+    a = np.arange(24.0).reshape(2, 3, 4)
+
+    class Legacy:
+        def __dlpack__(self):
+            return a.__dlpack__()
+
+    producers = [a, a[:, ::-1, 1], a.astype(np.int16).T, np.zeros((0, 3)), np.ones(3, bool),
+                 Legacy(), object(), 5, np.zeros(2, dtype=np.dtype("datetime64[s]"))]
+    for x in producers:
+        results = []
+        for call in (lambda: ts.from_dlpack(x), lambda: ts.from_dlpack(x, copy=None)):
+            try:
+                t = call()
+                results.append((t.dtype, t.shape, np.asarray(t).tolist()))
+            except Exception as e:  # noqa: BLE001 - the two paths must raise alike
+                results.append(type(e))
+        assert results[0] == results[1], (x, results)
+    a[0, 0, 0] = -1
+    assert np.asarray(ts.from_dlpack(a))[0, 0, 0] == -1  # the entry point shares memory
+    with pytest.raises(TypeError):
+        ts.from_dlpack()
+    with pytest.raises(TypeError):
+        ts.from_dlpack(a, a)
+    assert ts.from_dlpack.__name__ == "from_dlpack"
+    assert "without a copy" in ts.from_dlpack.__doc__

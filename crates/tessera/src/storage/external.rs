@@ -71,6 +71,7 @@ impl Storage {
     /// As for [`Storage::from_external`], with "until `owner` is dropped" read as "until
     /// `release(ctx)` runs"; moreover `release(ctx)` must be sound to call once, from any
     /// thread, at any time after this call (it is how the memory is given back).
+    #[inline]
     pub unsafe fn from_external_release(
         dtype: DType,
         len: usize,
@@ -82,6 +83,9 @@ impl Storage {
     }
 
     /// The storage of both constructors: `owner` is dropped (releasing the memory) on error.
+    /// Inlined, so that the storage is built where the caller keeps it (a DLPack import moves
+    /// it straight into its `Arc`).
+    #[inline]
     fn external(
         dtype: DType,
         len: usize,

@@ -137,6 +137,7 @@ impl Tensor {
     /// assert_eq!(r.to_vec::<i32>().unwrap(), vec![4, 2, 0]);
     /// assert!(Tensor::from_storage_strided(s, &[4], &[2], 0).is_err()); // reaches element 6
     /// ```
+    #[inline]
     pub fn from_storage_strided(
         storage: Arc<Storage>,
         dims: &[usize],
