@@ -20,7 +20,6 @@ use super::sort::{for_lanes_from, is_nan};
 use crate::dtype::{DType, Element};
 use crate::error::{ErrorKind, Result};
 use crate::kernels::elementwise::PAR_MIN;
-use crate::kernels::simd::with_simd;
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::simd::{has_avx2, has_avx512};
 use crate::layout::normalize_axis;
@@ -183,7 +182,19 @@ fn rows_widest<T: Element, const MAX: bool>(data: &[T], inner: usize, out: &mut 
         // SAFETY: `wide` only needs the features `has_avx512` has just confirmed.
         return unsafe { wide::<T, MAX>(data, inner, out) };
     }
-    with_simd(|| arg_extreme_rows::<T, MAX>(data, inner, out))
+    /// The row updates compiled with AVX2 (inlined by force: the `with_simd` closure that
+    /// stood here was left out of line, at the baseline; `scripts/check-simd`).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    fn avx2<T: Element, const MAX: bool>(data: &[T], inner: usize, out: &mut [i64]) {
+        arg_extreme_rows::<T, MAX>(data, inner, out)
+    }
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: `avx2` only needs the features `has_avx2` has just confirmed.
+        return unsafe { avx2::<T, MAX>(data, inner, out) };
+    }
+    arg_extreme_rows::<T, MAX>(data, inner, out)
 }
 
 impl Tensor {
