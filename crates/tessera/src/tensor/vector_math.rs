@@ -29,7 +29,7 @@ use crate::kernels::reduce::Reducer;
 use crate::kernels::simd::with_simd;
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::simd::{has_avx2, has_avx512};
-use crate::kernels::vmath::{self, TRIG_LIMIT};
+use crate::kernels::vmath::{self, log_table, TRIG_LIMIT};
 use crate::layout::{broadcast_shapes, Layout};
 use crate::shape::checked_numel;
 
@@ -164,9 +164,27 @@ macro_rules! flat_loop {
     }};
 }
 
+/// The loops of `f32`'s `log2` and `log10`, which have their own (the table method,
+/// `kernels/vmath/log_table.rs`, with AVX-512 and AVX2 copies), as `Some` of a `&dyn Fn`.
+macro_rules! table_loop {
+    (f32, $f:expr) => {
+        match $f {
+            VecFn::Log2 => Some(&log_table::log2_loop as &(dyn Fn(&mut [f32], &[f32]) + Sync)),
+            VecFn::Log10 => Some(&log_table::log10_loop as &(dyn Fn(&mut [f32], &[f32]) + Sync)),
+            _ => None,
+        }
+    };
+    (f64, $f:expr) => {
+        None::<&(dyn Fn(&mut [f64], &[f64]) + Sync)>
+    };
+}
+
 /// The flat loop (`flat_loop!`) of `$f` for element type `$t`, as a `&dyn Fn`.
 macro_rules! vec_loop {
     ($t:ident, $f:expr) => {{
+        if let Some(run) = table_loop!($t, $f) {
+            run
+        } else {
         let run: &(dyn Fn(&mut [$t], &[$t]) + Sync) = match $f {
             VecFn::Exp => &flat_loop!($t, exp),
             VecFn::Expm1 => &flat_loop!($t, expm1),
@@ -188,6 +206,7 @@ macro_rules! vec_loop {
             VecFn::Atanh => &flat_loop!($t, atanh),
         };
         run
+        }
     }};
 }
 

@@ -49,18 +49,81 @@ const LOG10_2_TAIL: f64 = -2.803_728_127_785_17e-18;
 /// `π/2 - FRAC_PI_2`: the part of π/2 below `f64` precision.
 const PIO2_TAIL: f64 = 6.123_233_995_736_766e-17;
 
+/// `log2` and `log10` by the series method of `vmath` (`f64`): `k + log(m) log2(e)` and
+/// `k log10(2) + log(m) log10(e)` with `x = 2^k m`. Expanded inside a width's module.
+macro_rules! series_logs {
+    ($t:ident, $hi_mask:expr) => {
+        use super::super::$t::{log_reduce, log_reduce_normal};
+        use super::LOG10_2_TAIL;
+        use std::f64::consts::{LOG10_2, LOG10_E, LOG2_E};
+
+        /// `log10(2)` in two parts, the first short enough that `k LOG10_2_HI` is exact for
+        /// every exponent `k`, the second with the part of `log10(2)` below `f64` precision.
+        const LOG10_2_HI: $t = <$t>::from_bits((LOG10_2 as $t).to_bits() & !$hi_mask);
+        const LOG10_2_LO: $t = ((LOG10_2 - LOG10_2_HI as f64) + LOG10_2_TAIL) as $t;
+
+        /// `k` and `log(m)` with `x = 2^k m`, from [`log_reduce`]'s parts.
+        #[inline(always)]
+        fn log_mantissa((k, f, hfsq, sr): ($t, $t, $t, $t)) -> ($t, $t) {
+            (k, f - (hfsq - sr))
+        }
+
+        /// `k + log(m) log2(e)`, in one fused multiply-add.
+        #[inline(always)]
+        fn log2_of((k, lm): ($t, $t)) -> $t {
+            lm.mul_add(LOG2_E as $t, k)
+        }
+
+        /// `k log10(2) + log(m) log10(e)` (`k LOG10_2_HI` is exact, so its fused form
+        /// only saves an instruction).
+        #[inline(always)]
+        fn log10_of((k, lm): ($t, $t)) -> $t {
+            k.mul_add(LOG10_2_HI, lm.mul_add(LOG10_E as $t, k * LOG10_2_LO))
+        }
+
+        /// Base-2 logarithm: `k + log(m) log2(e)`.
+        #[inline(always)]
+        pub fn log2(x: $t) -> $t {
+            log_special(x, log2_of(log_mantissa(log_reduce(x))))
+        }
+
+        /// [`log2`] of a positive, normal, finite `x`, with the same bits (see `log_normal`).
+        #[inline(always)]
+        pub fn log2_normal(x: $t) -> $t {
+            log2_of(log_mantissa(log_reduce_normal(x)))
+        }
+
+        /// Base-10 logarithm: `k log10(2) + log(m) log10(e)`.
+        #[inline(always)]
+        pub fn log10(x: $t) -> $t {
+            log_special(x, log10_of(log_mantissa(log_reduce(x))))
+        }
+
+        /// [`log10`] of a positive, normal, finite `x`, with the same bits.
+        #[inline(always)]
+        pub fn log10_normal(x: $t) -> $t {
+            log10_of(log_mantissa(log_reduce_normal(x)))
+        }
+    };
+}
+
+/// `f32`'s `log2` and `log10`: the table method of `log_table.rs`.
+macro_rules! table_logs {
+    ($t:ident, $hi_mask:expr) => {
+        pub use super::super::log_table::{log10, log10_normal, log2, log2_normal};
+    };
+}
+
 /// One width's derived functions: `$na` terms of the `atan` series, `$large` the magnitude
 /// from which `asinh` and `acosh` are `log(x) + ln 2`.
 macro_rules! derived {
     ($t:ident, $i:ident, atan: $na:expr, atan2: $atan2_c:ident, asin: $asin_c:ident,
-     large: $large:expr, log10_2_hi_mask: $hi_mask:expr) => {
+     large: $large:expr, logs: $logs:ident, log10_2_hi_mask: $hi_mask:expr) => {
         /// The derived functions for this width.
         pub mod $t {
-            use super::super::$t::{
-                cast, horner, log_corrected, log_reduce, log_reduce_normal, log_special,
-            };
-            use super::{atan_coeffs, LOG10_2_TAIL, PIO2_TAIL};
-            use std::f64::consts::{FRAC_PI_2, LOG10_2, LOG10_E, LOG2_E, SQRT_2};
+            use super::super::$t::{cast, horner, log_corrected, log_special};
+            use super::{atan_coeffs, PIO2_TAIL};
+            use std::f64::consts::{FRAC_PI_2, SQRT_2};
 
             const ATAN_C: [$t; $na] = cast(atan_coeffs::<$na>());
             const ATAN2_C: [$t; super::$atan2_c.len()] = super::$atan2_c;
@@ -72,10 +135,6 @@ macro_rules! derived {
             const TAN_PI_8: $t = (SQRT_2 - 1.0) as $t;
             const TAN_3PI_8: $t = (SQRT_2 + 1.0) as $t;
             const LARGE: $t = $large;
-            /// `log10(2)` in two parts, the first short enough that `k LOG10_2_HI` is exact for
-            /// every exponent `k`, the second with the part of `log10(2)` below `f64` precision.
-            const LOG10_2_HI: $t = <$t>::from_bits((LOG10_2 as $t).to_bits() & !$hi_mask);
-            const LOG10_2_LO: $t = ((LOG10_2 - LOG10_2_HI as f64) + LOG10_2_TAIL) as $t;
 
             /// `log(1 + x)`, accurate near 0.
             #[inline(always)]
@@ -299,48 +358,7 @@ macro_rules! derived {
                 }
             }
 
-            /// `k` and `log(m)` with `x = 2^k m`, from [`log_reduce`]'s parts.
-            #[inline(always)]
-            fn log_mantissa((k, f, hfsq, sr): ($t, $t, $t, $t)) -> ($t, $t) {
-                (k, f - (hfsq - sr))
-            }
-
-            /// `k + log(m) log2(e)`, in one fused multiply-add.
-            #[inline(always)]
-            fn log2_of((k, lm): ($t, $t)) -> $t {
-                lm.mul_add(LOG2_E as $t, k)
-            }
-
-            /// `k log10(2) + log(m) log10(e)` (`k LOG10_2_HI` is exact, so its fused form
-            /// only saves an instruction).
-            #[inline(always)]
-            fn log10_of((k, lm): ($t, $t)) -> $t {
-                k.mul_add(LOG10_2_HI, lm.mul_add(LOG10_E as $t, k * LOG10_2_LO))
-            }
-
-            /// Base-2 logarithm: `k + log(m) log2(e)`.
-            #[inline(always)]
-            pub fn log2(x: $t) -> $t {
-                log_special(x, log2_of(log_mantissa(log_reduce(x))))
-            }
-
-            /// [`log2`] of a positive, normal, finite `x`, with the same bits (see `log_normal`).
-            #[inline(always)]
-            pub fn log2_normal(x: $t) -> $t {
-                log2_of(log_mantissa(log_reduce_normal(x)))
-            }
-
-            /// Base-10 logarithm: `k log10(2) + log(m) log10(e)`.
-            #[inline(always)]
-            pub fn log10(x: $t) -> $t {
-                log_special(x, log10_of(log_mantissa(log_reduce(x))))
-            }
-
-            /// [`log10`] of a positive, normal, finite `x`, with the same bits.
-            #[inline(always)]
-            pub fn log10_normal(x: $t) -> $t {
-                log10_of(log_mantissa(log_reduce_normal(x)))
-            }
+            $logs!($t, $hi_mask);
         }
     };
 }
@@ -389,8 +407,9 @@ const ASIN_F64: [f64; 12] = [
     0.034_143_245_872_157_53,
 ];
 
-derived!(f32, i32, atan: 8, atan2: ATAN2_F32, asin: ASIN_F32, large: 8192.0, log10_2_hi_mask: 0xfff);
-derived!(f64, i64, atan: 19, atan2: ATAN2_F64, asin: ASIN_F64, large: 268_435_456.0,
+derived!(f32, i32, atan: 8, atan2: ATAN2_F32, asin: ASIN_F32, large: 8192.0, logs: table_logs,
+    log10_2_hi_mask: 0xfff);
+derived!(f64, i64, atan: 19, atan2: ATAN2_F64, asin: ASIN_F64, large: 268_435_456.0, logs: series_logs,
     log10_2_hi_mask: 0xf_ffff);
 
 /// `logaddexp` of each width: `f64`'s, and `f32`'s computed in `f64` and rounded once

@@ -28,7 +28,7 @@
 //! without FMA, so a value never depends on the path that computed it.
 //!
 //! `derived.rs` builds the inverse, logarithmic and tangent functions on these, and
-//! `hyperbolic.rs` `sinh`, `cosh` and `tanh`.
+//! `hyperbolic.rs` `sinh`, `cosh` and `tanh`; `log_table.rs` is `f32`'s `log2` and `log10`.
 //!
 //! NaN, infinities and signed zeros follow C99 Annex F (as NumPy): `exp(-inf) = 0`,
 //! `log(0) = -inf`, `log(-1) = NaN`, `expm1(-0) = -0`, `tanh(-0) = -0`, `sin(-0) = -0`. The
@@ -39,6 +39,7 @@ use std::f64::consts::LN_2;
 
 mod derived;
 mod hyperbolic;
+pub(crate) mod log_table;
 
 /// Largest `|x|` for which `sin` and `cos` here reduce their argument correctly.
 pub const TRIG_LIMIT: f64 = 524_288.0;
