@@ -30,6 +30,8 @@
 //! below 0). Every copy (AVX-512, AVX2, the portable loop) does the same operations in the
 //! same order, so a result never depends on the path (tested bit for bit).
 
+use std::f64::consts::{LOG10_2, LOG10_E, LOG2_E};
+
 use super::f32::log_special;
 use crate::kernels::simd::{has_avx2, has_avx512};
 
@@ -82,8 +84,6 @@ const fn taylor(scale: f64) -> [f32; 4] {
         (0.2 * scale) as f32,
     ]
 }
-
-use std::f64::consts::{LOG10_2, LOG10_E, LOG2_E};
 
 /// `log10(2)` as a multiple of `2^-16`: `19728 / 65536`.
 const LOG10_2_HI: f64 = 19728.0 / 65536.0;
