@@ -447,7 +447,7 @@ pub mod logaddexp {
 /// The `f32` and `f64` tangents.
 pub mod tangent {
     use super::super::f64::sin_cos;
-    use super::super::{reduce_pio2_f32_wide, reduce_pio2_f64};
+    use super::super::{reduce_pio2_f32_split, reduce_pio2_f64};
 
     /// Tangent, for `|x| <= TRIG_LIMIT` (other arguments give unspecified values):
     /// `sin r / cos r`, or `-cos r / sin r` in odd quadrants.
@@ -473,31 +473,32 @@ pub mod tangent {
         }
     }
 
-    /// The minimax polynomial `P` of `tan r ≈ r + r³ P(r²)` on `|r| <= π/4`, fitted to the
-    /// relative error of `tan` (least squares on Chebyshev points, reweighted towards
-    /// minimax): its own error is below 0.3 of `f32`'s half ulp, so the `f32` evaluation's
-    /// roundings are what is left.
-    const TAN_F32: [f32; 6] = [
-        0.333_331_57,
-        0.133_388,
-        0.053_411_22,
-        0.024_430_35,
-        0.003_119_569_3,
-        0.009_385_613,
+    /// The minimax polynomial `P` of `tan r ≈ r + r³ P(r²)` on `|r| <= 0.8105` (the `f32`
+    /// reduction's range, a little over π/4), fitted to the relative error of `tan`
+    /// (`scripts/fit_poly.py tan_f32`): its own error is 0.07 of `f32`'s half ulp, so the `f32`
+    /// evaluation's roundings are what is left. (Six terms on π/4 until 2026-12-03: 0.43.)
+    const TAN_F32: [f32; 7] = [
+        0.333_333_6,
+        0.133_322_73,
+        0.054_104_17,
+        0.021_053_601,
+        0.011_427_376,
+        -0.000_657_962_5,
+        0.004_743_294,
     ];
 
-    /// The `f32` tangent: the reduction in `f64`, whose `r` is split into the `f32` nearest
-    /// it and the rest (so `r`'s rounding costs nothing); the polynomial in `f32`, sixteen
-    /// lanes a vector in the AVX-512 loop, with the rest added to its small term; in the odd
-    /// quadrants `-1/t` from `f32` division corrected once for the division's rounding and
-    /// for the rounding of `t` (within 2 ulp; 3 without the corrections). It was computed all
-    /// in `f64` from the sine and cosine series before (within 1 ulp, at 3.5 times NumPy's
-    /// time for 64 Ki elements); NumPy's `f32` tangent is `f32` arithmetic too.
+    /// The `f32` tangent: `x = n π/2 + hi + lo` in `f32` arithmetic
+    /// (`reduce_pio2_f32_split` in `vmath`, `lo` the part of `r` below `hi`'s precision, so `r`'s
+    /// rounding costs nothing); the polynomial in `f32`, sixteen lanes a vector in the AVX-512
+    /// loop, with `lo` added to its small term; in the odd quadrants `-1/t` from `f32` division
+    /// corrected once for the division's rounding and for the rounding of `t`. Within 1.52 ulp
+    /// over every `f32` up to `TRIG_LIMIT` (measured exhaustively against `f64`; 1.83 with the
+    /// `f64` reduction and six-term polynomial until 2026-12-03). Before that it was computed
+    /// all in `f64` from the sine and cosine series (within 1 ulp, at 3.5 times NumPy's time
+    /// for 64 Ki elements).
     #[inline(always)]
     pub fn tan_f32(x: f32) -> f32 {
-        let (n, r) = reduce_pio2_f32_wide(x);
-        let hi = r as f32;
-        let lo = (r - hi as f64) as f32;
+        let (n, hi, lo) = reduce_pio2_f32_split(x);
         let z = hi * hi;
         let small = (hi * z).mul_add(super::super::f32::horner(z, &TAN_F32), lo);
         let t = hi + small;

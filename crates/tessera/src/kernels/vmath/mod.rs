@@ -18,9 +18,9 @@
 //! - `log`: `x = 2^k m` with `m` in `[sqrt(1/2), sqrt(2))`, `f = m - 1`, `s = f / (2 + f)`,
 //!   `log(1 + f) = f - (f²/2 - s (f²/2 + R(s²)))` (`R` the `atanh` series), subnormals scaled
 //!   first.
-//! - `sin`, `cos`: `x = n π/2 + r` (`f64`: π/2 in four parts, ~150 bits; `f32`: reduced in
-//!   `f64`),
-//!   `|r| <= π/4`, the sine or cosine series by quadrant. Valid for `|x| <=`
+//! - `sin`, `cos`: `x = n π/2 + r` (`f64`: π/2 in four parts, ~150 bits; `f32`: four `f32`
+//!   parts with the steps kept exact, `reduce_pio2_f32_split`), `|r| <= π/4` (`f32`: a
+//!   little over), the sine or cosine series by quadrant. Valid for `|x| <=`
 //!   [`TRIG_LIMIT`]; callers send larger arguments (and infinities) to the C library.
 //!
 //! Polynomials are evaluated with fused multiply-adds (`mul_add`): one instruction in the
@@ -398,7 +398,7 @@ macro_rules! vmath {
 
             /// `sin(n π/2 + r)` for `|r| <= π/4`.
             #[inline(always)]
-            fn quadrant(n: i64, r: $t) -> $t {
+            fn quadrant(n: $i, r: $t) -> $t {
                 let (s, c) = sin_cos(r);
                 let y = if n & 1 == 0 { s } else { c };
                 if n & 2 == 0 {
@@ -448,9 +448,6 @@ const PIO2_1: f64 = f64::from_bits(0x3ff9_21fb_5440_0000);
 const PIO2_2: f64 = f64::from_bits(0x3dd0_b461_1a60_0000);
 const PIO2_3: f64 = f64::from_bits(0x3ba3_198a_2e00_0000);
 const PIO2_4: f64 = f64::from_bits(0x397b_839a_2520_49c1);
-/// `π/2 - PIO2_1` rounded to `f64` (enough for `f32` arguments).
-const PIO2_REST: f64 = PIO2_2 + (PIO2_3 + PIO2_4);
-
 /// `(n, r)` with `x = n π/2 + r`, `|r| <= π/4` (for `|x| <= TRIG_LIMIT`).
 #[inline(always)]
 fn reduce_pio2_f64(x: f64) -> (i64, f64) {
@@ -461,20 +458,107 @@ fn reduce_pio2_f64(x: f64) -> (i64, f64) {
     )
 }
 
-/// As [`reduce_pio2_f64`] for an `f32` argument, kept in `f64`: `nf * PIO2_1` and the first
-/// difference are exact for every `f32` below [`TRIG_LIMIT`]; what is left is the rounding of
-/// `nf * PIO2_REST` and of `PIO2_REST` itself, about 1e-20 absolute, so `r`'s relative error
-/// stays far below `f32`'s even for the `f32` nearest a multiple of π/2.
+/// π/2 as four `f32`s, about 95 bits: the `f32` nearest π/2, then each time the `f32` nearest
+/// what is left (bit patterns; `tests::f32_pieces_of_pi_2` checks them against the `f64`
+/// pieces above).
+const PIO2_F32: [f32; 4] = [
+    f32::from_bits(0x3fc9_0fdb),
+    f32::from_bits(0xb33b_bd2e),
+    f32::from_bits(0xa6f7_2ced),
+    f32::from_bits(0x194c_5170),
+];
+
+/// `1.5 * 2^23`: added to an `f32` of magnitude below `2^22`, the sum's last bit is the units.
+const ROUND_F32: f32 = 12_582_912.0;
+
+/// `(n, hi, lo)` with `x = n π/2 + hi + lo` for an `f32` `|x| <= TRIG_LIMIT`, in `f32`
+/// arithmetic (sixteen lanes a vector in the AVX-512 loops; the reduction in `f64` it
+/// replaced took twice the time of this one, half of `tan`'s loop):
+/// - `n` is `x 2/π` rounded to an integer in one fused multiply-add with `1.5 * 2^23` (the
+///   constant `2/π` is off by at most `2^-25`, so `|x 2/π - n| <= 1/2 + 2^-6` and
+///   `|hi + lo| < 0.81`, a little over π/4: the polynomials that use it are fitted on that);
+/// - `r1 = x - n P1` is exact (one fused multiply-add): `x` and `n P1` are multiples of
+///   `2^-23` from `|x| >= 1` on (below, `n` is 0 or `x` and `P1` are in one binade), and
+///   `|r1| < 1`;
+/// - `n P2` is `p + pe` exactly (`pe` from a fused multiply-add), and `r1 - p` is `hi + e`
+///   exactly (Knuth's two-sum, six additions);
+/// - `lo = e - (pe + n P3 + n P4)` rounds only in terms already below `2^-24 |hi|`, except at
+///   the `f32`s nearest a multiple of π/2, where `hi` is as small as `2^-28` and exact.
+///
+/// Measured over every `f32` up to `TRIG_LIMIT`: `hi + lo` within `2^-33.9` of `x - n π/2`
+/// relative (tests sample it).
 #[inline(always)]
-fn reduce_pio2_f32_wide(x: f32) -> (i64, f64) {
-    let x = x as f64;
-    let (nf, n) = f64::round_int(x * std::f64::consts::FRAC_2_PI);
-    (n, (x - nf * PIO2_1) - nf * PIO2_REST)
+fn reduce_pio2_f32_split(x: f32) -> (i32, f32, f32) {
+    let [p1, p2, p3, p4] = PIO2_F32;
+    let y = x.mul_add(std::f64::consts::FRAC_2_PI as f32, ROUND_F32);
+    let nf = y - ROUND_F32;
+    let n = y.to_bits().wrapping_sub(ROUND_F32.to_bits()) as i32;
+    let r1 = (-nf).mul_add(p1, x);
+    let p = nf * p2;
+    let pe = nf.mul_add(p2, -p);
+    let hi = r1 - p;
+    let v = hi - r1;
+    let e = (r1 - (hi - v)) + (-p - v);
+    (n, hi, e - nf.mul_add(p3, nf.mul_add(p4, pe)))
 }
 
-/// As [`reduce_pio2_f64`], computed in `f64` ([`reduce_pio2_f32_wide`]) and rounded once.
+/// As [`reduce_pio2_f64`] for an `f32` argument ([`reduce_pio2_f32_split`], `r = hi + lo`
+/// rounded once).
 #[inline(always)]
-fn reduce_pio2_f32(x: f32) -> (i64, f32) {
-    let (n, r) = reduce_pio2_f32_wide(x);
-    (n, r as f32)
+fn reduce_pio2_f32(x: f32) -> (i32, f32) {
+    let (n, hi, lo) = reduce_pio2_f32_split(x);
+    (n, hi + lo)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `x - n π/2` in `f64` with the four `f64` pieces (products by `n < 2^20` exact, each
+    /// difference rounded relative to what is left): far more precise than the `f32` method.
+    fn reference(x: f32, n: i32) -> f64 {
+        let (x, n) = (x as f64, n as f64);
+        (((x - n * PIO2_1) - n * PIO2_2) - n * PIO2_3) - n * PIO2_4
+    }
+
+    #[test]
+    fn f32_pieces_of_pi_2() {
+        // Each piece is the `f32` nearest what the ones before it leave of π/2 (the `f64`
+        // pieces hold 150 bits; the differences below are exact in `f64` up to the third).
+        let [p1, p2, p3, p4] = PIO2_F32.map(f64::from);
+        assert_eq!(p1 as f32, (PIO2_1 + PIO2_2) as f32);
+        let rest2 = (PIO2_1 - p1) + PIO2_2 + PIO2_3;
+        assert_eq!(p2 as f32, rest2 as f32);
+        let rest3 = ((PIO2_1 - p1) - p2) + PIO2_2 + PIO2_3 + PIO2_4;
+        assert_eq!(p3 as f32, rest3 as f32);
+        let rest4 = ((((PIO2_1 - p1) - p2) + PIO2_2) - p3) + PIO2_3 + PIO2_4;
+        assert_eq!(p4 as f32, rest4 as f32);
+    }
+
+    /// The `f32` reduction against [`reference`] on every 61st `f32` up to `TRIG_LIMIT`, the
+    /// `f32`s on both sides of every multiple of π/2 there, and both signs.
+    #[test]
+    fn f32_reduction_keeps_2_to_the_minus_33() {
+        let top = (TRIG_LIMIT as f32).to_bits();
+        let strided = (0..=top).step_by(61).map(f32::from_bits);
+        let near = (1..=(TRIG_LIMIT / std::f64::consts::FRAC_PI_2) as i64).flat_map(|k| {
+            let c = (k as f64 * std::f64::consts::FRAC_PI_2) as f32;
+            [c.next_down(), c, c.next_up()]
+        });
+        let mut worst = 0.0f64;
+        for x in strided.chain(near).flat_map(|x| [x, -x]) {
+            if x.abs() > TRIG_LIMIT as f32 {
+                continue;
+            }
+            let (n, hi, lo) = reduce_pio2_f32_split(x);
+            let r = reference(x, n);
+            assert!(r.abs() < 0.81, "x = {x:e}: |r| = {r}");
+            if r != 0.0 {
+                worst = worst.max(((hi as f64 + lo as f64) - r).abs() / r.abs());
+            } else {
+                assert_eq!(hi as f64 + lo as f64, 0.0);
+            }
+        }
+        assert!(worst < 2f64.powi(-33), "worst relative error {worst:e}");
+    }
 }
