@@ -61,7 +61,34 @@ PROBLEMS = {
         full=lambda z, p: np.sqrt(z) + np.sqrt(z) * z * p,
         ref=lambda z: np.arcsin(np.sqrt(z)),
     ),
+    # cosh(r) = 1 + z P(z) and sinh(r) = r + r z P(z), z = r^2, |r| <= 1 (hyperbolic.rs: the
+    # reduction leaves r = |x| below 1, |r| <= ln2/2 above).
+    "cosh_f32": dict(
+        width="f32", deg=3, lo=0.0, hi=1.0,
+        g=lambda z: hyp_series_tail(z, 2),
+        w=lambda z: z / np.cosh(np.sqrt(z)),
+        full=lambda z, p: 1.0 + z * p,
+        ref=lambda z: np.cosh(np.sqrt(z)),
+    ),
+    "sinh_f32": dict(
+        width="f32", deg=3, lo=0.0, hi=1.0,
+        g=lambda z: hyp_series_tail(z, 3),
+        w=lambda z: z * np.sqrt(z) / np.sinh(np.sqrt(z)),
+        full=lambda z, p: np.sqrt(z) + np.sqrt(z) * z * p,
+        ref=lambda z: np.sinh(np.sqrt(z)),
+    ),
 }
+
+
+def hyp_series_tail(z, first, terms=20):
+    """`sum_k z^k / (first + 2k)!`: `(cosh(r) - 1)/z` for `first = 2`, `(sinh(r)/r - 1)/z` for
+    `first = 3` (`z = r^2`), without the cancellation of those formulas near 0."""
+    from math import factorial
+    total = np.zeros_like(z)
+    for k in reversed(range(terms)):
+        total = total * z + 1.0 / factorial(first + 2 * k)
+    return total
+
 
 def asin_series_tail(z, terms=60):
     """`(asin(y)/y - 1)/z` for `z = y^2`: the sum of `a_k z^(k-1)` from `k = 1`, with

@@ -2,9 +2,10 @@
 //! with no division in `sinh` and `cosh` and one in `tanh`.
 //!
 //! For `a = |x|`, `a = n ln2 + r` as in `exp` (`|r| <= ln2/2`), except that `n = 0` and
-//! `r = a` below 1. The even and odd parts of the exponential series give `c = cosh r` and
-//! `s = sinh r` (series long enough for `|r| <= 1`), so that `e^r = c + s` and
-//! `e^-r = c - s` come from one pair of polynomials. Then
+//! `r = a` below 1 (`a - n ln2` in two fused multiply-adds). The even and odd parts of the
+//! exponential series give `c = cosh r` and `s = sinh r` (`f64`: the Taylor series, long
+//! enough for `|r| <= 1`; `f32`: minimax polynomials of four terms each on `|r| <= 1`), so
+//! that `e^r = c + s` and `e^-r = c - s` come from one pair of polynomials. Then
 //! - `sinh a = 2^(n-1) e^r - 2^(-n-1) e^-r`, or `s` when `n = 0` (no cancellation near 0;
 //!   from 1 on the two terms are at least a factor `e²` apart, so the difference loses
 //!   less than half a bit);
@@ -29,30 +30,43 @@ const fn hyp_coeffs<const N: usize>(first: usize) -> [f64; N] {
     c
 }
 
-/// One width's functions: `$nh` terms of each series after its leading one (the first left
-/// out is below `2^-(MANT+5)` of the sum at `|r| = 1`), `$max` the clamp of `|x|` for
-/// `sinh`/`cosh` (past their overflow), `$tmax` the one for `tanh` (where it rounds to 1).
+/// `f32`'s `P` of `cosh r ≈ 1 + z P(z)` on `|r| <= 1`, `z = r²`: minimax for the relative
+/// error (`scripts/fit_poly.py cosh_f32`), its own error 0.13 of a half ulp; four terms where
+/// the Taylor series needed five.
+const COSH_F32: [f32; 4] = [0.499_999_97, 0.041_666_843, 0.001_388_342_5, 2.546_724_3e-5];
+
+/// `f32`'s `P` of `sinh r ≈ r + r z P(z)` on `|r| <= 1` (`fit_poly.py sinh_f32`), its own
+/// error 0.09 of a half ulp; four terms where the Taylor series needed five.
+const SINH_F32: [f32; 4] = [0.166_666_67, 0.008_333_35, 0.000_198_361_6, 2.816_951_3e-6];
+
+/// `f64`'s polynomials: the Taylor series, nine terms each after the leading one (the first
+/// left out is below `2^-57` of the sum at `|r| = 1`).
+const COSH_F64: [f64; 9] = hyp_coeffs::<9>(2);
+const SINH_F64: [f64; 9] = hyp_coeffs::<9>(3);
+
+/// One width's functions: `$cc`/`$sc` the polynomials of `cosh r` and `sinh r` after their
+/// leading terms, `$max` the clamp of `|x|` for `sinh`/`cosh` (past their overflow), `$tmax`
+/// the one for `tanh` (where it rounds to 1).
 macro_rules! hyperbolic {
-    ($t:ident, $i:ident, terms: $nh:expr, max: $max:expr, tanh_max: $tmax:expr) => {
+    ($t:ident, $i:ident, cosh: $cc:ident, sinh: $sc:ident, max: $max:expr, tanh_max: $tmax:expr) => {
         /// The hyperbolic functions for this width.
         pub mod $t {
-            use super::super::$t::{cast, horner, pow2, round_int, LN2_HI, LN2_LO, MANT};
-            use super::hyp_coeffs;
+            use super::super::$t::{horner, pow2, round_scaled, LN2_HI, LN2_LO, MANT};
+            use super::{$cc as COSH_C, $sc as SINH_C};
             use std::f64::consts::LOG2_E;
 
-            const COSH_C: [$t; $nh] = cast(hyp_coeffs::<$nh>(2));
-            const SINH_C: [$t; $nh] = cast(hyp_coeffs::<$nh>(3));
             /// Past this `n`, `2^(-n-1) e^-r` is below `2^-(2 MANT)` of the other term.
             const N_SMALL: $i = MANT as $i + 4;
 
             /// `(n, cosh r, sinh r)` with `a = n ln2 + r` for `0 <= a <= $max`, `n = 0` below 1.
+            /// `a - n LN2_HI` is exact (`n LN2_HI` is), so each fused multiply-add rounds once.
             #[inline(always)]
             fn reduce(a: $t) -> ($i, $t, $t) {
-                let (nf, n) = round_int(a * LOG2_E as $t);
+                let (nf, n) = round_scaled(a, LOG2_E as $t);
                 let small = a < 1.0;
                 let nf = if small { 0.0 } else { nf };
                 let n = if small { 0 } else { n };
-                let r = (a - nf * LN2_HI) - nf * LN2_LO;
+                let r = (-nf).mul_add(LN2_LO, (-nf).mul_add(LN2_HI, a));
                 let z = r * r;
                 let c = z.mul_add(horner(z, &COSH_C), 1.0);
                 let s = (r * z).mul_add(horner(z, &SINH_C), r);
@@ -115,5 +129,5 @@ macro_rules! hyperbolic {
     };
 }
 
-hyperbolic!(f32, i32, terms: 5, max: 90.0, tanh_max: 10.0);
-hyperbolic!(f64, i64, terms: 9, max: 711.0, tanh_max: 22.0);
+hyperbolic!(f32, i32, cosh: COSH_F32, sinh: SINH_F32, max: 90.0, tanh_max: 10.0);
+hyperbolic!(f64, i64, cosh: COSH_F64, sinh: SINH_F64, max: 711.0, tanh_max: 22.0);

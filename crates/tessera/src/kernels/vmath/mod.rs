@@ -185,6 +185,15 @@ macro_rules! vmath {
                 (y - MAGIC, y.to_bits().wrapping_sub(MAGIC.to_bits()) as $i)
             }
 
+            /// `x s` rounded to the nearest integer, as a float and as an integer, with one
+            /// rounding (a fused multiply-add with `MAGIC`) where [`round_int`] of `x * s` has
+            /// two (`|x s| < 2^(MANT-1)`; other inputs give unspecified values, never UB).
+            #[inline(always)]
+            pub(super) fn round_scaled(x: $t, s: $t) -> ($t, $i) {
+                let y = x.mul_add(s, MAGIC);
+                (y - MAGIC, y.to_bits().wrapping_sub(MAGIC.to_bits()) as $i)
+            }
+
             /// `2^n` for `n` in the normal exponent range.
             #[inline(always)]
             pub(super) fn pow2(n: $i) -> $t {
