@@ -1,5 +1,6 @@
 //! Hand-written C entry points for the hottest per-call paths: `Tensor.__getitem__` (`t[i]`,
-//! `t[a:b]`, a view key in a loop) and `tessera.from_dlpack` with one argument.
+//! `t[a:b]`, a view key in a loop), `tessera.from_dlpack` with one argument, and the
+//! deallocation of every `Tensor` object (which [`install`] takes out of the cycle collector).
 //!
 //! pyo3 wraps every method in a trampoline that counts the thread's attachment in a
 //! thread-local (two `__tls_get_addr` calls in a shared library), checks the deferred
@@ -164,10 +165,65 @@ pub fn install_from_dlpack(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.setattr("from_dlpack", f)
 }
 
-/// Installs [`subscript`] as `Tensor`'s `mp_subscript` (module initialisation, once the type
-/// exists).
+/// `Tensor`'s `tp_dealloc` once [`install`] has made it a type whose instances the cycle
+/// collector does not track: pyo3's own deallocation of the object (it drops the
+/// [`PyTensor`], frees the memory with the type's `tp_free` and releases the type), without
+/// pyo3's slot around it, which first untracks the object from the collector (reading the
+/// header that such an object no longer has) and counts the thread's attachment (pyo3 wants
+/// that count when a `Py` handle is dropped; a `PyTensor` holds none: core tensors, whose
+/// foreign memory is released by C deleters that take the GIL themselves).
+///
+/// # Safety
+/// Called by the interpreter only, on an attached thread, with `obj` a `Tensor` whose last
+/// reference is gone.
+unsafe extern "C" fn dealloc(obj: *mut ffi::PyObject) {
+    use pyo3::impl_::pycell::PyClassObjectBaseLayout;
+    use pyo3::impl_::pyclass::PyClassImpl;
+    // SAFETY: the interpreter calls `tp_dealloc` on an attached thread.
+    let py = unsafe { Python::assume_attached() };
+    let done = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: `obj` is a `Tensor` (a final class, so exactly this layout) that no
+        // reference reaches any more, as pyo3's slot requires.
+        unsafe {
+            <<PyTensor as PyClassImpl>::Layout as PyClassObjectBaseLayout<PyTensor>>::tp_dealloc(
+                py, obj,
+            )
+        }
+    }));
+    if done.is_err() {
+        // A panic in a destructor left the object half dropped; nothing can be reported from
+        // here (pyo3's slot aborts too).
+        std::process::abort();
+    }
+}
+
+/// Installs [`subscript`] as `Tensor`'s `mp_subscript`, and makes `Tensor` a type the cycle
+/// collector does not track (module initialisation, once the type exists and before any
+/// instance does).
+///
+/// pyo3 gives every class `Py_TPFLAGS_HAVE_GC`, so each tensor made from Python carried a
+/// collector header and was linked into and out of the collector's list; with no
+/// `__traverse__` it reported no references, so the collector could never break a cycle
+/// through it anyway. (Nor can one form: a `PyTensor` holds core tensors only, and its
+/// handle is frozen.) Without the flag, the allocation skips the header and the list,
+/// `tp_free` is `PyObject_Free`, and [`dealloc`] replaces pyo3's slot.
 pub fn install(py: Python<'_>) {
     let tp = PyTensor::type_object_raw(py);
+    // SAFETY: `tp` is the live heap type pyo3 made for `Tensor`, final (no subclass inherits
+    // these slots), and no instance exists yet (module initialisation, right after the class
+    // was added), so none was allocated with the collector's header that `PyObject_Free`
+    // would not expect. The interpreter reads the flags and slots at each allocation and
+    // deallocation, and `PyType_Modified` drops any cached lookups.
+    unsafe {
+        if (*tp).tp_flags & ffi::Py_TPFLAGS_HAVE_GC != 0 {
+            (*tp).tp_flags &= !ffi::Py_TPFLAGS_HAVE_GC;
+            (*tp).tp_traverse = None;
+            (*tp).tp_clear = None;
+            (*tp).tp_free = Some(ffi::PyObject_Free);
+            (*tp).tp_dealloc = Some(dealloc);
+            ffi::PyType_Modified(tp);
+        }
+    }
     // SAFETY: `tp` is the live heap type pyo3 made for `Tensor`; a heap type's mapping
     // methods are its own `PyHeapTypeObject::as_mapping`, writable, and non-null since pyo3
     // gave it `__getitem__`. The interpreter reads the slot at each call, and
