@@ -167,6 +167,34 @@ fn f32_trig_exhaustive() {
     }
 }
 
+/// Every positive `f32` (and every one above -1 for `log1p`) through `log` and `log1p`,
+/// against `f64`, whose suite bounds are 1 ulp: about two minutes on two cores in release,
+/// on demand (`cargo test --release -p tessera --test suite f32_logs_exhaustive --
+/// --ignored --nocapture`).
+#[test]
+#[ignore = "exhaustive: about two minutes in release; run on demand"]
+fn f32_logs_exhaustive() {
+    use rayon::prelude::*;
+    let worst = |f: fn(f32) -> f32, reference: fn(f64) -> f64, bits: std::ops::Range<u32>| {
+        bits.into_par_iter()
+            .map(|b| {
+                let x = f32::from_bits(b);
+                (ulps32(f(x), reference(x as f64) as f32), x)
+            })
+            .reduce(|| (0, 0.0), |a, b| if b.0 > a.0 { b } else { a })
+    };
+    let positive = 1..f32::INFINITY.to_bits();
+    let (e, x) = worst(vmath::f32::log, f64::ln, positive.clone());
+    println!("log f32: max {e} ulp at {x:e}");
+    assert!(e <= 1, "log({x:e}): {e} ulp");
+    let negative = 0x8000_0001..(-1.0f32).to_bits();
+    for range in [positive, negative] {
+        let (e, x) = worst(vmath::f32::log1p, f64::ln_1p, range);
+        println!("log1p f32: max {e} ulp at {x:e}");
+        assert!(e <= 1, "log1p({x:e}): {e} ulp");
+    }
+}
+
 #[test]
 fn f64_functions_within_their_ulp_bounds() {
     let mut xs: Vec<f64> = (0..1u64 << 20)

@@ -278,9 +278,8 @@ macro_rules! vmath {
             #[inline(always)]
             fn series(f: $t, s: $t) -> ($t, $t) {
                 let z = s * s;
-                let r = z * horner(z, &LOG_C);
                 let hfsq = 0.5 * f * f;
-                (hfsq, s * (hfsq + r))
+                (hfsq, s * z.mul_add(horner(z, &LOG_C), hfsq))
             }
 
             /// The reduction of the logarithms for a positive `x` (subnormals scaled first):
@@ -333,7 +332,7 @@ macro_rules! vmath {
                 // Past `2^(BIAS - 8)`, `c` is 0 (`1 + x` is `x`): the cap keeps `2^-e` normal.
                 let cu = c * (d * q) * pow2((-e).max(8 - BIAS));
                 let k = (e + bump) as $t;
-                k * LN2_HI - ((hfsq - (sr + (k * LN2_LO + cu))) - f)
+                k.mul_add(LN2_HI, f - (hfsq - (sr + k.mul_add(LN2_LO, cu))))
             }
 
             /// Whether every element of `a` is positive, finite and normal: one pass of
@@ -367,7 +366,7 @@ macro_rules! vmath {
             /// `log(2^k (1 + f))` from [`log_reduce`]'s parts.
             #[inline(always)]
             fn log_of((k, f, hfsq, sr): ($t, $t, $t, $t)) -> $t {
-                k * LN2_HI - ((hfsq - (sr + k * LN2_LO)) - f)
+                k.mul_add(LN2_HI, f - (hfsq - k.mul_add(LN2_LO, sr)))
             }
 
             /// Natural logarithm.
