@@ -476,13 +476,10 @@ const PIO2_F32: [f32; 4] = [
     f32::from_bits(0x194c_5170),
 ];
 
-/// `1.5 * 2^23`: added to an `f32` of magnitude below `2^22`, the sum's last bit is the units.
-const ROUND_F32: f32 = 12_582_912.0;
-
 /// `(n, hi, lo)` with `x = n π/2 + hi + lo` for an `f32` `|x| <= TRIG_LIMIT`, in `f32`
 /// arithmetic (sixteen lanes a vector in the AVX-512 loops; the reduction in `f64` it
 /// replaced took twice the time of this one, half of `tan`'s loop):
-/// - `n` is `x 2/π` rounded to an integer in one fused multiply-add with `1.5 * 2^23` (the
+/// - `n` is `x 2/π` rounded to an integer in one fused multiply-add (`f32::round_scaled`; the
 ///   constant `2/π` is off by at most `2^-25`, so `|x 2/π - n| <= 1/2 + 2^-6` and
 ///   `|hi + lo| < 0.81`, a little over π/4: the polynomials that use it are fitted on that);
 /// - `r1 = x - n P1` is exact (one fused multiply-add): `x` and `n P1` are multiples of
@@ -498,9 +495,7 @@ const ROUND_F32: f32 = 12_582_912.0;
 #[inline(always)]
 fn reduce_pio2_f32_split(x: f32) -> (i32, f32, f32) {
     let [p1, p2, p3, p4] = PIO2_F32;
-    let y = x.mul_add(std::f64::consts::FRAC_2_PI as f32, ROUND_F32);
-    let nf = y - ROUND_F32;
-    let n = y.to_bits().wrapping_sub(ROUND_F32.to_bits()) as i32;
+    let (nf, n) = f32::round_scaled(x, std::f64::consts::FRAC_2_PI as f32);
     let r1 = (-nf).mul_add(p1, x);
     let p = nf * p2;
     let pe = nf.mul_add(p2, -p);
