@@ -25,7 +25,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyCapsule, PyString, PyTuple};
 use smallvec::SmallVec;
-use tessera::{CompareOp, DType, Storage, StorageType, Tensor};
+use tessera::{CompareOp, DType, Layout, Shape, Storage, StorageType, Tensor};
 
 use crate::errors::PyRes;
 use crate::handle::PyTensor;
@@ -220,7 +220,9 @@ pub fn from_dlpack(
 }
 
 /// [`from_dlpack`] once the device is checked: the producer's capsule, consumed and adopted.
-/// Also the body of the C entry point `slots::from_dlpack`.
+/// Also the body of the C entry point `slots::from_dlpack`, into which it is inlined so
+/// that the tensor is built where that entry point writes it (into the new object).
+#[inline(always)]
 pub(crate) fn import(x: &Bound<'_, PyAny>, copy: Option<bool>) -> PyResult<Tensor> {
     let capsule = capsule_of(x, copy)?;
     // The copy request went to the producer; a capsule carries no options.
@@ -231,6 +233,9 @@ pub(crate) fn import(x: &Bound<'_, PyAny>, copy: Option<bool>) -> PyResult<Tenso
 /// The most dims a DLPack tensor may have here (NumPy's limit too): a larger `ndim` is a
 /// malformed descriptor, refused before anything is sized by it.
 const MAX_NDIM: usize = 64;
+
+// DLPack's int64 dims and strides are read in place as `usize` and `isize`.
+const _: () = assert!(std::mem::size_of::<usize>() == std::mem::size_of::<i64>());
 
 fn bad_tensor(why: &str) -> PyErr {
     PyBufferError::new_err(format!("bad DLPack tensor: {why}"))
@@ -255,44 +260,45 @@ fn adopt(m: ImportedDlpack, copy: Option<bool>) -> PyResult<Tensor> {
         .filter(|&n| n <= MAX_NDIM)
         .ok_or_else(|| bad_tensor(&format!("ndim {} outside 0..={MAX_NDIM}", dl.ndim)))?;
     let (shape, given) = (dims_of(dl, ndim)?, strides_of(dl, ndim));
-    // Dims first: an empty tensor is zeros whatever its strides say.
-    let mut dims: SmallVec<[usize; 8]> = SmallVec::with_capacity(ndim);
-    for &d in shape {
-        dims.push(usize::try_from(d).map_err(|_| bad_tensor("negative dim"))?);
+    // Dims first: an empty tensor is zeros whatever its strides say. DLPack's int64 dims
+    // and strides are read in place as `usize`/`isize` (the same layout on the 64-bit
+    // targets Tessera builds for), once checked non-negative.
+    if shape.iter().any(|&d| d < 0) {
+        return Err(bad_tensor("negative dim"));
     }
+    let dims: &[usize] = bytemuck::cast_slice(shape);
     if dims.contains(&0) {
-        return Tensor::zeros(&dims, dtype).py();
+        return Tensor::zeros(dims, dtype).py();
     }
-    // Strides in elements (row-major when the producer gives none), and the elements they
-    // reach relative to the first one, `lo ..= hi`, in checked arithmetic: a descriptor
-    // whose offsets overflow describes no memory.
+    // Strides in elements: the producer's, or row-major when it gives none.
     let overflow = || bad_tensor("its shape and strides overflow the address space");
-    let mut strides: SmallVec<[isize; 8]> = SmallVec::from_elem(0, ndim);
-    let (mut lo, mut hi, mut compact) = (0isize, 0isize, 1isize);
-    for i in (0..ndim).rev() {
-        let d = isize::try_from(dims[i]).map_err(|_| overflow())?;
-        let s = match given {
-            Some(g) => isize::try_from(g[i]).map_err(|_| overflow())?,
-            None => {
-                let s = compact;
-                compact = compact.checked_mul(d).ok_or_else(overflow)?;
-                s
-            }
-        };
-        let reach = (d - 1).checked_mul(s).ok_or_else(overflow)?;
-        if reach < 0 {
-            lo = lo.checked_add(reach).ok_or_else(overflow)?;
-        } else {
-            hi = hi.checked_add(reach).ok_or_else(overflow)?;
+    let row_major: SmallVec<[isize; 8]>;
+    let strides: &[isize] = match given {
+        Some(g) => bytemuck::cast_slice(g),
+        None => {
+            let mut compact = 1isize;
+            row_major = dims
+                .iter()
+                .rev()
+                .map(|&d| {
+                    let s = compact;
+                    compact = compact.checked_mul(d as isize).ok_or_else(overflow)?;
+                    Ok(s)
+                })
+                .collect::<PyResult<SmallVec<[isize; 8]>>>()?
+                .into_iter()
+                .rev()
+                .collect();
+            &row_major
         }
-        strides[i] = s;
-    }
+    };
+    // The interned shape checks that every offset the strides reach fits in `isize` and
+    // knows the lowest and highest of them, `lo ..= hi` relative to the first element.
+    let layout_shape = Shape::new(dims, strides).map_err(|e| bad_tensor(&e.to_string()))?;
+    let (lo, hi) = layout_shape.offset_span();
     let item = dtype.itemsize();
-    let len = hi
-        .checked_sub(lo)
-        .and_then(|span| usize::try_from(span).ok())
-        .and_then(|span| span.checked_add(1))
-        .ok_or_else(overflow)?;
+    // `hi - lo` is at most the span the shape checked, so neither step overflows.
+    let len = (hi - lo) as usize + 1;
     // The lowest element the strides reach: its address checked in integers, the pointer
     // derived from the producer's (so it keeps the producer's provenance).
     let byte_lo = lo.checked_mul(item as isize).ok_or_else(overflow)?;
@@ -319,7 +325,7 @@ fn adopt(m: ImportedDlpack, copy: Option<bool>) -> PyResult<Tensor> {
         // Tessera's, as for NumPy views of Tessera memory (docs/design.md I1).
         let storage =
             unsafe { Storage::from_external_release(dtype, len, ptr, release, ctx) }.py()?;
-        return Tensor::from_storage_strided(Arc::new(storage), &dims, &strides, offset).py();
+        return Tensor::from_storage_layout(storage, Layout::new(layout_shape, offset)).py();
     }
     if copy == Some(false) {
         return Err(PyBufferError::new_err(
@@ -327,8 +333,22 @@ fn adopt(m: ImportedDlpack, copy: Option<bool>) -> PyResult<Tensor> {
              than 0 and 1 must not reach Tessera) or not aligned for its dtype",
         ));
     }
-    // A copy: the reached bytes into a fresh storage (bool as bytes, normalised after), the
-    // producer's view over it, then compact unless it covers the whole copy.
+    copy_of(m, dtype, ptr, len, Layout::new(layout_shape, offset))
+}
+
+/// [`adopt`]'s copy: the `len` elements of `dtype` from `ptr` (the lowest element the
+/// producer's strides reach, which `layout` places at its span's start) into a fresh storage
+/// (bool as bytes, normalised after), `layout` over it, then compact unless it covers the
+/// whole copy. `m` is released once the bytes are copied.
+#[inline(never)]
+fn copy_of(
+    m: ImportedDlpack,
+    dtype: DType,
+    ptr: NonNull<u8>,
+    len: usize,
+    layout: Layout,
+) -> PyResult<Tensor> {
+    let item = dtype.itemsize();
     let stored = if dtype == DType::Bool {
         DType::U8
     } else {
@@ -337,7 +357,7 @@ fn adopt(m: ImportedDlpack, copy: Option<bool>) -> PyResult<Tensor> {
     let storage = Storage::zeroed(stored, len).py()?;
     tessera::with_dtype!(stored, T => {
         let mut dst = storage.write::<T>().py()?;
-        // SAFETY: the producer's memory holds `len * item` readable bytes from `base` until
+        // SAFETY: the producer's memory holds `len * item` readable bytes from `ptr` until
         // `m` is dropped (below); `dst` is a distinct, fresh buffer of the same byte length;
         // any bytes are a valid value of `stored` (never bool).
         unsafe {
@@ -349,7 +369,7 @@ fn adopt(m: ImportedDlpack, copy: Option<bool>) -> PyResult<Tensor> {
         };
     });
     drop(m);
-    let t = Tensor::from_storage_strided(Arc::new(storage), &dims, &strides, offset).py()?;
+    let t = Tensor::from_storage_layout(Arc::new(storage), layout).py()?;
     if dtype == DType::Bool {
         // Row-major like the other copies (a comparison keeps a permuted input's order, P6).
         t.compare_scalar(0, CompareOp::Ne).py()?.contiguous().py()
@@ -497,14 +517,18 @@ fn consume_capsule(capsule: &Bound<'_, PyAny>) -> PyResult<ImportedDlpack> {
     const NAME: &CStr = c"dltensor_versioned";
     const USED: &CStr = c"used_dltensor_versioned";
     let p = capsule.as_ptr();
-    // SAFETY: `p` is a live object; `PyCapsule_IsValid` takes any object and sets no error.
-    if unsafe { ffi::PyCapsule_IsValid(p, NAME.as_ptr()) } != 1 {
+    // SAFETY: `p` is a live object; `GetPointer` takes any object and returns the capsule's
+    // (never null) pointer when it is a capsule of that name, else null with an error set.
+    // One name comparison: `PyCapsule_IsValid` first would make two.
+    let raw = unsafe { ffi::PyCapsule_GetPointer(p, NAME.as_ptr()) };
+    if raw.is_null() {
+        // Not a versioned capsule: the general import says what it is instead.
+        // SAFETY: the error `GetPointer` just set is cleared on the thread that set it.
+        unsafe { ffi::PyErr_Clear() };
         return import_dlpack(capsule.as_borrowed(), None, None);
     }
-    // SAFETY: a valid capsule of that name (checked just above) holds a non-null pointer, so
-    // `GetPointer` cannot fail; `SetName` stores a pointer to a static name (it allocates
-    // nothing) and fails only for an invalid capsule, which this is not.
-    let raw = unsafe { ffi::PyCapsule_GetPointer(p, NAME.as_ptr()) };
+    // SAFETY: `SetName` stores a pointer to a static name (it allocates nothing) and fails
+    // only for an invalid capsule, which this is not.
     if unsafe { ffi::PyCapsule_SetName(p, USED.as_ptr()) } != 0 {
         return Err(PyErr::fetch(capsule.py()));
     }

@@ -204,7 +204,8 @@ fn get_num_threads() -> usize {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTensor>()?;
-    slots::install(m.py());
+    slots::install(m.py())?;
+    m.add("_tensor_value_offset", slots::value_offset())?;
     dist::register(m)?;
     m.add_class::<PyDType>()?;
     m.add_class::<ring::PyRingBuffer>()?;

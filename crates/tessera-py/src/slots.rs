@@ -17,6 +17,9 @@
 //! `METH_FASTCALL | METH_KEYWORDS` function that runs [`crate::dlpack::import`] for a call
 //! with one positional argument and no keywords, and hands any other call to pyo3's
 //! function, kept in [`PYO3_FROM_DLPACK`].
+//!
+//! Both make their result with [`new_object`], which writes the tensor straight into a
+//! freshly allocated object rather than through pyo3's constructor (a copy that stalled).
 
 use std::ffi::CString;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -28,6 +31,8 @@ use pyo3::panic::PanicException;
 use pyo3::prelude::*;
 use pyo3::types::PyModule;
 use pyo3::PyTypeInfo;
+
+use tessera::Tensor;
 
 use crate::handle::PyTensor;
 
@@ -57,7 +62,7 @@ unsafe extern "C" fn subscript(
         // SAFETY: as above, `slf` is a `Tensor`.
         let t = unsafe { slf.cast_unchecked::<PyTensor>() };
         crate::indexing::index_basic(t.get().t(), &key)?
-            .map(|view| Ok(Bound::new(py, PyTensor::from(view))?.into_ptr()))
+            .map(|view| new_object(py, view))
             .transpose()
     }));
     let err = match result {
@@ -73,6 +78,75 @@ unsafe extern "C" fn subscript(
     };
     err.restore(py);
     std::ptr::null_mut()
+}
+
+/// Where a `Tensor` object's `PyTensor` value starts, in bytes from the object's address,
+/// when [`install`] found the value to be all of pyo3's per-instance contents (see
+/// [`new_object`]); unset otherwise, and [`new_object`] then calls pyo3's constructor.
+static VALUE_OFFSET: OnceLock<usize> = OnceLock::new();
+
+/// A new `Tensor` object holding `t` (a new reference): what `Bound::new` makes, built in
+/// place. pyo3's constructor takes the value by pointer and copies it into the object; the
+/// copy's wide loads of a value just written in narrow stores waited for those stores to
+/// reach the cache (perf: a third of `from_dlpack`'s own time was in pyo3's constructor).
+/// Here the type's `tp_alloc` makes the object (what `object.__new__`, the base `tp_new`
+/// pyo3 calls, does; `tessera.Tensor` is final, so the type is exact) and the value is
+/// written straight into it.
+#[inline(always)]
+fn new_object(py: Python<'_>, t: Tensor) -> PyResult<*mut ffi::PyObject> {
+    let Some(&offset) = VALUE_OFFSET.get() else {
+        return Ok(Bound::new(py, PyTensor::from(t))?.into_ptr());
+    };
+    let tp = PyTensor::type_object_raw(py);
+    // SAFETY: `tp` is the live `Tensor` type; its `tp_alloc` (inherited from `object` when
+    // not set) returns a zeroed object of the type's basic size with its header and type
+    // reference set, or null with an exception set.
+    let obj = unsafe { ((*tp).tp_alloc.unwrap_or(ffi::PyType_GenericAlloc))(tp, 0) };
+    if obj.is_null() {
+        return Err(PyErr::fetch(py));
+    }
+    // SAFETY: `obj` is a fresh object of `Tensor`'s exact type, so it has the layout
+    // `install` measured: the `PyTensor` value at `offset` is all that pyo3 would write (the
+    // rest of pyo3's contents has no size), aligned (pyo3 placed it there), and unwritten.
+    unsafe {
+        obj.cast::<u8>()
+            .add(offset)
+            .cast::<PyTensor>()
+            .write(PyTensor::from(t))
+    };
+    Ok(obj)
+}
+
+/// The offset [`new_object`] writes at, if [`install`] kept one (exposed to Python as
+/// `tessera._native._tensor_value_offset`, so that a test notices a pyo3 upgrade that turns
+/// the in-place construction off).
+pub fn value_offset() -> Option<usize> {
+    VALUE_OFFSET.get().copied()
+}
+
+/// Measures where pyo3 puts a `Tensor` object's value, and keeps the offset for
+/// [`new_object`] if the value is all of pyo3's per-instance contents: the value starts right
+/// after the object header and the object's size is the header plus the value (so nothing
+/// else has a size: not the borrow checker, thread checker, dict or weak-reference slots of
+/// a frozen, sendable class without `dict` or `weakref`), and the type allocates exactly
+/// that. A pyo3 release that laid the object out
+/// otherwise leaves the offset unset, and objects are made by pyo3's constructor.
+fn measure_value_offset(py: Python<'_>) -> PyResult<()> {
+    use pyo3::impl_::pyclass::PyClassImpl;
+    let probe = Tensor::zeros(&[], tessera::DType::F32).map_err(crate::errors::to_py)?;
+    let probe = Bound::new(py, PyTensor::from(probe))?;
+    let offset = (probe.get() as *const PyTensor as usize).wrapping_sub(probe.as_ptr() as usize);
+    let object_size = std::mem::size_of::<<PyTensor as PyClassImpl>::Layout>();
+    let tp = PyTensor::type_object_raw(py);
+    // SAFETY: `tp` is the live `Tensor` type; reading its basic size.
+    let basic_size = unsafe { (*tp).tp_basicsize } as usize;
+    if offset == std::mem::size_of::<ffi::PyObject>()
+        && offset + std::mem::size_of::<PyTensor>() == object_size
+        && basic_size == object_size
+    {
+        let _ = VALUE_OFFSET.set(offset);
+    }
+    Ok(())
 }
 
 /// The Python exception for a panic caught in the entry point `what`.
@@ -123,8 +197,7 @@ unsafe extern "C" fn from_dlpack(
     let result = catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: one positional argument (checked above), a valid borrowed pointer.
         let x = unsafe { Bound::<PyAny>::from_borrowed_ptr(py, *args) };
-        let t = crate::dlpack::import(&x, None)?;
-        Ok(Bound::new(py, PyTensor::from(t))?.into_ptr())
+        new_object(py, crate::dlpack::import(&x, None)?)
     }));
     let err = match result {
         Ok(Ok(obj)) => return obj,
@@ -197,9 +270,9 @@ unsafe extern "C" fn dealloc(obj: *mut ffi::PyObject) {
     }
 }
 
-/// Installs [`subscript`] as `Tensor`'s `mp_subscript`, and makes `Tensor` a type the cycle
+/// Installs [`subscript`] as `Tensor`'s `mp_subscript`, makes `Tensor` a type the cycle
 /// collector does not track (module initialisation, once the type exists and before any
-/// instance does).
+/// instance does), and measures the object layout for [`new_object`].
 ///
 /// pyo3 gives every class `Py_TPFLAGS_HAVE_GC`, so each tensor made from Python carried a
 /// collector header and was linked into and out of the collector's list; with no
@@ -207,7 +280,7 @@ unsafe extern "C" fn dealloc(obj: *mut ffi::PyObject) {
 /// through it anyway. (Nor can one form: a `PyTensor` holds core tensors only, and its
 /// handle is frozen.) Without the flag, the allocation skips the header and the list,
 /// `tp_free` is `PyObject_Free`, and [`dealloc`] replaces pyo3's slot.
-pub fn install(py: Python<'_>) {
+pub fn install(py: Python<'_>) -> PyResult<()> {
     let tp = PyTensor::type_object_raw(py);
     // SAFETY: `tp` is the live heap type pyo3 made for `Tensor`, final (no subclass inherits
     // these slots), and no instance exists yet (module initialisation, right after the class
@@ -236,4 +309,5 @@ pub fn install(py: Python<'_>) {
             ffi::PyType_Modified(tp);
         }
     }
+    measure_value_offset(py)
 }

@@ -34,6 +34,20 @@ def test_tensors_are_not_collector_objects(name, make):
     assert sys.getsizeof(t) == type(t).__basicsize__
 
 
+def test_tensors_are_built_in_place():
+    """`t[key]` and `from_dlpack(x)` write their tensor straight into a fresh object (slots.rs
+    `new_object`) when pyo3's per-instance contents are the tensor alone, right after the
+    object header. A pyo3 release that laid objects out otherwise would turn that off (pyo3's
+    constructor would be used, correct but slower): this test says so."""
+    from tessera import _native
+
+    assert _native._tensor_value_offset == object.__basicsize__
+    a = np.arange(24.0).reshape(2, 3, 4)
+    for t in (ts.from_dlpack(a), ts.asarray(a)[1], ts.asarray(a)[:, 1:]):
+        assert type(t) is ts.Tensor and not gc.is_tracked(t)
+    np.testing.assert_array_equal(np.asarray(ts.from_dlpack(a)[1, 2]), a[1, 2])
+
+
 @pytest.mark.parametrize("name, make", makers())
 def test_each_tensor_releases_its_type_and_memory_once(name, make):
     """Making and dropping many tensors leaves the type's reference count where it was (each

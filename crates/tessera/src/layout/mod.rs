@@ -13,7 +13,7 @@ mod transform;
 pub use reshape::infer_shape;
 pub use transform::{normalize_axes, normalize_axis, DimList};
 
-use crate::error::{ErrorKind, Result, ShapeFacts};
+use crate::error::{ErrorKind, Result, ShapeFacts, TesseraError};
 use crate::shape::Shape;
 
 /// Shape (dims and signed strides, in elements, from the shape cache) plus the element offset
@@ -35,6 +35,7 @@ impl Layout {
 
     /// A layout with explicit dims, strides and offset, checked to stay inside a storage of
     /// `storage_len` elements (every reachable element, none for an empty shape).
+    #[inline]
     pub fn as_strided(
         dims: &[usize],
         strides: &[isize],
@@ -50,6 +51,7 @@ impl Layout {
     }
 
     /// Errors unless every reachable element lies in `0..storage_len`.
+    #[inline]
     pub fn check_bounds(&self, storage_len: usize) -> Result<()> {
         if self.numel() == 0 {
             return Ok(());
@@ -58,14 +60,20 @@ impl Layout {
         let first = self.offset as i128 + lo as i128;
         let last = self.offset as i128 + hi as i128;
         if first < 0 || last >= storage_len as i128 {
-            return Err(ErrorKind::OutOfBounds(format!(
-                "layout dims {:?} strides {:?} offset {} reaches elements {first}..={last} of a storage of {storage_len}",
-                self.dims(),
-                self.strides(),
-                self.offset
-            )).into());
+            return Err(self.out_of_bounds(first, last, storage_len));
         }
         Ok(())
+    }
+
+    #[cold]
+    fn out_of_bounds(&self, first: i128, last: i128, storage_len: usize) -> TesseraError {
+        ErrorKind::OutOfBounds(format!(
+            "layout dims {:?} strides {:?} offset {} reaches elements {first}..={last} of a storage of {storage_len}",
+            self.dims(),
+            self.strides(),
+            self.offset
+        ))
+        .into()
     }
 
     /// A layout from parts. Bounds against a storage are checked by the caller.

@@ -1,13 +1,17 @@
 //! The shared, thread-safe shape-descriptor cache (seed 004, docs/design.md C1).
 //!
 //! Lookup path, fastest first:
-//! 1. a per-thread, direct-mapped front cache of [`FRONT_SLOTS`] weak references, checked by
-//!    hash and then by comparing dims and strides (no lock, no shared write but the handle's
-//!    reference count);
-//! 2. the trie of one of [`NUM_STRIPES`] stripes, chosen by the key's hash, under that stripe's
+//! 1. a process-wide, direct-mapped table of [`PINNED_SLOTS`] pinned descriptors (see
+//!    Pinning below), checked by hash and then by comparing dims and strides: one atomic load,
+//!    no thread-local (which a shared library reaches through a `__tls_get_addr` call), no
+//!    lock, no write;
+//! 2. a per-thread, direct-mapped front cache of [`FRONT_SLOTS`] weak references, checked the
+//!    same way (no lock, no shared write but the handle's reference count);
+//! 3. the trie of one of [`NUM_STRIPES`] stripes, chosen by the key's hash, under that stripe's
 //!    mutex. A miss inserts a new descriptor.
 //!
-//! Reclamation: the trie and the front caches hold only weak references. When the last
+//! Reclamation: the trie and the front caches hold only weak references (the table of pinned
+//! descriptors holds plain pointers to descriptors that are never freed). When the last
 //! strong reference drops, the descriptor's `Drop` locks its stripe and removes its path
 //! (unless a newer descriptor already took the slot), so the cache never grows without bound.
 //!
@@ -26,7 +30,7 @@
 //! made with [`ShapeCache::with_pinning`].
 
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, OnceLock, Weak};
 
 use parking_lot::Mutex;
@@ -44,6 +48,17 @@ pub const NUM_STRIPES: usize = 32;
 
 /// Slots of the per-thread front cache (direct mapped by the low bits of the key hash).
 pub const FRONT_SLOTS: usize = 256;
+
+/// Slots of the process-wide table of pinned descriptors (direct mapped by the low bits of
+/// the key hash; 8 KiB of pointers).
+pub const PINNED_SLOTS: usize = 1024;
+
+/// The table of pinned descriptors, of any cache (a hit checks the descriptor's cache). A
+/// slot holds null or a pointer to a pinned descriptor, which is never freed; stores publish
+/// it with `Release`, lookups read it with `Acquire`. Two threads storing into one slot
+/// leave either descriptor there: a miss costs a trip to the front cache or the trie.
+static PINNED_TABLE: [AtomicPtr<Descriptor>; PINNED_SLOTS] =
+    [const { AtomicPtr::new(std::ptr::null_mut()) }; PINNED_SLOTS];
 
 /// Descriptors each stripe keeps alive after their last handle drops (see the module docs).
 pub const DEFAULT_RETAIN_PER_STRIPE: usize = 4;
@@ -423,6 +438,9 @@ impl ShapeCache {
     ) -> Result<Shape> {
         debug_assert_eq!(hash, hash_key(dims, strides));
         if dims.len() == strides.len() {
+            if let Some(hit) = self.pinned_lookup(hash, dims, strides) {
+                return Ok(Shape::from_pinned(hit));
+            }
             if let Some(hit) = self.front_lookup(hash, dims, strides) {
                 return Ok(hit);
             }
@@ -475,6 +493,35 @@ impl ShapeCache {
         Ok(Shape::from_arc(shape))
     }
 
+    /// Whether `d` is this cache's descriptor of `dims` and `strides`.
+    #[inline(always)]
+    fn holds(&self, d: &Descriptor, dims: &[usize], strides: &[isize]) -> bool {
+        std::ptr::eq(d.home.as_ptr(), Arc::as_ptr(&self.inner))
+            && same_elements(&d.geom.dims, dims)
+            && same_elements(&d.geom.strides, strides)
+    }
+
+    #[inline]
+    fn pinned_lookup(
+        &self,
+        hash: u64,
+        dims: &[usize],
+        strides: &[isize],
+    ) -> Option<&'static Descriptor> {
+        let p = PINNED_TABLE[hash as usize % PINNED_SLOTS].load(Ordering::Acquire);
+        // SAFETY: the table holds null or pointers to pinned descriptors (`pinned_store`),
+        // which are never freed (`Descriptor::pinned_ref`) and only read through `&`; the
+        // `Acquire` load pairs with the `Release` store that published the pointer, so the
+        // descriptor's contents written before are visible.
+        let d: &'static Descriptor = unsafe { p.as_ref() }?;
+        (d.geom.hash == hash && self.holds(d, dims, strides)).then_some(d)
+    }
+
+    fn pinned_store(hash: u64, d: &'static Descriptor) {
+        PINNED_TABLE[hash as usize % PINNED_SLOTS]
+            .store(std::ptr::from_ref(d).cast_mut(), Ordering::Release);
+    }
+
     #[inline]
     fn front_lookup(&self, hash: u64, dims: &[usize], strides: &[isize]) -> Option<Shape> {
         FRONT
@@ -484,11 +531,7 @@ impl ShapeCache {
                 if slot.hash != hash {
                     return None;
                 }
-                let same = |d: &Descriptor| {
-                    std::ptr::eq(d.home.as_ptr(), Arc::as_ptr(&self.inner))
-                        && same_elements(&d.geom.dims, dims)
-                        && same_elements(&d.geom.strides, strides)
-                };
+                let same = |d: &Descriptor| self.holds(d, dims, strides);
                 match &slot.shape {
                     Front::Empty => None,
                     Front::Pinned(d) => same(d).then(|| Shape::from_pinned(d)),
@@ -507,7 +550,10 @@ impl ShapeCache {
 
     fn front_store(&self, hash: u64, shape: &Arc<Descriptor>) {
         let shape = match shape.pinned_ref() {
-            Some(d) => Front::Pinned(d),
+            Some(d) => {
+                ShapeCache::pinned_store(hash, d);
+                Front::Pinned(d)
+            }
             None => Front::Counted(Arc::downgrade(shape)),
         };
         let _ = FRONT.try_with(|front| {
@@ -519,37 +565,5 @@ impl ShapeCache {
 }
 
 #[cfg(test)]
-mod pinning_tests {
-    use super::*;
-
-    /// The one `unsafe` of pinning (`Descriptor::pinned_ref`) under Miri: pinned handles of
-    /// the global cache, found through the trie and through the front cache, cloned and
-    /// dropped, read the same live descriptor (the leaked reference keeps it; the trie's weak
-    /// references keep it reachable, so Miri sees no leak).
-    #[test]
-    fn pinned_handles_stay_valid_after_every_other_handle_drops() {
-        let cache = ShapeCache::global();
-        let a = cache.intern(&[3, 1, 4, 1, 5], &[20, 20, 5, 5, 1]).unwrap();
-        if !a.is_pinned() {
-            // The budget went to other tests of this process: nothing pinned to check.
-            assert_eq!(cache.pinned(), GLOBAL_PIN_BUDGET);
-            return;
-        }
-        let dims = a.dims().as_ptr();
-        let b = a.clone();
-        drop(a);
-        let tail = b.tail().unwrap().unwrap().clone();
-        drop(b);
-        cache.release_retained();
-        let again = cache.intern(&[3, 1, 4, 1, 5], &[20, 20, 5, 5, 1]).unwrap();
-        assert!(again.is_pinned());
-        assert_eq!(
-            again.dims().as_ptr(),
-            dims,
-            "the same descriptor, never freed"
-        );
-        assert_eq!(again.strides(), &[20, 20, 5, 5, 1]);
-        assert_eq!(tail.dims(), &[1, 4, 1, 5]);
-        assert_eq!(again.tail().unwrap().unwrap(), &tail);
-    }
-}
+#[path = "cache_pinning_tests.rs"]
+mod pinning_tests;

@@ -23,6 +23,10 @@ pub(crate) struct Geometry {
     pub(crate) row_major: bool,
     /// Hash of `(rank, dims, strides)`: picks the lock stripe and the front-cache slot.
     pub(crate) hash: u64,
+    /// The lowest and highest element offsets reachable from the base (`lo <= 0 <= hi`;
+    /// both 0 for an empty shape, which reaches nothing): what a bounds check against a
+    /// storage needs, kept so that the check costs no walk over the dims.
+    pub(crate) span: (isize, isize),
 }
 
 impl Geometry {
@@ -40,16 +44,23 @@ impl Geometry {
             .into());
         }
         let numel = checked_numel(dims)?;
+        let mut span = (0isize, 0isize);
         if numel > 0 {
             // The furthest element from the base must be addressable: sum of (d-1)*|s|.
-            let mut span: isize = 0;
+            let mut reach_all: isize = 0;
             for (&d, &s) in dims.iter().zip(strides) {
                 let step = (d as isize - 1)
                     .checked_mul(s.checked_abs().ok_or_else(|| overflow(dims, "stride"))?)
                     .ok_or_else(|| overflow(dims, "offset"))?;
-                span = span
+                reach_all = reach_all
                     .checked_add(step)
                     .ok_or_else(|| overflow(dims, "offset"))?;
+                // Within `reach_all` in magnitude, so neither sum overflows.
+                if s < 0 {
+                    span.0 -= step;
+                } else {
+                    span.1 += step;
+                }
             }
         }
         Ok(Geometry {
@@ -60,6 +71,7 @@ impl Geometry {
             f_contiguous: is_contiguous(dims.iter().zip(strides), numel),
             row_major: contiguous_strides(dims).is_ok_and(|c| c.as_slice() == strides),
             hash: hash_key(dims, strides),
+            span,
         })
     }
 

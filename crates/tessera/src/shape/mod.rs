@@ -233,21 +233,9 @@ impl Shape {
 
     /// Lowest and highest element offset reachable from the base, relative to it
     /// (both 0 for an empty shape, which reaches nothing).
+    #[inline]
     pub fn offset_span(&self) -> (isize, isize) {
-        if self.numel() == 0 {
-            return (0, 0);
-        }
-        let (mut lo, mut hi) = (0isize, 0isize);
-        for (&d, &s) in self.dims().iter().zip(self.strides()) {
-            // Cannot overflow: the descriptor was checked to have an addressable span.
-            let reach = (d as isize - 1) * s;
-            if reach < 0 {
-                lo += reach;
-            } else {
-                hi += reach;
-            }
-        }
-        (lo, hi)
+        self.d().geom.span
     }
 
     /// Bytes needed to hold this many elements of `itemsize` bytes, checked against

@@ -148,6 +148,26 @@ impl Tensor {
         Ok(Tensor::from_parts(storage, layout))
     }
 
+    /// [`Tensor::from_storage_strided`] with the layout already made (its shape interned
+    /// once, for a caller that needed the shape's span first): checked to stay inside
+    /// `storage`, which costs no walk over the dims.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tessera::{Layout, Shape, Storage, Tensor};
+    /// let s = Arc::new(Storage::from_slice(&[0i32, 1, 2, 3, 4, 5]).unwrap());
+    /// let shape = Shape::new(&[3], &[-2]).unwrap();
+    /// assert_eq!(shape.offset_span(), (-4, 0));
+    /// let t = Tensor::from_storage_layout(s.clone(), Layout::new(shape.clone(), 4)).unwrap();
+    /// assert_eq!(t.to_vec::<i32>().unwrap(), vec![4, 2, 0]);
+    /// assert!(Tensor::from_storage_layout(s, Layout::new(shape, 3)).is_err()); // element -1
+    /// ```
+    #[inline(always)]
+    pub fn from_storage_layout(storage: Arc<Storage>, layout: Layout) -> Result<Tensor> {
+        layout.check_bounds(storage.len())?;
+        Ok(Tensor::from_parts(storage, layout))
+    }
+
     /// A contiguous tensor of ones.
     pub fn ones(shape: &[usize], dtype: DType) -> Result<Tensor> {
         Tensor::full(shape, 1, dtype)
