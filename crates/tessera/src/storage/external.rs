@@ -60,7 +60,9 @@ impl Storage {
         ptr: NonNull<u8>,
         owner: Box<dyn Send + Sync>,
     ) -> Result<Storage> {
-        Storage::external(dtype, len, ptr, ExternalOwner::Boxed(owner))
+        let owner = ExternalOwner::Boxed(owner);
+        Storage::check_external(dtype, len, ptr)?;
+        Ok(Storage::external_unchecked(dtype, len, ptr, owner))
     }
 
     /// [`Storage::from_external`] with the owner given as a function and its argument:
@@ -97,18 +99,6 @@ impl Storage {
             ptr,
             ExternalOwner::Release { release, ctx },
         )))
-    }
-
-    /// The storage of [`Storage::from_external`]: `owner` is dropped (releasing the memory)
-    /// on error.
-    fn external(
-        dtype: DType,
-        len: usize,
-        ptr: NonNull<u8>,
-        owner: ExternalOwner,
-    ) -> Result<Storage> {
-        Storage::check_external(dtype, len, ptr)?;
-        Ok(Storage::external_unchecked(dtype, len, ptr, owner))
     }
 
     /// Errors unless `len` elements of `dtype` fit in `isize::MAX` bytes and `ptr` is
