@@ -29,7 +29,7 @@ use crate::kernels::reduce::Reducer;
 use crate::kernels::simd::with_simd;
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::simd::{has_avx2, has_avx512};
-use crate::kernels::vmath::{self, log_table, TRIG_LIMIT};
+use crate::kernels::vmath::{self, ln_table, log_table, TRIG_LIMIT};
 use crate::layout::{broadcast_shapes, Layout};
 use crate::shape::checked_numel;
 
@@ -164,16 +164,22 @@ macro_rules! flat_loop {
     }};
 }
 
-/// The loops of `f32`'s `log2` and `log10`, which have their own (the table method,
-/// `kernels/vmath/log_table.rs`, with AVX-512 and AVX2 copies), as `Some` of a `&dyn Fn`.
+/// The loops of `f32`'s logarithms, `asinh` and `atanh`, which have their own (the table method,
+/// `kernels/vmath/log_table.rs` and `ln_table.rs`, with AVX-512 and AVX2 copies), as `Some`
+/// of a `&dyn Fn`.
 macro_rules! table_loop {
-    (f32, $f:expr) => {
+    (f32, $f:expr) => {{
+        type Run = dyn Fn(&mut [f32], &[f32]) + Sync;
         match $f {
-            VecFn::Log2 => Some(&log_table::log2_loop as &(dyn Fn(&mut [f32], &[f32]) + Sync)),
-            VecFn::Log10 => Some(&log_table::log10_loop as &(dyn Fn(&mut [f32], &[f32]) + Sync)),
+            VecFn::Log => Some(&ln_table::log_loop as &Run),
+            VecFn::Log1p => Some(&ln_table::log1p_loop as &Run),
+            VecFn::Log2 => Some(&log_table::log2_loop as &Run),
+            VecFn::Log10 => Some(&log_table::log10_loop as &Run),
+            VecFn::Atanh => Some(&ln_table::atanh_loop as &Run),
+            VecFn::Asinh => Some(&ln_table::asinh_loop as &Run),
             _ => None,
         }
-    };
+    }};
     (f64, $f:expr) => {
         None::<&(dyn Fn(&mut [f64], &[f64]) + Sync)>
     };

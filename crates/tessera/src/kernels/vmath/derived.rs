@@ -114,11 +114,61 @@ macro_rules! table_logs {
     };
 }
 
+/// `log1p`, `asinh` and `atanh` by the series method of `vmath` (`f64`), expanded inside a width's
+/// module.
+macro_rules! series_log1p {
+    ($t:ident) => {
+        /// `log(1 + x)`, accurate near 0.
+        #[inline(always)]
+        pub fn log1p(x: $t) -> $t {
+            let u = 1.0 + x;
+            // `u` is 0, at least `2^-(MANT+1)`, negative, infinite or NaN: 0 and the last
+            // three take `log`'s special values.
+            let y = log_special(u, log_corrected(u, x - (u - 1.0), 0));
+            if x == 0.0 {
+                x
+            } else {
+                y
+            }
+        }
+
+        /// Inverse hyperbolic sine.
+        #[inline(always)]
+        pub fn asinh(x: $t) -> $t {
+            let a = x.abs();
+            let b = a.min(LARGE);
+            let b2 = b * b;
+            let w = b + b2 / (1.0 + (1.0 + b2).sqrt());
+            log1p_or_log2x(w, a, a > LARGE).copysign(x)
+        }
+
+        /// Inverse hyperbolic tangent.
+        #[inline(always)]
+        pub fn atanh(x: $t) -> $t {
+            let a = x.abs();
+            let y = (0.5 * log1p(2.0 * a + 2.0 * a * a / (1.0 - a))).copysign(x);
+            // Past 1 the sum falls below -1 (NaN), except where `1 - a` rounds to `-a`.
+            if a > 1.0 {
+                <$t>::NAN
+            } else {
+                y
+            }
+        }
+    };
+}
+
+/// `f32`'s `log1p`, `asinh` and `atanh`: the table method of `ln_table.rs`.
+macro_rules! table_log1p {
+    ($t:ident) => {
+        pub use super::super::ln_table::{asinh, atanh, log1p};
+    };
+}
+
 /// One width's derived functions: `$na` terms of the `atan` series, `$large` the magnitude
 /// from which `asinh` and `acosh` are `log(x) + ln 2`.
 macro_rules! derived {
     ($t:ident, $i:ident, atan: $na:expr, atan2: $atan2_c:ident, asin: $asin_c:ident,
-     large: $large:expr, logs: $logs:ident, log10_2_hi_mask: $hi_mask:expr) => {
+     large: $large:expr, logs: $logs:ident, log1p: $ln1p:ident, log10_2_hi_mask: $hi_mask:expr) => {
         /// The derived functions for this width.
         pub mod $t {
             use super::super::$t::{cast, horner, log_corrected, log_special};
@@ -136,19 +186,7 @@ macro_rules! derived {
             const TAN_3PI_8: $t = (SQRT_2 + 1.0) as $t;
             const LARGE: $t = $large;
 
-            /// `log(1 + x)`, accurate near 0.
-            #[inline(always)]
-            pub fn log1p(x: $t) -> $t {
-                let u = 1.0 + x;
-                // `u` is 0, at least `2^-(MANT+1)`, negative, infinite or NaN: 0 and the last
-                // three take `log`'s special values.
-                let y = log_special(u, log_corrected(u, x - (u - 1.0), 0));
-                if x == 0.0 {
-                    x
-                } else {
-                    y
-                }
-            }
+            $ln1p!($t);
 
             /// `atan(y / x)` for `y, x >= 0` (not both zero, not both infinite; NaN passes
             /// through), in `[0, π/2]`, with one division: the ratio is reduced to
@@ -308,16 +346,6 @@ macro_rules! derived {
                 log_special(u, log_corrected(u, c, large as $i))
             }
 
-            /// Inverse hyperbolic sine.
-            #[inline(always)]
-            pub fn asinh(x: $t) -> $t {
-                let a = x.abs();
-                let b = a.min(LARGE);
-                let b2 = b * b;
-                let w = b + b2 / (1.0 + (1.0 + b2).sqrt());
-                log1p_or_log2x(w, a, a > LARGE).copysign(x)
-            }
-
             /// Inverse hyperbolic cosine (NaN below 1).
             #[inline(always)]
             pub fn acosh(x: $t) -> $t {
@@ -330,18 +358,6 @@ macro_rules! derived {
                 }
             }
 
-            /// Inverse hyperbolic tangent.
-            #[inline(always)]
-            pub fn atanh(x: $t) -> $t {
-                let a = x.abs();
-                let y = (0.5 * log1p(2.0 * a + 2.0 * a * a / (1.0 - a))).copysign(x);
-                // Past 1 the sum falls below -1 (NaN), except where `1 - a` rounds to `-a`.
-                if a > 1.0 {
-                    <$t>::NAN
-                } else {
-                    y
-                }
-            }
             /// `sqrt(x² + y²)` without undue overflow or underflow, as
             /// `hi sqrt(1 + (lo/hi)²)`; infinite when either is infinite, even with a NaN.
             #[inline(always)]
@@ -408,8 +424,10 @@ const ASIN_F64: [f64; 12] = [
 ];
 
 derived!(f32, i32, atan: 8, atan2: ATAN2_F32, asin: ASIN_F32, large: 8192.0, logs: table_logs,
+    log1p: table_log1p,
     log10_2_hi_mask: 0xfff);
 derived!(f64, i64, atan: 19, atan2: ATAN2_F64, asin: ASIN_F64, large: 268_435_456.0, logs: series_logs,
+    log1p: series_log1p,
     log10_2_hi_mask: 0xf_ffff);
 
 /// `logaddexp` of each width: `f64`'s, and `f32`'s computed in `f64` and rounded once

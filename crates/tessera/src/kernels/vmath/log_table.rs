@@ -37,12 +37,12 @@ use crate::kernels::simd::{has_avx2, has_avx512};
 
 /// Subtracted from `x`'s bits so that `z` lands in `[0.699, 1.398)`, around 1 (the bits of
 /// 0.69921875).
-const OFF: u32 = 0x3f33_0000;
+pub(super) const OFF: u32 = 0x3f33_0000;
 
 /// `c_i`: about `1 / z` at the middle of interval `i` (`z`'s bits in
 /// `[OFF + i 2^19, OFF + (i + 1) 2^19)`), rounded to `f32`; exactly 1 for the interval
 /// `[0.98046875, 1.0234375)`. `log_table_is_what_its_doc_says` recomputes it.
-const INVC: [f32; 16] = [
+pub(super) const INVC: [f32; 16] = [
     1.398_907_1,
     1.340_314_1,
     1.286_432_1,

@@ -39,6 +39,8 @@ use std::f64::consts::LN_2;
 
 mod derived;
 mod hyperbolic;
+mod lanes;
+pub(crate) mod ln_table;
 pub(crate) mod log_table;
 
 /// Largest `|x|` for which `sin` and `cos` here reduce their argument correctly.
@@ -115,11 +117,74 @@ const EXPM1_F32: [f32; 6] = [
 /// The `f64` polynomial of `expm1`: the Taylor series, twelve terms.
 const EXPM1_F64: [f64; 12] = expm1_coeffs::<12>();
 
-/// One width's functions: `$t` the float, `$u`/`$i` its bit-sized integers.
+/// `log` and `log_normal` by the series method (`f64`), with the reduction that `log2` and
+/// `log10` share, expanded inside a width's module.
+macro_rules! series_ln {
+    ($t:ident, $i:ident) => {
+        /// The reduction of the logarithms for a positive `x` (subnormals scaled first):
+        /// `x = 2^k (1 + f)` with `1 + f` in `[sqrt(1/2), sqrt(2))`, returned as
+        /// `(k, f, f²/2, s (f²/2 + R(s²)))` ([`series`]).
+        #[inline(always)]
+        pub(super) fn log_reduce(x: $t) -> ($t, $t, $t, $t) {
+            let sub = x < <$t>::MIN_POSITIVE;
+            let xs = if sub {
+                x * (1u64 << (MANT + 2)) as $t
+            } else {
+                x
+            };
+            let (e, m) = split(xs);
+            let e = e - if sub { MANT as $i + 2 } else { 0 };
+            let f = m - 1.0;
+            let (hfsq, sr) = series(f, f / (2.0 + f));
+            (e as $t, f, hfsq, sr)
+        }
+
+        /// [`log_reduce`] for a positive normal `x`, which it computes with the same
+        /// operations (so with the same bits): the loops whose block of inputs is all
+        /// positive, normal and finite ([`all_positive_normal`]) skip the subnormal
+        /// scaling and the special values.
+        #[inline(always)]
+        pub(super) fn log_reduce_normal(x: $t) -> ($t, $t, $t, $t) {
+            let (e, m) = split(x);
+            let f = m - 1.0;
+            let (hfsq, sr) = series(f, f / (2.0 + f));
+            (e as $t, f, hfsq, sr)
+        }
+
+        /// `log(2^k (1 + f))` from [`log_reduce`]'s parts.
+        #[inline(always)]
+        fn log_of((k, f, hfsq, sr): ($t, $t, $t, $t)) -> $t {
+            k.mul_add(LN2_HI, f - (hfsq - k.mul_add(LN2_LO, sr)))
+        }
+
+        /// Natural logarithm.
+        #[inline(always)]
+        pub fn log(x: $t) -> $t {
+            log_special(x, log_of(log_reduce(x)))
+        }
+
+        /// [`log`] of a positive, normal, finite `x` (other inputs give unspecified
+        /// values): the same bits, without the subnormal scaling and the special values.
+        #[inline(always)]
+        pub fn log_normal(x: $t) -> $t {
+            log_of(log_reduce_normal(x))
+        }
+    };
+}
+
+/// `f32`'s `log` and `log_normal`: the table method of `ln_table.rs`.
+macro_rules! table_ln {
+    ($t:ident, $i:ident) => {
+        pub use super::ln_table::{log, log_normal};
+    };
+}
+
+/// One width's functions: `$t` the float, `$u`/`$i` its bit-sized integers, `$ln` the macro
+/// that gives its natural logarithm.
 macro_rules! vmath {
     ($t:ident, $u:ident, $i:ident, mant: $mant:expr, expm1: $ne:ident, log: $nl:expr,
      exp_range: ($lo:expr, $hi:expr), expm1_lo: $elo:expr, ln2_hi_bits: $lb:expr,
-     trig: ($ns:expr, $nc:expr), reduce_pio2: $red:path, tan: $tan:ident) => {
+     trig: ($ns:expr, $nc:expr), reduce_pio2: $red:path, tan: $tan:ident, ln: $ln:ident) => {
         /// The functions for this width.
         pub mod $t {
             use super::*;
@@ -282,36 +347,6 @@ macro_rules! vmath {
                 (hfsq, s * z.mul_add(horner(z, &LOG_C), hfsq))
             }
 
-            /// The reduction of the logarithms for a positive `x` (subnormals scaled first):
-            /// `x = 2^k (1 + f)` with `1 + f` in `[sqrt(1/2), sqrt(2))`, returned as
-            /// `(k, f, f²/2, s (f²/2 + R(s²)))` ([`series`]).
-            #[inline(always)]
-            pub(super) fn log_reduce(x: $t) -> ($t, $t, $t, $t) {
-                let sub = x < <$t>::MIN_POSITIVE;
-                let xs = if sub {
-                    x * (1u64 << (MANT + 2)) as $t
-                } else {
-                    x
-                };
-                let (e, m) = split(xs);
-                let e = e - if sub { MANT as $i + 2 } else { 0 };
-                let f = m - 1.0;
-                let (hfsq, sr) = series(f, f / (2.0 + f));
-                (e as $t, f, hfsq, sr)
-            }
-
-            /// [`log_reduce`] for a positive normal `x`, which it computes with the same
-            /// operations (so with the same bits): the loops whose block of inputs is all
-            /// positive, normal and finite ([`all_positive_normal`]) skip the subnormal
-            /// scaling and the special values.
-            #[inline(always)]
-            pub(super) fn log_reduce_normal(x: $t) -> ($t, $t, $t, $t) {
-                let (e, m) = split(x);
-                let f = m - 1.0;
-                let (hfsq, sr) = series(f, f / (2.0 + f));
-                (e as $t, f, hfsq, sr)
-            }
-
             /// `log(2^bump u) + c/u` for a positive, normal, finite `u` and a `c` below an ulp
             /// of `u`: the core of `log1p` (`u = 1 + x` rounded, `c` its rounding error,
             /// `bump = 0`) and of `asinh`/`acosh` (`log(2x)` for large `x`: `u = x`, `c = 0`,
@@ -363,24 +398,7 @@ macro_rules! vmath {
                 }
             }
 
-            /// `log(2^k (1 + f))` from [`log_reduce`]'s parts.
-            #[inline(always)]
-            fn log_of((k, f, hfsq, sr): ($t, $t, $t, $t)) -> $t {
-                k.mul_add(LN2_HI, f - (hfsq - k.mul_add(LN2_LO, sr)))
-            }
-
-            /// Natural logarithm.
-            #[inline(always)]
-            pub fn log(x: $t) -> $t {
-                log_special(x, log_of(log_reduce(x)))
-            }
-
-            /// [`log`] of a positive, normal, finite `x` (other inputs give unspecified
-            /// values): the same bits, without the subnormal scaling and the special values.
-            #[inline(always)]
-            pub fn log_normal(x: $t) -> $t {
-                log_of(log_reduce_normal(x))
-            }
+            $ln!($t, $i);
 
             /// `(sin r, cos r)` for `|r| <= π/4`.
             #[inline(always)]
@@ -444,9 +462,11 @@ macro_rules! vmath {
 }
 
 vmath!(f32, u32, i32, mant: 23, expm1: EXPM1_F32, log: 4, exp_range: (-104.0, 89.0),
-    expm1_lo: -18.0, ln2_hi_bits: 43, trig: (4, 4), reduce_pio2: reduce_pio2_f32, tan: tan_f32);
+    expm1_lo: -18.0, ln2_hi_bits: 43, trig: (4, 4), reduce_pio2: reduce_pio2_f32, tan: tan_f32,
+    ln: table_ln);
 vmath!(f64, u64, i64, mant: 52, expm1: EXPM1_F64, log: 10, exp_range: (-746.0, 710.0),
-    expm1_lo: -38.0, ln2_hi_bits: 32, trig: (8, 7), reduce_pio2: reduce_pio2_f64, tan: tan_f64);
+    expm1_lo: -38.0, ln2_hi_bits: 32, trig: (8, 7), reduce_pio2: reduce_pio2_f64, tan: tan_f64,
+    ln: series_ln);
 
 /// π/2 = `PIO2_1 + PIO2_2 + PIO2_3 + PIO2_4` to about 150 bits: consecutive pieces of its
 /// binary expansion, the first three of 33 significant bits each (so their products by
