@@ -1,6 +1,6 @@
 //! The functions built from the core ones of [`vmath`](super) (docs/design.md P2), as
 //! branch-free code that vectorises in the same way:
-//! - `log1p(x) = log(u) + (x - (u - 1)) / u` with `u = 1 + x` rounded: the second term is the
+//! - `log1p(x) = log(u) + (x - (u - 1)) / u` (`f64`; `f32`'s is `ln_table.rs`) with `u = 1 + x` rounded: the second term is the
 //!   rounding error of `u` carried through `log`'s derivative, so the result keeps the
 //!   accuracy of `log` near 0. One division serves `log`'s reduction and `1/u`
 //!   (`log_corrected` in `vmath`).
@@ -18,7 +18,8 @@
 //!   order). `acos(x)`: `π/2 - asin(x)` for `|x| <= 1/2`, and `2 asin(s)` or `π - 2 asin(s)`
 //!   above, which keeps its relative accuracy near `x = 1` where `π/2 - asin(x)` would cancel.
 //! - `asinh(a) = log1p(a + a²/(1 + sqrt(1 + a²)))` (no cancellation near 0), `log(2a)`
-//!   once `1/(4a²)` is below half an ulp (one logarithm serves both); `acosh(x) = log1p(t + sqrt(t (t + 2)))` with
+//!   once `1/(4a²)` is below half an ulp (one logarithm serves both; `f32`'s `asinh` and
+//!   `atanh` are `ln_table.rs`'s, on the same formulas); `acosh(x) = log1p(t + sqrt(t (t + 2)))` with
 //!   `t = x - 1`, likewise `log(x) + ln 2` for large `x`; `atanh(a) = log1p(2a + 2a²/(1 - a))/2`.
 //! - `logaddexp(x, y) = max(x, y) + log1p(exp(-|x - y|))`, `x + ln 2` where `x == y`;
 //! - `hypot(x, y) = hi sqrt(1 + (lo/hi)²)` over the magnitudes (no overflow, no underflow);
@@ -165,7 +166,8 @@ macro_rules! table_log1p {
 }
 
 /// One width's derived functions: `$na` terms of the `atan` series, `$large` the magnitude
-/// from which `asinh` and `acosh` are `log(x) + ln 2`.
+/// from which `acosh` (and `f64`'s `asinh`) are `log(x) + ln 2`; `$ln1p` gives `log1p`,
+/// `asinh` and `atanh`.
 macro_rules! derived {
     ($t:ident, $i:ident, atan: $na:expr, atan2: $atan2_c:ident, asin: $asin_c:ident,
      large: $large:expr, logs: $logs:ident, log1p: $ln1p:ident, log10_2_hi_mask: $hi_mask:expr) => {

@@ -275,7 +275,7 @@ mod x86 {
     macro_rules! featured {
         ($body:expr) => {
             // SAFETY: a token of this width exists only where `detect` found the features
-            // its intrinsics need; the pointer accesses are bounds-checked by the caller.
+            // its intrinsics need; `load` and `store` assert the length they access.
             unsafe { $body }
         };
     }

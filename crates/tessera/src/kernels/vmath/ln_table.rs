@@ -3,25 +3,26 @@
 //! [`Lanes`](super::lanes::Lanes) for the portable, AVX2 and AVX-512 loops.
 //!
 //! The series method they replace (`s = f/(2 + f)`, a series in `s²`) divides once per
-//! element, and `log1p` took 1.18-1.44 times NumPy's time for 64 Ki elements, `atanh`
+//! element, and `log1p` took 0.98-1.44 times NumPy's time for 64 Ki elements, `atanh`
 //! (which divides once more) 1.49-1.74. Here, with `u = 2^k z` and `z` in `[0.699, 1.398)`
 //! as in `log_table`:
 //! - `r = z c_i - 1` in one fused multiply-add (`c_i` about the reciprocal of the middle of
-//!   `z`'s interval, exactly 1 on the interval that holds 1), `|r| < 0.035`;
+//!   `z`'s interval, exactly 1 on the interval that holds 1), `|r| < 0.03`;
 //! - `ln(u) = (k ln2_hi + T_i) + r + (k ln2_lo + T_i,lo + r² Q(r))`, with `T_i = -ln(c_i)`
 //!   in two parts, the first a multiple of `2^-16` (so `a = k ln2_hi + T_i` is exact), and
 //!   `Q` the Taylor series of `(ln(1 + r) - r)/r²` to `r³` (its truncation, `r⁶/6`, is under
-//!   0.01 of an ulp of the result);
+//!   0.07 of an ulp of the result, at the bottom of the interval above 1's);
 //! - `a + r` is split exactly into `hi + lo` (Dekker's fast two-sum: `|a| >= |r|` wherever
 //!   `a` is not 0), so the only roundings that count are `r`'s (half an ulp of `r`) and the
 //!   last addition. Near 1, where the result is smallest against `r` (the intervals next to
 //!   1's), `r`'s rounding is at most half an ulp of the result: within 1 ulp in all.
 //!
 //! `log1p(x)` takes `u = 1 + x` rounded and its rounding error `c = x - (u - 1)`, and adds
-//! `c/u` to the small terms as `c 2^-k c_i (1 - r)` (to first order in `r`; `c/u` is below
-//! half an ulp of `u`, so the neglected `r²` part is below `2^-34` of it): no division.
+//! `c/u` to the small terms as `c 2^-k c_i (1 - r)` (to first order in `r`; for `|x| < 2^24`
+//! `c/u` is below half an ulp of `u`, so the neglected `r²` part is below `2^-34` of it;
+//! above, `c` is at most 2 and `c/u` below `2^-23`): no division.
 //! `atanh(x) = log1p(2a + 2a²/(1 - a))/2` with `a = |x|`, one division;
-//! `asinh(x) = log1p(a + a²/(1 + sqrt(1 + a²)))`, and `ln(2a)` from `a = 8192` on.
+//! `asinh(x) = log1p(a + a²/(1 + sqrt(1 + a²)))`, and `ln(2a)` above `a = 8192`.
 //!
 //! A block of lanes whose logarithm operand is not positive, normal and finite goes element
 //! by element through the scalar function, which scales subnormals and sets the special
@@ -97,8 +98,8 @@ impl<L: Lanes> Tables<L> {
     }
 }
 
-/// `ln(2^k_adj u) + c/u` for a positive, normal, finite `u` and a `c` below half an ulp of
-/// `u` (`None` for 0); other `u` give unspecified values.
+/// `ln(2^k_adj u) + c/u` for a positive, normal, finite `u` and a `c` of at most about an
+/// ulp of `u` (`None` for 0); other `u` give unspecified values.
 #[inline(always)]
 fn ln_core<L: Lanes>(l: L, t: &Tables<L>, u: L::F, k_adj: L::I, c: Option<L::F>) -> L::F {
     let s = |x: f32| l.splat(x);
@@ -159,7 +160,8 @@ fn asinh_operand<L: Lanes>(l: L, a: L::F) -> L::F {
     l.add(a, l.div(a2, l.add(one, l.sqrt(l.add(one, a2)))))
 }
 
-/// From this magnitude `asinh(a)` is `ln(2a)`: `1/(4a²)` is below half an ulp.
+/// Above this magnitude `asinh(a)` is `ln(2a)`: `1/(4a²)` is below half an ulp (the `f64`
+/// functions' `LARGE` in `derived.rs` is `f64`'s cut).
 const ASINH_LARGE: f32 = 8192.0;
 
 /// Natural logarithm.
@@ -217,14 +219,17 @@ pub fn asinh(x: f32) -> f32 {
     y.copysign(x)
 }
 
-/// The vector forms: `None` where a lane's logarithm operand is not positive, normal and
-/// finite (the block then takes the scalar function).
+// The vector forms below return `None` where a lane's logarithm operand is not positive,
+// normal and finite (the block then takes the scalar function).
+
+/// [`log`] on a vector.
 #[inline(always)]
 fn log_lanes<L: Lanes>(l: L, t: &Tables<L>, x: L::F) -> Option<L::F> {
     l.all_positive_normal(x)
         .then(|| ln_core(l, t, x, l.splat_i(0), None))
 }
 
+/// [`log1p`] on a vector.
 #[inline(always)]
 fn log1p_lanes<L: Lanes>(l: L, t: &Tables<L>, x: L::F) -> Option<L::F> {
     let parts = split_1p(l, x);
@@ -232,6 +237,7 @@ fn log1p_lanes<L: Lanes>(l: L, t: &Tables<L>, x: L::F) -> Option<L::F> {
         .then(|| log1p_of(l, t, x, parts))
 }
 
+/// [`atanh`] on a vector.
 #[inline(always)]
 fn atanh_lanes<L: Lanes>(l: L, t: &Tables<L>, x: L::F) -> Option<L::F> {
     let a = l.abs(x);
@@ -243,8 +249,8 @@ fn atanh_lanes<L: Lanes>(l: L, t: &Tables<L>, x: L::F) -> Option<L::F> {
     })
 }
 
-/// `None` also where a lane is past [`ASINH_LARGE`] (rare: the scalar function takes the
-/// block).
+/// [`asinh`] on a vector; `None` also where a lane is above [`ASINH_LARGE`] (rare: the
+/// scalar function takes the block).
 #[inline(always)]
 fn asinh_lanes<L: Lanes>(l: L, t: &Tables<L>, x: L::F) -> Option<L::F> {
     let a = l.abs(x);
@@ -258,8 +264,8 @@ fn asinh_lanes<L: Lanes>(l: L, t: &Tables<L>, x: L::F) -> Option<L::F> {
 }
 
 /// `pub(crate) fn $name(out, a)`: `out[i] = $scalar(a[i])` over equal-length slices, with
-/// `$lanes` on 16 lanes (AVX-512) or 8 (AVX2) where the CPU runs them.
-macro_rules! table_loop {
+/// `$lanes` on 16 lanes (AVX-512) or 8 (AVX2) where the CPU runs them, one lane elsewhere.
+macro_rules! lanes_loop {
     ($(#[$doc:meta])* $name:ident, $lanes:ident, $scalar:ident) => {
         $(#[$doc])*
         pub(crate) fn $name(out: &mut [f32], a: &[f32]) {
@@ -285,32 +291,32 @@ macro_rules! table_loop {
                     return unsafe { wide(l, out, a) };
                 }
             }
-            for (o, &x) in out.iter_mut().zip(a) {
-                *o = $scalar(x);
-            }
+            // One lane: the same body (and bits) as the vector copies.
+            let t = Tables::new(Scalar);
+            map_blocks(Scalar, out, a, |l, x| $lanes(l, &t, x), $scalar)
         }
     };
 }
 
-table_loop!(
+lanes_loop!(
     /// `out[i] = ln(a[i])`.
     log_loop,
     log_lanes,
     log
 );
-table_loop!(
+lanes_loop!(
     /// `out[i] = ln(1 + a[i])`.
     log1p_loop,
     log1p_lanes,
     log1p
 );
-table_loop!(
+lanes_loop!(
     /// `out[i] = asinh(a[i])`.
     asinh_loop,
     asinh_lanes,
     asinh
 );
-table_loop!(
+lanes_loop!(
     /// `out[i] = atanh(a[i])`.
     atanh_loop,
     atanh_lanes,
@@ -336,8 +342,8 @@ mod tests {
         assert_eq!(LN2_HI as f64, (ln2 * 65536.0).round() / 65536.0);
     }
 
-    /// Inputs for the bit-for-bit checks: normal numbers of every binade (both signs), blocks
-    /// with special values, values near 0, near `±1` and past them.
+    /// Inputs for the bit-for-bit checks: positive numbers of every binade, a block with
+    /// special values, values near 0, across `(-1, 1)`, and past `±1`.
     fn inputs() -> Vec<f32> {
         let mut a: Vec<f32> = (0..40_000u32)
             .map(|i| f32::from_bits(0x0080_0000 + i.wrapping_mul(53_687)))

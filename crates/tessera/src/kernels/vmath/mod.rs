@@ -15,9 +15,9 @@
 //! - `expm1`: the same `r`; `2 (2^(n-1) expm1(r) + (2^(n-1) - 1/2))` in one fused
 //!   multiply-add (`2^(n-1) - 1/2` exact while `|n| <= MANT + 1`), `-1` below
 //!   `ln(ulp(1)/2)`; for `f32` `expm1(r)` is a minimax polynomial (`EXPM1_F32`).
-//! - `log`: `x = 2^k m` with `m` in `[sqrt(1/2), sqrt(2))`, `f = m - 1`, `s = f / (2 + f)`,
-//!   `log(1 + f) = f - (f²/2 - s (f²/2 + R(s²)))` (`R` the `atanh` series), subnormals scaled
-//!   first.
+//! - `log` (`f64`): `x = 2^k m` with `m` in `[sqrt(1/2), sqrt(2))`, `f = m - 1`,
+//!   `s = f / (2 + f)`, `log(1 + f) = f - (f²/2 - s (f²/2 + R(s²)))` (`R` the `atanh`
+//!   series), subnormals scaled first. `f32`'s is the table method of `ln_table.rs`.
 //! - `sin`, `cos`: `x = n π/2 + r` (`f64`: π/2 in four parts, ~150 bits; `f32`: four `f32`
 //!   parts with the steps kept exact, `reduce_pio2_f32_split`), `|r| <= π/4` (`f32`: a
 //!   little over), the sine or cosine series by quadrant. Valid for `|x| <=`
@@ -28,7 +28,10 @@
 //! without FMA, so a value never depends on the path that computed it.
 //!
 //! `derived.rs` builds the inverse, logarithmic and tangent functions on these, and
-//! `hyperbolic.rs` `sinh`, `cosh` and `tanh`; `log_table.rs` is `f32`'s `log2` and `log10`.
+//! `hyperbolic.rs` `sinh`, `cosh` and `tanh`; `log_table.rs` is `f32`'s `log2` and `log10`,
+//! and `ln_table.rs` its `log`, `log1p`, `asinh` and `atanh` by a 16-entry table, written once
+//! against `lanes.rs`'s `Lanes` for one lane and AVX2's and AVX-512's vectors (the table
+//! lookup is a register permute there, which the compiler does not find by itself).
 //!
 //! NaN, infinities and signed zeros follow C99 Annex F (as NumPy): `exp(-inf) = 0`,
 //! `log(0) = -inf`, `log(-1) = NaN`, `expm1(-0) = -0`, `tanh(-0) = -0`, `sin(-0) = -0`. The
@@ -350,7 +353,8 @@ macro_rules! vmath {
             /// `log(2^bump u) + c/u` for a positive, normal, finite `u` and a `c` below an ulp
             /// of `u`: the core of `log1p` (`u = 1 + x` rounded, `c` its rounding error,
             /// `bump = 0`) and of `asinh`/`acosh` (`log(2x)` for large `x`: `u = x`, `c = 0`,
-            /// `bump = 1`). One division gives both `s = f / (2 + f)` and `1/u`: with
+            /// `bump = 1`); for `f32` only of `acosh` now (`ln_table.rs` has the others). One
+            /// division gives both `s = f / (2 + f)` and `1/u`: with
             /// `d = 2 + f` and `q = 1 / (d m)`, `s = f (m q)` and `1/m = d q`. Their few ulp
             /// of rounding are damped: `s` enters only through the term `s (f²/2 + R)`, so a
             /// relative error in `s` moves the result by at most 0.073 of it (about `f²/2`);
