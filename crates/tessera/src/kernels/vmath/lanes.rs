@@ -237,6 +237,46 @@ pub(crate) fn map_blocks<L: Lanes>(
     }
 }
 
+/// `pub(crate) fn $name(out, a)`: `out[i] = $scalar(a[i])` over equal-length slices, with
+/// `$lanes(l, &tables, x)` on 16 lanes (AVX-512) or 8 (AVX2) where the CPU runs them, one
+/// lane elsewhere (the same body and bits); `tables: |l| expr` builds the tables for width
+/// `l` once per call.
+macro_rules! lanes_loop {
+    ($(#[$doc:meta])* $name:ident, tables: |$l:ident| $tables:expr, $lanes:ident,
+     $scalar:ident) => {
+        $(#[$doc])*
+        pub(crate) fn $name(out: &mut [f32], a: &[f32]) {
+            use $crate::kernels::vmath::lanes::{map_blocks, Scalar};
+            #[cfg(target_arch = "x86_64")]
+            {
+                use $crate::kernels::vmath::lanes::{Avx2, Avx512};
+                #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
+                fn widest($l: Avx512, out: &mut [f32], a: &[f32]) {
+                    let t = $tables;
+                    map_blocks($l, out, a, |l, x| $lanes(l, &t, x), $scalar)
+                }
+                #[target_feature(enable = "avx2,fma")]
+                fn wide($l: Avx2, out: &mut [f32], a: &[f32]) {
+                    let t = $tables;
+                    map_blocks($l, out, a, |l, x| $lanes(l, &t, x), $scalar)
+                }
+                if let Some(l) = Avx512::detect() {
+                    // SAFETY: the token proves the features `widest` enables.
+                    return unsafe { widest(l, out, a) };
+                }
+                if let Some(l) = Avx2::detect() {
+                    // SAFETY: the token proves the features `wide` enables.
+                    return unsafe { wide(l, out, a) };
+                }
+            }
+            let $l = Scalar;
+            let t = $tables;
+            map_blocks($l, out, a, |l, x| $lanes(l, &t, x), $scalar)
+        }
+    };
+}
+pub(super) use lanes_loop;
+
 #[cfg(target_arch = "x86_64")]
 pub(crate) use x86::{Avx2, Avx512};
 

@@ -30,8 +30,8 @@
 //! same generic code, so a result never depends on the path (tested bit for bit).
 
 use super::f32::log_special;
-use super::lanes::{map_blocks, Lanes, Scalar};
-use super::log_table::{INVC, OFF};
+use super::lanes::{lanes_loop, Lanes, Scalar};
+use super::log_table::{reduce, Reduced, Tables};
 
 /// `T_i = -ln(c_i)` rounded to a multiple of `2^-16`, as that multiple's numerator.
 const HI_16THS: [i32; 16] = [
@@ -77,40 +77,12 @@ const LN2_LO: f32 = (std::f64::consts::LN_2 - 45426.0 / 65536.0) as f32;
 /// `(ln(1 + r) - r)/r² ≈ q0 + q1 r + q2 r² + q3 r³`: `-1/2, 1/3, -1/4, 1/5`.
 const Q: [f32; 4] = [-0.5, (1.0 / 3.0) as f32, -0.25, 0.2];
 
-/// `0xff80_0000`: the sign and exponent bits of an `f32`.
-const EXP_MASK: i32 = 0xff80_0000_u32 as i32;
-
-/// The three tables in a width's form.
-struct Tables<L: Lanes> {
-    invc: L::T,
-    hi: L::T,
-    lo: L::T,
-}
-
-impl<L: Lanes> Tables<L> {
-    #[inline(always)]
-    fn new(l: L) -> Self {
-        Tables {
-            invc: l.table(&INVC),
-            hi: l.table(&HI),
-            lo: l.table(&LO),
-        }
-    }
-}
-
 /// `ln(2^k_adj u) + c/u` for a positive, normal, finite `u` and a `c` of at most about an
 /// ulp of `u` (`None` for 0); other `u` give unspecified values.
 #[inline(always)]
 fn ln_core<L: Lanes>(l: L, t: &Tables<L>, u: L::F, k_adj: L::I, c: Option<L::F>) -> L::F {
     let s = |x: f32| l.splat(x);
-    let ix = l.bits(u);
-    let tmp = l.sub_i(ix, l.splat_i(OFF as i32));
-    let i = l.srl::<19>(tmp);
-    let k = l.sra::<23>(tmp);
-    let z = l.float_of_bits(l.sub_i(ix, l.and_i(tmp, l.splat_i(EXP_MASK))));
-    let ci = l.lookup(t.invc, i);
-    let r = l.fma(z, ci, s(-1.0));
-    let kf = l.to_float(l.add_i(k, k_adj));
+    let Reduced { i, k, kf, c: ci, r } = reduce(l, t, u, k_adj);
     let a = l.fma(kf, s(LN2_HI), l.lookup(t.hi, i));
     let r2 = l.mul(r, r);
     // Estrin's scheme: two independent pairs, then one step in `r²`.
@@ -171,7 +143,7 @@ pub fn log(x: f32) -> f32 {
     let xs = if sub { x * (1u32 << 25) as f32 } else { x };
     let y = ln_core(
         Scalar,
-        &Tables::new(Scalar),
+        &Tables::new(Scalar, &HI, &LO),
         xs,
         if sub { -25 } else { 0 },
         None,
@@ -183,14 +155,17 @@ pub fn log(x: f32) -> f32 {
 /// the same bits.
 #[inline(always)]
 pub fn log_normal(x: f32) -> f32 {
-    ln_core(Scalar, &Tables::new(Scalar), x, 0, None)
+    ln_core(Scalar, &Tables::new(Scalar, &HI, &LO), x, 0, None)
 }
 
 /// `ln(1 + x)`, accurate near 0.
 #[inline(always)]
 pub fn log1p(x: f32) -> f32 {
     let parts = split_1p(Scalar, x);
-    log_special(parts.0, log1p_of(Scalar, &Tables::new(Scalar), x, parts))
+    log_special(
+        parts.0,
+        log1p_of(Scalar, &Tables::new(Scalar, &HI, &LO), x, parts),
+    )
 }
 
 /// Inverse hyperbolic tangent (NaN past `±1`).
@@ -212,7 +187,10 @@ pub fn atanh(x: f32) -> f32 {
 pub fn asinh(x: f32) -> f32 {
     let a = x.abs();
     let y = if a > ASINH_LARGE {
-        log_special(a, ln_core(Scalar, &Tables::new(Scalar), a, 1, None))
+        log_special(
+            a,
+            ln_core(Scalar, &Tables::new(Scalar, &HI, &LO), a, 1, None),
+        )
     } else {
         log1p(asinh_operand(Scalar, a))
     };
@@ -263,68 +241,39 @@ fn asinh_lanes<L: Lanes>(l: L, t: &Tables<L>, x: L::F) -> Option<L::F> {
         .then(|| l.copysign(log1p_of(l, t, w, parts), x))
 }
 
-/// `pub(crate) fn $name(out, a)`: `out[i] = $scalar(a[i])` over equal-length slices, with
-/// `$lanes` on 16 lanes (AVX-512) or 8 (AVX2) where the CPU runs them, one lane elsewhere.
-macro_rules! lanes_loop {
-    ($(#[$doc:meta])* $name:ident, $lanes:ident, $scalar:ident) => {
-        $(#[$doc])*
-        pub(crate) fn $name(out: &mut [f32], a: &[f32]) {
-            #[cfg(target_arch = "x86_64")]
-            {
-                use super::lanes::{Avx2, Avx512};
-                #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
-                fn widest(l: Avx512, out: &mut [f32], a: &[f32]) {
-                    let t = Tables::new(l);
-                    map_blocks(l, out, a, |l, x| $lanes(l, &t, x), $scalar)
-                }
-                #[target_feature(enable = "avx2,fma")]
-                fn wide(l: Avx2, out: &mut [f32], a: &[f32]) {
-                    let t = Tables::new(l);
-                    map_blocks(l, out, a, |l, x| $lanes(l, &t, x), $scalar)
-                }
-                if let Some(l) = Avx512::detect() {
-                    // SAFETY: the token proves the features `widest` enables.
-                    return unsafe { widest(l, out, a) };
-                }
-                if let Some(l) = Avx2::detect() {
-                    // SAFETY: the token proves the features `wide` enables.
-                    return unsafe { wide(l, out, a) };
-                }
-            }
-            // One lane: the same body (and bits) as the vector copies.
-            let t = Tables::new(Scalar);
-            map_blocks(Scalar, out, a, |l, x| $lanes(l, &t, x), $scalar)
-        }
-    };
-}
-
 lanes_loop!(
     /// `out[i] = ln(a[i])`.
     log_loop,
+    tables: |l| Tables::new(l, &HI, &LO),
     log_lanes,
     log
 );
 lanes_loop!(
     /// `out[i] = ln(1 + a[i])`.
     log1p_loop,
+    tables: |l| Tables::new(l, &HI, &LO),
     log1p_lanes,
     log1p
 );
 lanes_loop!(
     /// `out[i] = asinh(a[i])`.
     asinh_loop,
+    tables: |l| Tables::new(l, &HI, &LO),
     asinh_lanes,
     asinh
 );
 lanes_loop!(
     /// `out[i] = atanh(a[i])`.
     atanh_loop,
+    tables: |l| Tables::new(l, &HI, &LO),
     atanh_lanes,
     atanh
 );
 
 #[cfg(test)]
 mod tests {
+    use super::super::lanes::map_blocks;
+    use super::super::log_table::INVC;
     use super::*;
 
     /// The tables are what the module doc says: `T_i = -ln(c_i)` in `f64`, its first part
@@ -389,7 +338,7 @@ mod tests {
                 assert_eq!(bits(&out), want, stringify!($run));
                 #[cfg(target_arch = "x86_64")]
                 if let Some(l) = super::super::lanes::Avx2::detect() {
-                    let t = Tables::new(l);
+                    let t = Tables::new(l, &HI, &LO);
                     out.fill(0.0);
                     map_blocks(l, &mut out, &a, |l, x| $lanes(l, &t, x), $f);
                     assert_eq!(bits(&out), want, stringify!($lanes));
