@@ -1,9 +1,11 @@
 //! The functions built from the core ones of [`vmath`](super) (docs/design.md P2), as
 //! branch-free code that vectorises in the same way:
-//! - `log1p(x) = log(u) + (x - (u - 1)) / u` (`f64`; `f32`'s is `ln_table.rs`) with `u = 1 + x` rounded: the second term is the
-//!   rounding error of `u` carried through `log`'s derivative, so the result keeps the
-//!   accuracy of `log` near 0. One division serves `log`'s reduction and `1/u`
-//!   (`log_corrected` in `vmath`).
+//! - `log1p`, `asinh` and `atanh` are the table method of `ln_table.rs` (`f32`) and
+//!   `ln_table64.rs` (`f64`); `acosh` uses `log1p`'s older form here,
+//!   `log(u) + (x - (u - 1)) / u` with `u = 1 + x` rounded: the second term is the rounding
+//!   error of `u` carried through `log`'s derivative, so the result keeps the accuracy of
+//!   `log` near 0. One division serves `log`'s reduction and `1/u` (`log_corrected` in
+//!   `vmath`).
 //! - `atan(y/x)` of a ratio of non-negative numbers, with one division: reduced to
 //!   `|t| <= tan(π/8)` as `t = -x/y` (plus π/2) above `tan(3π/8)` and `(y - x)/(y + x)`
 //!   (plus π/4) above `tan(π/8)`, then `t - t³/3 + t⁵/5 - ...` with enough terms that the
@@ -17,10 +19,9 @@
 //!   `π/2 - 2 asin(s)` with `s = sqrt((1 - |x|)/2)` above (`s`'s rounding carried to second
 //!   order). `acos(x)`: `π/2 - asin(x)` for `|x| <= 1/2`, and `2 asin(s)` or `π - 2 asin(s)`
 //!   above, which keeps its relative accuracy near `x = 1` where `π/2 - asin(x)` would cancel.
-//! - `asinh(a) = log1p(a + a²/(1 + sqrt(1 + a²)))` (no cancellation near 0), `log(2a)`
-//!   once `1/(4a²)` is below half an ulp (one logarithm serves both; `f32`'s `asinh` and
-//!   `atanh` are `ln_table.rs`'s, on the same formulas); `acosh(x) = log1p(t + sqrt(t (t + 2)))` with
-//!   `t = x - 1`, likewise `log(x) + ln 2` for large `x`; `atanh(a) = log1p(2a + 2a²/(1 - a))/2`.
+//! - `acosh(x) = log1p(t + sqrt(t (t + 2)))` with `t = x - 1`, `log(x) + ln 2` once the
+//!   rest is below half an ulp (one logarithm serves both); `asinh` and `atanh` (in the
+//!   table modules) are `log1p(a + a²/(1 + sqrt(1 + a²)))` and `log1p(2a + 2a²/(1 - a))/2`.
 //! - `logaddexp(x, y) = max(x, y) + log1p(exp(-|x - y|))`, `x + ln 2` where `x == y`;
 //! - `hypot(x, y) = hi sqrt(1 + (lo/hi)²)` over the magnitudes (no overflow, no underflow);
 //!   `log2(x) = k + log(m) log2(e)` and `log10(x) = k log10(2) + log(m) log10(e)` with
@@ -115,53 +116,14 @@ macro_rules! table_logs {
     };
 }
 
-/// `log1p`, `asinh` and `atanh` by the series method of `vmath` (`f64`), expanded inside a width's
-/// module.
-macro_rules! series_log1p {
-    ($t:ident) => {
-        /// `log(1 + x)`, accurate near 0.
-        #[inline(always)]
-        pub fn log1p(x: $t) -> $t {
-            let u = 1.0 + x;
-            // `u` is 0, at least `2^-(MANT+1)`, negative, infinite or NaN: 0 and the last
-            // three take `log`'s special values.
-            let y = log_special(u, log_corrected(u, x - (u - 1.0), 0));
-            if x == 0.0 {
-                x
-            } else {
-                y
-            }
-        }
-
-        /// Inverse hyperbolic sine.
-        #[inline(always)]
-        pub fn asinh(x: $t) -> $t {
-            let a = x.abs();
-            let b = a.min(LARGE);
-            let b2 = b * b;
-            let w = b + b2 / (1.0 + (1.0 + b2).sqrt());
-            log1p_or_log2x(w, a, a > LARGE).copysign(x)
-        }
-
-        /// Inverse hyperbolic tangent.
-        #[inline(always)]
-        pub fn atanh(x: $t) -> $t {
-            let a = x.abs();
-            let y = (0.5 * log1p(2.0 * a + 2.0 * a * a / (1.0 - a))).copysign(x);
-            // Past 1 the sum falls below -1 (NaN), except where `1 - a` rounds to `-a`.
-            if a > 1.0 {
-                <$t>::NAN
-            } else {
-                y
-            }
-        }
-    };
-}
-
-/// `f32`'s `log1p`, `asinh` and `atanh`: the table method of `ln_table.rs`.
+/// `log1p`, `asinh` and `atanh`: the table method of `ln_table.rs` (`f32`) and
+/// `ln_table64.rs` (`f64`).
 macro_rules! table_log1p {
-    ($t:ident) => {
+    (f32) => {
         pub use super::super::ln_table::{asinh, atanh, log1p};
+    };
+    (f64) => {
+        pub use super::super::ln_table64::{asinh, atanh, log1p};
     };
 }
 
@@ -429,7 +391,7 @@ derived!(f32, i32, atan: 8, atan2: ATAN2_F32, asin: ASIN_F32, large: 8192.0, log
     log1p: table_log1p,
     log10_2_hi_mask: 0xfff);
 derived!(f64, i64, atan: 19, atan2: ATAN2_F64, asin: ASIN_F64, large: 268_435_456.0, logs: series_logs,
-    log1p: series_log1p,
+    log1p: table_log1p,
     log10_2_hi_mask: 0xf_ffff);
 
 /// `logaddexp` of each width: `f64`'s, and `f32`'s computed in `f64` and rounded once

@@ -244,6 +244,7 @@ fn asinh_lanes<L: Lanes>(l: L, t: &Tables<L>, x: L::F) -> Option<L::F> {
 lanes_loop!(
     /// `out[i] = ln(a[i])`.
     log_loop,
+    f32,
     tables: |l| Tables::new(l, &HI, &LO),
     log_lanes,
     log
@@ -251,6 +252,7 @@ lanes_loop!(
 lanes_loop!(
     /// `out[i] = ln(1 + a[i])`.
     log1p_loop,
+    f32,
     tables: |l| Tables::new(l, &HI, &LO),
     log1p_lanes,
     log1p
@@ -258,6 +260,7 @@ lanes_loop!(
 lanes_loop!(
     /// `out[i] = asinh(a[i])`.
     asinh_loop,
+    f32,
     tables: |l| Tables::new(l, &HI, &LO),
     asinh_lanes,
     asinh
@@ -265,6 +268,7 @@ lanes_loop!(
 lanes_loop!(
     /// `out[i] = atanh(a[i])`.
     atanh_loop,
+    f32,
     tables: |l| Tables::new(l, &HI, &LO),
     atanh_lanes,
     atanh

@@ -21,7 +21,7 @@
 //! pattern: within 1.2 ulp for both (the series method: `log2` 1.64, `log10` 1.49), worst
 //! just below 0.98, where the interval below 1's meets it.
 //!
-//! The code is written once against [`Lanes`] (`lanes.rs`), like `ln_table.rs`, which
+//! The code is written once against [`Lanes`] (`lanes/`), like `ln_table.rs`, which
 //! shares this reduction ([`reduce`]) and the tables' form ([`Tables`]). A vector reads its
 //! three tables with one `vpermps` each on AVX-512 (two and a blend on AVX2) and takes 17
 //! arithmetic instructions, with a dependent chain of about 35 cycles. A
@@ -315,6 +315,7 @@ fn log10_lanes<L: Lanes>(l: L, t: &Tables<L>, x: L::F) -> Option<L::F> {
 lanes_loop!(
     /// `out[i] = log2(a[i])`.
     log2_loop,
+    f32,
     tables: |l| Tables::new(l, &LOG2.hi, &LOG2.lo),
     log2_lanes,
     log2
@@ -322,6 +323,7 @@ lanes_loop!(
 lanes_loop!(
     /// `out[i] = log10(a[i])`.
     log10_loop,
+    f32,
     tables: |l| Tables::new(l, &LOG10.hi, &LOG10.lo),
     log10_lanes,
     log10

@@ -15,9 +15,11 @@
 //! - `expm1`: the same `r`; `2 (2^(n-1) expm1(r) + (2^(n-1) - 1/2))` in one fused
 //!   multiply-add (`2^(n-1) - 1/2` exact while `|n| <= MANT + 1`), `-1` below
 //!   `ln(ulp(1)/2)`; for `f32` `expm1(r)` is a minimax polynomial (`EXPM1_F32`).
-//! - `log` (`f64`): `x = 2^k m` with `m` in `[sqrt(1/2), sqrt(2))`, `f = m - 1`,
-//!   `s = f / (2 + f)`, `log(1 + f) = f - (f²/2 - s (f²/2 + R(s²)))` (`R` the `atanh`
-//!   series), subnormals scaled first. `f32`'s is the table method of `ln_table.rs`.
+//! - `log`: the table method of `ln_table.rs` (`f32`) and `ln_table64.rs` (`f64`). The
+//!   series method stays for `f64`'s `log2`/`log10` and `acosh` (`derived.rs`):
+//!   `x = 2^k m` with `m` in `[sqrt(1/2), sqrt(2))`, `f = m - 1`, `s = f / (2 + f)`,
+//!   `log(1 + f) = f - (f²/2 - s (f²/2 + R(s²)))` (`R` the `atanh` series), subnormals
+//!   scaled first.
 //! - `sin`, `cos`: `x = n π/2 + r` (`f64`: π/2 in four parts, ~150 bits; `f32`: four `f32`
 //!   parts with the steps kept exact, `reduce_pio2_f32_split`), `|r| <= π/4` (`f32`: a
 //!   little over), the sine or cosine series by quadrant. Valid for `|x| <=`
@@ -29,9 +31,10 @@
 //!
 //! `derived.rs` builds the inverse, logarithmic and tangent functions on these, and
 //! `hyperbolic.rs` `sinh`, `cosh` and `tanh`; `log_table.rs` is `f32`'s `log2` and `log10`,
-//! and `ln_table.rs` its `log`, `log1p`, `asinh` and `atanh` by a 16-entry table, written once
-//! against `lanes.rs`'s `Lanes` for one lane and AVX2's and AVX-512's vectors (the table
-//! lookup is a register permute there, which the compiler does not find by itself).
+//! `ln_table.rs` its `log`, `log1p`, `asinh` and `atanh` by a 16-entry table, and
+//! `ln_table64.rs` those four for `f64`, written once against `lanes`'s `Lanes` for one
+//! lane and AVX2's and AVX-512's vectors (the table lookup is a register permute there,
+//! which the compiler does not find by itself).
 //!
 //! NaN, infinities and signed zeros follow C99 Annex F (as NumPy): `exp(-inf) = 0`,
 //! `log(0) = -inf`, `log(-1) = NaN`, `expm1(-0) = -0`, `tanh(-0) = -0`, `sin(-0) = -0`. The
@@ -44,6 +47,7 @@ mod derived;
 mod hyperbolic;
 mod lanes;
 pub(crate) mod ln_table;
+pub(crate) mod ln_table64;
 pub(crate) mod log_table;
 
 /// Largest `|x|` for which `sin` and `cos` here reduce their argument correctly.
@@ -120,9 +124,9 @@ const EXPM1_F32: [f32; 6] = [
 /// The `f64` polynomial of `expm1`: the Taylor series, twelve terms.
 const EXPM1_F64: [f64; 12] = expm1_coeffs::<12>();
 
-/// `log` and `log_normal` by the series method (`f64`), with the reduction that `log2` and
-/// `log10` share, expanded inside a width's module.
-macro_rules! series_ln {
+/// The series method's reduction of the logarithms (`f64`'s `log2` and `log10` in
+/// `derived.rs` use it), expanded inside a width's module.
+macro_rules! series_reduce {
     ($t:ident, $i:ident) => {
         /// The reduction of the logarithms for a positive `x` (subnormals scaled first):
         /// `x = 2^k (1 + f)` with `1 + f` in `[sqrt(1/2), sqrt(2))`, returned as
@@ -153,25 +157,15 @@ macro_rules! series_ln {
             let (hfsq, sr) = series(f, f / (2.0 + f));
             (e as $t, f, hfsq, sr)
         }
+    };
+}
 
-        /// `log(2^k (1 + f))` from [`log_reduce`]'s parts.
-        #[inline(always)]
-        fn log_of((k, f, hfsq, sr): ($t, $t, $t, $t)) -> $t {
-            k.mul_add(LN2_HI, f - (hfsq - k.mul_add(LN2_LO, sr)))
-        }
-
-        /// Natural logarithm.
-        #[inline(always)]
-        pub fn log(x: $t) -> $t {
-            log_special(x, log_of(log_reduce(x)))
-        }
-
-        /// [`log`] of a positive, normal, finite `x` (other inputs give unspecified
-        /// values): the same bits, without the subnormal scaling and the special values.
-        #[inline(always)]
-        pub fn log_normal(x: $t) -> $t {
-            log_of(log_reduce_normal(x))
-        }
+/// `f64`'s `log` and `log_normal`: the table method of `ln_table64.rs` (with the series
+/// reduction that `log2` and `log10` still use).
+macro_rules! table_ln64 {
+    ($t:ident, $i:ident) => {
+        series_reduce!($t, $i);
+        pub use super::ln_table64::{log, log_normal};
     };
 }
 
@@ -351,9 +345,9 @@ macro_rules! vmath {
             }
 
             /// `log(2^bump u) + c/u` for a positive, normal, finite `u` and a `c` below an ulp
-            /// of `u`: the core of `log1p` (`u = 1 + x` rounded, `c` its rounding error,
-            /// `bump = 0`) and of `asinh`/`acosh` (`log(2x)` for large `x`: `u = x`, `c = 0`,
-            /// `bump = 1`); for `f32` only of `acosh` now (`ln_table.rs` has the others). One
+            /// of `u`: the core of `acosh` (`u = 1 + x` rounded and `c` its rounding error,
+            /// `bump = 0`; or `log(2x)` for large `x`: `u = x`, `c = 0`, `bump = 1`), which
+            /// `log1p` and `asinh` also were before the table modules took them. One
             /// division gives both `s = f / (2 + f)` and `1/u`: with
             /// `d = 2 + f` and `q = 1 / (d m)`, `s = f (m q)` and `1/m = d q`. Their few ulp
             /// of rounding are damped: `s` enters only through the term `s (f²/2 + R)`, so a
@@ -470,7 +464,7 @@ vmath!(f32, u32, i32, mant: 23, expm1: EXPM1_F32, log: 4, exp_range: (-104.0, 89
     ln: table_ln);
 vmath!(f64, u64, i64, mant: 52, expm1: EXPM1_F64, log: 10, exp_range: (-746.0, 710.0),
     expm1_lo: -38.0, ln2_hi_bits: 32, trig: (8, 7), reduce_pio2: reduce_pio2_f64, tan: tan_f64,
-    ln: series_ln);
+    ln: table_ln64);
 
 /// π/2 = `PIO2_1 + PIO2_2 + PIO2_3 + PIO2_4` to about 150 bits: consecutive pieces of its
 /// binary expansion, the first three of 33 significant bits each (so their products by
