@@ -309,3 +309,39 @@ fn complex_truth_counts_either_part_and_long_runs_decide_early() {
         );
     }
 }
+
+proptest! {
+    /// Integer `max`/`min` over rows long enough for the AVX-512 copy (from 256 elements),
+    /// down columns (the row-at-a-time fold) and over everything, for signed, unsigned and
+    /// 8-bit types, against a naive fold of the same values.
+    #[test]
+    fn int_max_and_min_match_naive_on_long_runs(
+        vals in proptest::collection::vec(any::<i64>(), 1..4000),
+        cols in 1usize..700,
+    ) {
+        let cols = cols.min(vals.len());
+        let rows = vals.len() / cols;
+        let vals = &vals[..rows * cols];
+        let base = Tensor::from_vec(vals.to_vec(), &[rows, cols]).unwrap();
+        macro_rules! check {
+            ($t:ty, $dt:expr) => {{
+                let t = base.astype($dt).unwrap();
+                let v = t.to_vec::<$t>().unwrap();
+                for (axis, outer, len) in [(1isize, rows, cols), (0, cols, rows)] {
+                    let at = |o: usize, i: usize| if axis == 1 { v[o * cols + i] } else { v[i * cols + o] };
+                    let want_max: Vec<$t> = (0..outer).map(|o| (0..len).map(|i| at(o, i)).max().unwrap()).collect();
+                    let want_min: Vec<$t> = (0..outer).map(|o| (0..len).map(|i| at(o, i)).min().unwrap()).collect();
+                    prop_assert_eq!(t.max(Some(&[axis]), false).unwrap().to_vec::<$t>().unwrap(), want_max);
+                    prop_assert_eq!(t.min(Some(&[axis]), false).unwrap().to_vec::<$t>().unwrap(), want_min);
+                }
+                prop_assert_eq!(t.max(None, false).unwrap().item::<$t>().unwrap(), *v.iter().max().unwrap());
+                prop_assert_eq!(t.min(None, false).unwrap().item::<$t>().unwrap(), *v.iter().min().unwrap());
+            }};
+        }
+        check!(i64, DType::I64);
+        check!(u64, DType::U64);
+        check!(i32, DType::I32);
+        check!(u8, DType::U8);
+        check!(i8, DType::I8);
+    }
+}
