@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Prints the tables of the `f64` natural logarithm by the 16-entry table method
-(crates/tessera/src/kernels/vmath/ln_table64.rs, docs/design.md P2).
+"""Prints the tables of the `f64` table methods (docs/design.md P2): the natural logarithm's
+(crates/tessera/src/kernels/vmath/ln_table64.rs) and the exponential's (exp_table64.rs).
 
 For each `c_i` of `log_table.rs`'s `INVC` (an `f32`, so exact in `f64`), `T_i = -ln(c_i)`
 is computed with Python's `decimal` to 50 digits and split into `hi`, the nearest multiple
 of `2^-42` (so that `k ln2_hi + T_i,hi` is exact for `|k| < 2^11`), and `lo`, the rest
-rounded to `f64`. `ln 2` is split the same way. Run: `python3 scripts/ln_table64.py`.
+rounded to `f64`. `ln 2` is split the same way. For `exp`, `2^(j/16)` for `j < 16`, to
+50 digits, as the nearest `f64` (`hi`) and the rest rounded (`lo`).
+Run: `python3 scripts/tables64.py`.
 """
 
 from decimal import Decimal, getcontext
@@ -46,6 +48,14 @@ def main():
     num, lo = split(Decimal(2).ln())
     print(f"const LN2_HI: f64 = {num}.0 / (1u64 << 42) as f64;")
     print(f"const LN2_LO: f64 = {lo!r};")
+    his, los = [], []
+    for j in range(16):
+        t = Decimal(2) ** (Decimal(j) / 16)
+        hi = float(t)
+        his.append(hi)
+        los.append(float(Fraction(t) - Fraction(hi)))
+    print("const T_HI: [f64; 16] = [" + ", ".join(repr(h) for h in his) + "];")
+    print("const T_LO: [f64; 16] = [" + ", ".join(repr(l) for l in los) + "];")
 
 
 main()

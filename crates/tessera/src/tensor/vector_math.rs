@@ -29,7 +29,7 @@ use crate::kernels::reduce::Reducer;
 use crate::kernels::simd::with_simd;
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::simd::{has_avx2, has_avx512};
-use crate::kernels::vmath::{self, ln_table, ln_table64, log_table, TRIG_LIMIT};
+use crate::kernels::vmath::{self, exp_table64, ln_table, ln_table64, log_table, TRIG_LIMIT};
 use crate::layout::{broadcast_shapes, Layout};
 use crate::shape::checked_numel;
 
@@ -183,6 +183,7 @@ macro_rules! table_loop {
     (f64, $f:expr) => {{
         type Run = dyn Fn(&mut [f64], &[f64]) + Sync;
         match $f {
+            VecFn::Exp => Some(&exp_table64::exp_loop as &Run),
             VecFn::Log => Some(&ln_table64::log_loop as &Run),
             VecFn::Log1p => Some(&ln_table64::log1p_loop as &Run),
             VecFn::Atanh => Some(&ln_table64::atanh_loop as &Run),

@@ -399,8 +399,17 @@ derived!(f64, i64, atan: 19, atan2: ATAN2_F64, asin: ASIN_F64, large: 268_435_45
 /// formula's cancellation, about `2^-52 max(1, |x|, |y|)`, is more; `f32` arithmetic lost
 /// thousands of ulp there).
 pub mod logaddexp {
-    use super::super::f64::exp;
-    use super::f64::log1p;
+    use super::super::f64::{exp_series as exp, log_corrected, log_special};
+
+    /// `log1p(e)` for `e = exp(-|x - y|)` in `[0, 1]` (or NaN) by the series method: it
+    /// vectorises in the compiler's copies of the two-operand loop, where the table method's
+    /// lookups (`ln_table64.rs`, the `log1p` of the one-operand loop) became scalar code and
+    /// took `logaddexp` of 64 Ki `f64` from 0.36 to 2.4 ms.
+    #[inline(always)]
+    fn log1p(e: f64) -> f64 {
+        let u = 1.0 + e;
+        log_special(u, log_corrected(u, e - (u - 1.0), 0))
+    }
 
     /// `log(exp(x) + exp(y))` without overflow, as `max(x, y) + log1p(exp(-|x - y|))`
     /// (NumPy's formula); `x + ln 2` where `x == y`, so equal infinities give that infinity

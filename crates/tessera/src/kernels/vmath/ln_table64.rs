@@ -11,7 +11,7 @@
 //!   `(p - 1) + e` with `p - 1` exact (`p` is within 4% of 1): the first-order term carries no
 //!   rounding. `r = z c_i - 1` rounded once feeds the polynomial, `|r| < 0.032`;
 //! - `ln(x) = (k ln2_hi + T_i) + (p - 1) + (e + k ln2_lo + T_i,lo + r² Q(r))`, with
-//!   `T_i = -ln(c_i)` in two parts (`scripts/ln_table64.py`), the first a multiple of `2^-42`
+//!   `T_i = -ln(c_i)` in two parts (`scripts/tables64.py`), the first a multiple of `2^-42`
 //!   like `ln2_hi`, so `a = k ln2_hi + T_i` is exact (`|k| < 2^11`), and `Q` the Taylor series
 //!   of `(ln(1 + r) - r)/r²` to `r⁹` (its truncation, `r¹²/12`, is under 0.03 of an ulp of
 //!   the result, at worst at the edge of the intervals next to 1's);
@@ -54,7 +54,7 @@ const C: [f64; 16] = {
 };
 
 /// `T_i = -ln(c_i)` rounded to a multiple of `2^-42`, as that multiple's numerator
-/// (`scripts/ln_table64.py`).
+/// (`scripts/tables64.py`).
 const HI_2_42THS: [i64; 16] = [
     -1_476_385_793_165,
     -1_288_205_532_617,
@@ -88,7 +88,7 @@ const HI: [f64; 16] = {
     t
 };
 
-/// `T_i - HI[i]`, rounded to `f64` (`scripts/ln_table64.py`).
+/// `T_i - HI[i]`, rounded to `f64` (`scripts/tables64.py`).
 const LO: [f64; 16] = [
     -2.775_955_911_807_247_2e-14,
     -4.722_205_402_035_415_3e-14,
@@ -108,7 +108,7 @@ const LO: [f64; 16] = [
     1.121_753_616_989_438_2e-13,
 ];
 
-/// `ln 2` as a multiple of `2^-42`, and the rest (`scripts/ln_table64.py`).
+/// `ln 2` as a multiple of `2^-42`, and the rest (`scripts/tables64.py`).
 const LN2_HI: f64 = 3_048_493_539_143.0 / TWO_42;
 const LN2_LO: f64 = 5.497_923_018_708_371e-14;
 

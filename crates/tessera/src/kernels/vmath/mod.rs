@@ -11,7 +11,8 @@
 //! (`1/k!`, `2/(2k+1)`) and enough terms that the truncation is far below half an ulp:
 //! - `exp`: `x = n ln2 + r` with `ln2` split in two (Cody–Waite, `n ln2_hi` exact),
 //!   `|r| <= ln2/2`, `exp(r) = 1 + expm1(r)`, scaled by `2^n` in two halves so that results in
-//!   the subnormal range round once.
+//!   the subnormal range round once (`exp_series`: `f32`'s `exp`; `f64`'s is the table method
+//!   of `exp_table64.rs`, which falls back on this past its range).
 //! - `expm1`: the same `r`; `2 (2^(n-1) expm1(r) + (2^(n-1) - 1/2))` in one fused
 //!   multiply-add (`2^(n-1) - 1/2` exact while `|n| <= MANT + 1`), `-1` below
 //!   `ln(ulp(1)/2)`; for `f32` `expm1(r)` is a minimax polynomial (`EXPM1_F32`).
@@ -44,6 +45,7 @@
 use std::f64::consts::LN_2;
 
 mod derived;
+pub(crate) mod exp_table64;
 mod hyperbolic;
 mod lanes;
 pub(crate) mod ln_table;
@@ -176,12 +178,27 @@ macro_rules! table_ln {
     };
 }
 
-/// One width's functions: `$t` the float, `$u`/`$i` its bit-sized integers, `$ln` the macro
-/// that gives its natural logarithm.
+/// `f32`'s `exp`: the series method of `vmath!`.
+macro_rules! series_exp {
+    () => {
+        pub use self::exp_series as exp;
+    };
+}
+
+/// `f64`'s `exp`: the table method of `exp_table64.rs`.
+macro_rules! table_exp64 {
+    () => {
+        pub use super::exp_table64::exp;
+    };
+}
+
+/// One width's functions: `$t` the float, `$u`/`$i` its bit-sized integers, `$ln` and `$exp`
+/// the macros that give its natural logarithm and its `exp`.
 macro_rules! vmath {
     ($t:ident, $u:ident, $i:ident, mant: $mant:expr, expm1: $ne:ident, log: $nl:expr,
      exp_range: ($lo:expr, $hi:expr), expm1_lo: $elo:expr, ln2_hi_bits: $lb:expr,
-     trig: ($ns:expr, $nc:expr), reduce_pio2: $red:path, tan: $tan:ident, ln: $ln:ident) => {
+     trig: ($ns:expr, $nc:expr), reduce_pio2: $red:path, tan: $tan:ident, ln: $ln:ident,
+     exp: $exp:ident) => {
         /// The functions for this width.
         pub mod $t {
             use super::*;
@@ -288,9 +305,11 @@ macro_rules! vmath {
                 (1.0 + q) * pow2(n1) * pow2(n - n1)
             }
 
-            /// `e^x`.
+            /// `e^x` by the method above: `f32`'s `exp`, and for `f64` the fallback of the
+            /// table method (`exp_table64.rs`) past its range and the exponential that
+            /// `logaddexp`'s compiler-vectorised loop uses.
             #[inline(always)]
-            pub fn exp(x: $t) -> $t {
+            pub fn exp_series(x: $t) -> $t {
                 let (n, q) = reduce_exp(clamp(x, $lo, $hi));
                 let y = scale(q, n);
                 if x.is_nan() {
@@ -397,6 +416,7 @@ macro_rules! vmath {
             }
 
             $ln!($t, $i);
+            $exp!();
 
             /// `(sin r, cos r)` for `|r| <= π/4`.
             #[inline(always)]
@@ -461,10 +481,10 @@ macro_rules! vmath {
 
 vmath!(f32, u32, i32, mant: 23, expm1: EXPM1_F32, log: 4, exp_range: (-104.0, 89.0),
     expm1_lo: -18.0, ln2_hi_bits: 43, trig: (4, 4), reduce_pio2: reduce_pio2_f32, tan: tan_f32,
-    ln: table_ln);
+    ln: table_ln, exp: series_exp);
 vmath!(f64, u64, i64, mant: 52, expm1: EXPM1_F64, log: 10, exp_range: (-746.0, 710.0),
     expm1_lo: -38.0, ln2_hi_bits: 32, trig: (8, 7), reduce_pio2: reduce_pio2_f64, tan: tan_f64,
-    ln: table_ln64);
+    ln: table_ln64, exp: table_exp64);
 
 /// π/2 = `PIO2_1 + PIO2_2 + PIO2_3 + PIO2_4` to about 150 bits: consecutive pieces of its
 /// binary expansion, the first three of 33 significant bits each (so their products by

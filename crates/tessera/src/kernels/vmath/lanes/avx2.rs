@@ -159,6 +159,10 @@ impl Lanes<f32> for Avx2 {
     fn any(self, m: __m256) -> bool {
         featured!(_mm256_movemask_ps(m)) != 0
     }
+    #[inline(always)]
+    fn all(self, m: __m256) -> bool {
+        featured!(_mm256_movemask_ps(m)) == 0xff
+    }
     /// The unsigned comparison made of two signed ones (the span is below `2^31`):
     /// `0 <= v < span`.
     #[inline(always)]
@@ -326,6 +330,10 @@ impl Lanes<f64> for Avx2 {
     #[inline(always)]
     fn any(self, m: __m256d) -> bool {
         featured!(_mm256_movemask_pd(m)) != 0
+    }
+    #[inline(always)]
+    fn all(self, m: __m256d) -> bool {
+        featured!(_mm256_movemask_pd(m)) == 0xf
     }
     /// As for `f32`, from two signed comparisons (the span is below `2^63`).
     #[inline(always)]

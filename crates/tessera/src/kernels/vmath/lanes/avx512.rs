@@ -151,6 +151,10 @@ impl Lanes<f32> for Avx512 {
         m != 0
     }
     #[inline(always)]
+    fn all(self, m: __mmask16) -> bool {
+        m == u16::MAX
+    }
+    #[inline(always)]
     fn all_positive_normal(self, a: __m512) -> bool {
         let v = Lanes::<f32>::sub_i(
             self,
@@ -291,6 +295,10 @@ impl Lanes<f64> for Avx512 {
     #[inline(always)]
     fn any(self, m: __mmask8) -> bool {
         m != 0
+    }
+    #[inline(always)]
+    fn all(self, m: __mmask8) -> bool {
+        m == u8::MAX
     }
     #[inline(always)]
     fn all_positive_normal(self, a: __m512d) -> bool {

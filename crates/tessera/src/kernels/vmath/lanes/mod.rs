@@ -84,6 +84,8 @@ pub(crate) trait Lanes<E: Elem = f32>: Copy {
     fn select(self, m: Self::M, a: Self::F, b: Self::F) -> Self::F;
     /// Whether any lane of `m` is set.
     fn any(self, m: Self::M) -> bool;
+    /// Whether every lane of `m` is set.
+    fn all(self, m: Self::M) -> bool;
     /// Whether every lane is positive, normal and finite: its bits minus the smallest normal's
     /// (wrapping) are below the span up to infinity's, unsigned (zeros, subnormals and
     /// negatives wrap to the top; infinities and NaNs are above).
@@ -218,6 +220,10 @@ macro_rules! scalar_lanes {
             }
             #[inline(always)]
             fn any(self, m: bool) -> bool {
+                m
+            }
+            #[inline(always)]
+            fn all(self, m: bool) -> bool {
                 m
             }
             #[inline(always)]
