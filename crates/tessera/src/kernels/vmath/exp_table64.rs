@@ -9,8 +9,8 @@
 //!   lookup reads the low four bits) and `n = k >> 4` (`(bits >> 4) << 52` is `n`'s exponent
 //!   field, wrapping for negative `n`), `|r| <= ln2/32` plus the rounding of `16/ln2`;
 //! - `r = x - k ln2/16` in two fused multiply-adds (`ln2/16` as `LN_2/16`, exact, and the part
-//!   of `ln 2` below `f64` over 16), so `r` carries one rounding, under 0.02 of an ulp of the
-//!   result;
+//!   of `ln 2` below `f64` over 16): two roundings of `r`, together under 0.02 of an ulp of
+//!   the result;
 //! - `e^r - 1 = r + r² P(r)` with `P` the Taylor series to `r⁵` (its truncation, `r⁸/8!`, is
 //!   under 0.01 of an ulp);
 //! - `e^x = 2^n (T_j + (T_j q + t_j))` with `2^(j/16) = T_j + t_j` in two parts
