@@ -16,13 +16,15 @@
 //! flat run below the parallel cut-over, and otherwise copy them row-major at the broadcast
 //! shape; from the cut-over they run in pieces across threads.
 
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
 use super::flat::{fill_flat, fill_pair, zip_flat_slices};
 use super::map::map_into;
 use super::reduce::resolve_axes;
 use super::Tensor;
 use crate::dtype::{DType, Element};
 use crate::error::Result;
-use crate::kernels::elementwise::{PAR_MIN, PAR_MIN_COSTLY};
+use crate::kernels::elementwise::PAR_MIN;
 use crate::kernels::flat::{drive_flat, drive_flat2, Loop2};
 use crate::kernels::parallel::cut_over;
 use crate::kernels::reduce::Reducer;
@@ -413,6 +415,10 @@ pub(crate) fn vector_math(f: VecFn, src: &Tensor) -> Result<Option<Tensor>> {
     Ok(vector_math_into(f, src, &out)?.then_some(out))
 }
 
+/// The block of a trig flat loop that is scanned for huge arguments just before it is
+/// computed: 16 KiB of `f32`, in L1 when the function reads it.
+const SCAN_BLOCK: usize = 4096;
+
 /// Where `src`'s elements start in its storage when they and `out`'s can be walked as two
 /// flat slices in one order: `out` is fresh at offset 0 over exactly its elements (so a dense
 /// block, from [`Tensor::for_overwrite_in_order`]) and `src` has the same strides on every
@@ -431,29 +437,37 @@ fn vector_math_into(f: VecFn, src: &Tensor, out: &Tensor) -> Result<bool> {
             use vmath::$t as m;
             let trig = f.is_trig();
             let n = src.numel();
-            // Whether a trig argument is huge: found up front for a large source (a parallel
-            // reduction); for a small one in the slice the flat loop reads (the reduction
-            // machinery cost more than a 16-element `sin`), or by the reduction when the flat
-            // loop does not apply.
-            let mut big = match (trig, n >= PAR_MIN_COSTLY) {
-                (false, _) => Some(false),
-                (true, true) => Some(any_above::<$t>(src, TRIG_LIMIT)?),
-                (true, false) => None,
-            };
+            // Whether a trig argument is huge: found in the slices the flat loop reads, each
+            // block scanned just before it is computed (in cache: a separate pass over a
+            // 16 Mi `f32` source cost a fifth of `sin`'s time), or by a reduction when the
+            // flat loop does not apply. A huge argument found late sends the whole tensor
+            // to libm below, which overwrites what the blocks before it wrote.
+            let mut big = if trig { None } else { Some(false) };
             let run = vec_loop!($t, f);
             let mut done = false;
-            if big != Some(true) {
+            {
                 let mut o = out.dense_storage()?.write_as::<$t>();
                 let a = src.dense_storage()?.read_as::<$t>();
                 let at = flat_offset(src, out, o.len());
                 if let (Some(o), Some(a)) =
                     (o.get_mut(..n), at.and_then(|at| a.get(at..)?.get(..n)))
                 {
-                    let huge = *big.get_or_insert_with(|| HugeScan::holds_huge(a));
-                    if !huge {
+                    if trig {
+                        let found = AtomicBool::new(false);
+                        drive_flat(o, a, &|o: &mut [$t], a: &[$t]| {
+                            for (o, a) in o.chunks_mut(SCAN_BLOCK).zip(a.chunks(SCAN_BLOCK)) {
+                                if found.load(Relaxed) || HugeScan::holds_huge(a) {
+                                    found.store(true, Relaxed);
+                                    return;
+                                }
+                                run(o, a);
+                            }
+                        });
+                        big = Some(found.into_inner());
+                    } else {
                         drive_flat(o, a, run);
-                        done = true;
                     }
+                    done = big == Some(false);
                 }
             }
             let big = match big {
