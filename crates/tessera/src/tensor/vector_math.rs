@@ -31,7 +31,9 @@ use crate::kernels::reduce::Reducer;
 use crate::kernels::simd::with_simd;
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::simd::{has_avx2, has_avx512};
-use crate::kernels::vmath::{self, exp_table64, ln_table, ln_table64, log_table, TRIG_LIMIT};
+use crate::kernels::vmath::{
+    self, exp_table64, hyperbolic, ln_table, ln_table64, log_table, TRIG_LIMIT,
+};
 use crate::layout::{broadcast_shapes, Layout};
 use crate::shape::checked_numel;
 
@@ -179,6 +181,9 @@ macro_rules! table_loop {
             VecFn::Log10 => Some(&log_table::log10_loop as &Run),
             VecFn::Atanh => Some(&ln_table::atanh_loop as &Run),
             VecFn::Asinh => Some(&ln_table::asinh_loop as &Run),
+            VecFn::Sinh => Some(&hyperbolic::f32::sinh_loop as &Run),
+            VecFn::Cosh => Some(&hyperbolic::f32::cosh_loop as &Run),
+            VecFn::Tanh => Some(&hyperbolic::f32::tanh_loop as &Run),
             _ => None,
         }
     }};
@@ -190,6 +195,9 @@ macro_rules! table_loop {
             VecFn::Log1p => Some(&ln_table64::log1p_loop as &Run),
             VecFn::Atanh => Some(&ln_table64::atanh_loop as &Run),
             VecFn::Asinh => Some(&ln_table64::asinh_loop as &Run),
+            VecFn::Sinh => Some(&hyperbolic::f64::sinh_loop as &Run),
+            VecFn::Cosh => Some(&hyperbolic::f64::cosh_loop as &Run),
+            VecFn::Tanh => Some(&hyperbolic::f64::tanh_loop as &Run),
             _ => None,
         }
     }};

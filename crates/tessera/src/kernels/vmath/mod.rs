@@ -46,7 +46,7 @@ use std::f64::consts::LN_2;
 
 mod derived;
 pub(crate) mod exp_table64;
-mod hyperbolic;
+pub(crate) mod hyperbolic;
 mod lanes;
 pub(crate) mod ln_table;
 pub(crate) mod ln_table64;
@@ -261,15 +261,6 @@ macro_rules! vmath {
             #[inline(always)]
             pub(super) fn round_int(x: $t) -> ($t, $i) {
                 let y = x + MAGIC;
-                (y - MAGIC, y.to_bits().wrapping_sub(MAGIC.to_bits()) as $i)
-            }
-
-            /// `x s` rounded to the nearest integer, as a float and as an integer, with one
-            /// rounding (a fused multiply-add with `MAGIC`) where [`round_int`] of `x * s` has
-            /// two (`|x s| < 2^(MANT-1)`; other inputs give unspecified values, never UB).
-            #[inline(always)]
-            pub(super) fn round_scaled(x: $t, s: $t) -> ($t, $i) {
-                let y = x.mul_add(s, MAGIC);
                 (y - MAGIC, y.to_bits().wrapping_sub(MAGIC.to_bits()) as $i)
             }
 
@@ -514,10 +505,20 @@ const PIO2_F32: [f32; 4] = [
     f32::from_bits(0x194c_5170),
 ];
 
+/// `x s` rounded to the nearest integer, as a float and as an integer, with one rounding (a
+/// fused multiply-add with `1.5 2^23`) where rounding `x * s` would take two (`|x s| < 2^22`;
+/// other inputs give unspecified values, never UB).
+#[inline(always)]
+fn round_scaled_f32(x: f32, s: f32) -> (f32, i32) {
+    const MAGIC: f32 = 12_582_912.0;
+    let y = x.mul_add(s, MAGIC);
+    (y - MAGIC, y.to_bits().wrapping_sub(MAGIC.to_bits()) as i32)
+}
+
 /// `(n, hi, lo)` with `x = n π/2 + hi + lo` for an `f32` `|x| <= TRIG_LIMIT`, in `f32`
 /// arithmetic (sixteen lanes a vector in the AVX-512 loops; the reduction in `f64` it
 /// replaced took twice the time of this one, half of `tan`'s loop):
-/// - `n` is `x 2/π` rounded to an integer in one fused multiply-add (`f32::round_scaled`; the
+/// - `n` is `x 2/π` rounded to an integer in one fused multiply-add (`round_scaled_f32`; the
 ///   constant `2/π` is off by at most `2^-25`, so `|x 2/π - n| <= 1/2 + 2^-6` and
 ///   `|hi + lo| < 0.81`, a little over π/4: the polynomials that use it are fitted on that);
 /// - `r1 = x - n P1` is exact (one fused multiply-add): `x` and `n P1` are multiples of
@@ -533,7 +534,7 @@ const PIO2_F32: [f32; 4] = [
 #[inline(always)]
 fn reduce_pio2_f32_split(x: f32) -> (i32, f32, f32) {
     let [p1, p2, p3, p4] = PIO2_F32;
-    let (nf, n) = f32::round_scaled(x, std::f64::consts::FRAC_2_PI as f32);
+    let (nf, n) = round_scaled_f32(x, std::f64::consts::FRAC_2_PI as f32);
     let r1 = (-nf).mul_add(p1, x);
     let p = nf * p2;
     let pe = nf.mul_add(p2, -p);
