@@ -159,6 +159,47 @@ fn small_single_run<const K: usize>(
     Some((n, run))
 }
 
+/// Up to this many elements, a call whose destination is row-major contiguous but whose
+/// inputs are not one run each (a broadcast row, a transposed view) walks its rows directly
+/// ([`for_each_small_row`]) instead of building a plan: the plan (sorting, merging, the
+/// overlap analysis, its allocations) was most of the time of such calls, `astype` of 16
+/// broadcast `int64` 1.0 us against NumPy's 0.55.
+const SMALL_ROWS: usize = 512;
+
+/// `run(offsets, len)` for each innermost row of `dims` in row-major order, with each
+/// operand's offset of the row's first element, when the call is small ([`SMALL_ROWS`]) and
+/// the destination (operand 0) is row-major contiguous (so its rows cannot overlap); `false`,
+/// with nothing run, otherwise. The operands have been bounds-checked.
+fn for_each_small_row<const K: usize>(
+    dims: &[usize],
+    strides: [&[isize]; K],
+    offsets: [usize; K],
+    mut run: impl FnMut([isize; K], usize),
+) -> bool {
+    let Some((&inner, outer)) = dims.split_last() else {
+        return false;
+    };
+    let n = dims.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+    let dst = dims.iter().rev().zip(strides[0].iter().rev());
+    let n = match n {
+        Some(n) if n > 0 && n <= SMALL_ROWS && is_contiguous(dst, n) => n,
+        _ => return false,
+    };
+    let base = offsets.map(|o| o as isize);
+    for row in 0..n / inner {
+        let (mut at, mut rest) = (base, row);
+        for (d, &len) in outer.iter().enumerate().rev() {
+            let i = (rest % len) as isize;
+            rest /= len;
+            for (a, s) in at.iter_mut().zip(strides) {
+                *a += i * s[d];
+            }
+        }
+        run(at, inner);
+    }
+    true
+}
+
 /// `out[i] = f(out[i], a[i])` over `dims`.
 ///
 /// Checked: every operand must stay inside its buffer ([`ErrorKind::OutOfBounds`]) and
@@ -179,6 +220,13 @@ pub fn zip2<O: Element, A: Element>(
     if let Some((n, s)) = small_single_run(dims, [dst.strides, src.strides]) {
         let o = [dst.offset, src.offset].map(|x| x as isize);
         run2_simd(ptr, s[0], s[1], a, o, n, &f);
+        return Ok(());
+    }
+    let (strides, offsets) = ([dst.strides, src.strides], [dst.offset, src.offset]);
+    let inner = |k: usize| strides[k].last().copied().unwrap_or(1);
+    if for_each_small_row(dims, strides, offsets, |o, n| {
+        run2_simd(ptr, 1, inner(1), a, o, n, &f)
+    }) {
         return Ok(());
     }
     check_writable_parts(dims, dst.strides)?;
@@ -207,6 +255,14 @@ pub fn zip3<O: Element, A: Element, B: Element>(
     if let Some((n, s)) = small_single_run(dims, [dst.strides, sa.strides, sb.strides]) {
         let o = [dst.offset, sa.offset, sb.offset].map(|x| x as isize);
         run3_simd(ptr, s, (a, b), o, n, &f);
+        return Ok(());
+    }
+    let strides = [dst.strides, sa.strides, sb.strides];
+    let inner = |k: usize| strides[k].last().copied().unwrap_or(1);
+    let offsets = [dst.offset, sa.offset, sb.offset];
+    if for_each_small_row(dims, strides, offsets, |o, n| {
+        run3_simd(ptr, [1, inner(1), inner(2)], (a, b), o, n, &f)
+    }) {
         return Ok(());
     }
     check_writable_parts(dims, dst.strides)?;
@@ -403,8 +459,22 @@ mod tests {
                 [0, 2, 5],
             ),
             (vec![2, 3], [vec![3, 1], vec![0, 0], vec![3, 1]], [0, 4, 1]),
-            // Looks small and contiguous, but `b` is a broadcast row: the plan's path.
+            // Small, the destination row-major, an input not one run: the row walk
+            // (`for_each_small_row`): a broadcast row, a transposed input and a reversed
+            // one, rows of one element, and one element past SMALL_ROWS (the plan).
             (vec![2, 3], [vec![3, 1], vec![3, 1], vec![0, 1]], [0, 0, 0]),
+            (
+                vec![3, 4, 5],
+                [vec![20, 5, 1], vec![1, 3, 12], vec![0, -1, 0]],
+                [0, 0, 3],
+            ),
+            (
+                vec![6, 1],
+                [vec![1, 1], vec![-2, 5], vec![1, 0]],
+                [0, 10, 0],
+            ),
+            (vec![SMALL_ROWS + 1], [vec![1], vec![2], vec![0]], [0, 0, 0]),
+            (vec![1, 1], [vec![1, 1], vec![0, 0], vec![3, 2]], [0, 0, 1]),
         ];
         for (dims, s, off) in cases {
             let n: usize = dims.iter().product();

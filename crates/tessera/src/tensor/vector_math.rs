@@ -168,69 +168,58 @@ macro_rules! flat_loop {
     }};
 }
 
-/// The loops of `f32`'s logarithms, `asinh` and `atanh`, which have their own (the table method,
-/// `kernels/vmath/log_table.rs` and `ln_table.rs`, with AVX-512 and AVX2 copies), as `Some`
-/// of a `&dyn Fn`.
-macro_rules! table_loop {
-    (f32, $f:expr) => {{
-        type Run = dyn Fn(&mut [f32], &[f32]) + Sync;
-        match $f {
-            VecFn::Log => Some(&ln_table::log_loop as &Run),
-            VecFn::Log1p => Some(&ln_table::log1p_loop as &Run),
-            VecFn::Log2 => Some(&log_table::log2_loop as &Run),
-            VecFn::Log10 => Some(&log_table::log10_loop as &Run),
-            VecFn::Atanh => Some(&ln_table::atanh_loop as &Run),
-            VecFn::Asinh => Some(&ln_table::asinh_loop as &Run),
-            VecFn::Sinh => Some(&hyperbolic::f32::sinh_loop as &Run),
-            VecFn::Cosh => Some(&hyperbolic::f32::cosh_loop as &Run),
-            VecFn::Tanh => Some(&hyperbolic::f32::tanh_loop as &Run),
-            _ => None,
-        }
-    }};
-    (f64, $f:expr) => {{
-        type Run = dyn Fn(&mut [f64], &[f64]) + Sync;
-        match $f {
-            VecFn::Exp => Some(&exp_table64::exp_loop as &Run),
-            VecFn::Log => Some(&ln_table64::log_loop as &Run),
-            VecFn::Log1p => Some(&ln_table64::log1p_loop as &Run),
-            VecFn::Atanh => Some(&ln_table64::atanh_loop as &Run),
-            VecFn::Asinh => Some(&ln_table64::asinh_loop as &Run),
-            VecFn::Sinh => Some(&hyperbolic::f64::sinh_loop as &Run),
-            VecFn::Cosh => Some(&hyperbolic::f64::cosh_loop as &Run),
-            VecFn::Tanh => Some(&hyperbolic::f64::tanh_loop as &Run),
-            _ => None,
-        }
-    }};
-}
-
-/// The flat loop (`flat_loop!`) of `$f` for element type `$t`, as a `&dyn Fn`.
+/// The loop of `$f` for `f32` or `f64`, as a `&dyn Fn`: a [`flat_loop!`] of the scalar
+/// function, which the compiler vectorises, or the function's own loop where it has one (the
+/// table methods and the hyperbolic functions in `kernels/vmath`, written on `Lanes` with
+/// AVX-512 and AVX2 copies: a table lookup, or a block sent to the scalar function, is what the
+/// compiler does not vectorise by itself). Each width lists all its functions, so the loops
+/// that never run are not compiled.
 macro_rules! vec_loop {
-    ($t:ident, $f:expr) => {{
-        if let Some(run) = table_loop!($t, $f) {
-            run
-        } else {
-        let run: &(dyn Fn(&mut [$t], &[$t]) + Sync) = match $f {
-            VecFn::Exp => &flat_loop!($t, exp),
-            VecFn::Expm1 => &flat_loop!($t, expm1),
-            VecFn::Log => &flat_loop!($t, log, normal: log_normal),
-            VecFn::Log1p => &flat_loop!($t, log1p),
-            VecFn::Log2 => &flat_loop!($t, log2, normal: log2_normal),
-            VecFn::Log10 => &flat_loop!($t, log10, normal: log10_normal),
-            VecFn::Sin => &flat_loop!($t, sin),
-            VecFn::Cos => &flat_loop!($t, cos),
-            VecFn::Tan => &flat_loop!($t, tan),
-            VecFn::Asin => &flat_loop!($t, asin),
-            VecFn::Acos => &flat_loop!($t, acos),
-            VecFn::Atan => &flat_loop!($t, atan),
-            VecFn::Sinh => &flat_loop!($t, sinh),
-            VecFn::Cosh => &flat_loop!($t, cosh),
-            VecFn::Tanh => &flat_loop!($t, tanh),
-            VecFn::Asinh => &flat_loop!($t, asinh),
-            VecFn::Acosh => &flat_loop!($t, acosh),
-            VecFn::Atanh => &flat_loop!($t, atanh),
+    (f32, $f:expr) => {{
+        let run: &(dyn Fn(&mut [f32], &[f32]) + Sync) = match $f {
+            VecFn::Exp => &flat_loop!(f32, exp),
+            VecFn::Expm1 => &flat_loop!(f32, expm1),
+            VecFn::Log => &ln_table::log_loop,
+            VecFn::Log1p => &ln_table::log1p_loop,
+            VecFn::Log2 => &log_table::log2_loop,
+            VecFn::Log10 => &log_table::log10_loop,
+            VecFn::Sin => &flat_loop!(f32, sin),
+            VecFn::Cos => &flat_loop!(f32, cos),
+            VecFn::Tan => &flat_loop!(f32, tan),
+            VecFn::Asin => &flat_loop!(f32, asin),
+            VecFn::Acos => &flat_loop!(f32, acos),
+            VecFn::Atan => &flat_loop!(f32, atan),
+            VecFn::Sinh => &hyperbolic::f32::sinh_loop,
+            VecFn::Cosh => &hyperbolic::f32::cosh_loop,
+            VecFn::Tanh => &hyperbolic::f32::tanh_loop,
+            VecFn::Asinh => &ln_table::asinh_loop,
+            VecFn::Acosh => &flat_loop!(f32, acosh),
+            VecFn::Atanh => &ln_table::atanh_loop,
         };
         run
-        }
+    }};
+    (f64, $f:expr) => {{
+        let run: &(dyn Fn(&mut [f64], &[f64]) + Sync) = match $f {
+            VecFn::Exp => &exp_table64::exp_loop,
+            VecFn::Expm1 => &flat_loop!(f64, expm1),
+            VecFn::Log => &ln_table64::log_loop,
+            VecFn::Log1p => &ln_table64::log1p_loop,
+            VecFn::Log2 => &flat_loop!(f64, log2, normal: log2_normal),
+            VecFn::Log10 => &flat_loop!(f64, log10, normal: log10_normal),
+            VecFn::Sin => &flat_loop!(f64, sin),
+            VecFn::Cos => &flat_loop!(f64, cos),
+            VecFn::Tan => &flat_loop!(f64, tan),
+            VecFn::Asin => &flat_loop!(f64, asin),
+            VecFn::Acos => &flat_loop!(f64, acos),
+            VecFn::Atan => &flat_loop!(f64, atan),
+            VecFn::Sinh => &hyperbolic::f64::sinh_loop,
+            VecFn::Cosh => &hyperbolic::f64::cosh_loop,
+            VecFn::Tanh => &hyperbolic::f64::tanh_loop,
+            VecFn::Asinh => &ln_table64::asinh_loop,
+            VecFn::Acosh => &flat_loop!(f64, acosh),
+            VecFn::Atanh => &ln_table64::atanh_loop,
+        };
+        run
     }};
 }
 
