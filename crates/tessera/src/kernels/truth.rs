@@ -18,19 +18,21 @@ fn truth<T: Element>(x: T) -> bool {
 }
 
 /// Whether an element whose truth is `ANY` occurs in `data[off + i * stride]`, `i < n`: for
-/// `any` (`ANY = true`) a true element, for `all` a false one. A contiguous run is read in
-/// lanes of `T` that keep the first such element they meet (a compare and a blend in the
-/// element's own width, which the compiler vectorises), block by block, stopping at the
-/// first block that holds one.
+/// `any` (`ANY = true`) a true element, for `all` a false one. A contiguous run is read block
+/// by block, each folded into one flag by `|` over the compares (which the compiler
+/// vectorises in every element width), stopping at the first block that holds one. (Lanes
+/// of `T` that kept the first such element, a compare and a blend, compiled for 64-bit
+/// elements into a gather per step: `all` along rows of 64 Ki `int64` took 1.24-1.38 times
+/// NumPy's time.)
 #[inline(always)]
 fn finds<T: Element, const ANY: bool>(data: &[T], (off, n, stride): (isize, usize, isize)) -> bool {
-    // A value whose truth is `!ANY`: zero for `any`, one for `all`.
-    let seed = if ANY { T::default() } else { T::from_i64(1) };
-    let keep = |a: T, x: T| if truth(x) == ANY { x } else { a };
     if stride == 1 {
         let run = &data[off as usize..off as usize + n];
-        run.chunks(DECIDE_BLOCK)
-            .any(|block| truth(lanes(block, seed, keep, keep)) == ANY)
+        run.chunks(DECIDE_BLOCK).any(|block| {
+            block
+                .iter()
+                .fold(false, |found, &x| found | (truth(x) == ANY))
+        })
     } else {
         (0..n as isize).any(|i| truth(data[(off + i * stride) as usize]) == ANY)
     }
