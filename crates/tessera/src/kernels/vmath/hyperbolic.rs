@@ -78,12 +78,13 @@ pub(super) trait Hyp: Elem {
     /// `1.5 2^MANT`: adding it rounds to an integer and leaves that integer in the low bits.
     const MAGIC: Self;
     const MAGIC_BITS: Self::Int;
-    /// The polynomials after their leading terms (above).
+    /// `sinh`'s polynomials of `cosh r` and `sinh r` on `|r| <= 1`, after their leading terms
+    /// (above).
     const COSH: &'static [Self];
     const SINH: &'static [Self];
     /// `P` of `expm1(r) ≈ r + r² P(r)` on `|r| <= ln2/2` (`vmath`'s, for `tanh`).
     const EXPM1: &'static [Self];
-    /// The same for `|r| <= ln2/2`, for `cosh`.
+    /// `cosh`'s, on `|r| <= ln2/2`.
     const COSH_NEAR: &'static [Self];
     const SINH_NEAR: &'static [Self];
     /// `|x|` below which `sinh` and `cosh` run on a vector: `2^(n-1)` stays normal, and so
@@ -157,7 +158,7 @@ fn horner<E: Elem, L: Lanes<E>>(l: L, z: L::F, c: &[E]) -> L::F {
         .fold(l.splat(*last), |p, &k| l.fma(p, z, l.splat(k)))
 }
 
-/// The reduction of `0 <= a <= MAX` for `sinh` and `tanh`: `(n = 0, n, cosh r, sinh r)` with
+/// The reduction of `0 <= a <= MAX` for `sinh`: `(n = 0, n, cosh r, sinh r)` with
 /// `a = n ln2 + r`, `n = 0` below 1.
 #[inline(always)]
 fn reduce<E: Hyp, L: Lanes<E>>(l: L, a: L::F) -> (L::M, L::I, L::F, L::F) {

@@ -10,7 +10,9 @@
 //! 16-entry table, which becomes one register permute on AVX-512 (`vpermps`; `vpermt2pd`
 //! over two registers for `f64`) and two and a blend on AVX2 for `f32`, instead of a gather
 //! (AVX2's `f64` lookup is one gather: four 64-bit lanes have no cheaper permute to 16
-//! entries).
+//! entries); and a test per vector that sends the rare block with a special input to the
+//! scalar function ([`map_blocks`]), so the vector code carries no selects for it (the
+//! hyperbolic functions, `hyperbolic.rs`).
 //!
 //! The x86 widths are tokens: a value of [`Avx2`] or [`Avx512`] exists only where the CPU
 //! has the features its intrinsics need ([`Avx2::detect`], [`Avx512::detect`]). Their
