@@ -13,6 +13,7 @@ mod arith;
 mod arrayfns;
 mod autograd_engine;
 mod borrowed_views;
+mod broadcast_distinct;
 mod copy_engine;
 mod creation;
 mod dtypes_complex;

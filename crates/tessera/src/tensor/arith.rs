@@ -16,6 +16,7 @@
 
 use std::sync::Arc;
 
+use super::distinct::Distinct;
 use super::flat::zip_flat;
 use super::map::{map_into, map_new, operand};
 use super::vector_math::{vector_math, VecFn};
@@ -253,6 +254,12 @@ impl Tensor {
     pub(crate) fn binary_dense(&self, other: &Tensor, op: BinaryOp) -> Result<Tensor> {
         let dt = op.result_dtype(self.dtype(), other.dtype())?;
         let integer_pow = op == BinaryOp::Pow && dt.is_integer();
+        if op == BinaryOp::Pow {
+            // Operands that repeat along a dim: `pow` once per distinct pair (distinct.rs).
+            if let Some(d) = Distinct::of(&[self, other])? {
+                return d.spread(&d.operands[0].binary_dense(&d.operands[1], op)?);
+            }
+        }
         if self.dtype() == dt && other.dtype() == dt && !integer_pow {
             let flat = with_dtype!(dt, T => {
                 with_binary_fn!(op, f => zip_flat::<T, T>(self, other, f)?)

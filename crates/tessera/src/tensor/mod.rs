@@ -23,6 +23,7 @@ mod clip;
 pub mod complex_parts;
 mod create;
 mod create_grid;
+mod distinct;
 mod element_format;
 pub(crate) mod flat;
 mod format;

@@ -19,6 +19,7 @@
 //! - Any other dtype is a [`ErrorKind::DType`] error.
 
 use super::arith::{op_enum, zip_into};
+use super::distinct::Distinct;
 use super::flat::zip_flat;
 use super::map::{map_into, map_new};
 use super::vector_math::{vector_math, vector_math2, VecFn, VecFn2};
@@ -412,6 +413,15 @@ impl Tensor {
                 BitwiseOr => zip!(bool, bool, Bits::or),
                 BitwiseXor => zip!(bool, bool, Bits::xor),
                 _ => return Err(bad()),
+            }
+        }
+        if !matches!(
+            op,
+            BitwiseAnd | BitwiseOr | BitwiseXor | BitwiseLeftShift | BitwiseRightShift
+        ) {
+            // Operands that repeat along a dim: `op` once per distinct pair (distinct.rs).
+            if let Some(d) = Distinct::of(&[self, other])? {
+                return d.spread(&d.operands[0].math_binary_dense(&d.operands[1], op)?);
             }
         }
         // The vectorised `atan2`, `hypot` and `logaddexp` (kernels::vmath, docs/design.md P2)

@@ -18,6 +18,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
+use super::distinct::Distinct;
 use super::flat::{fill_flat, fill_pair, zip_flat_slices};
 use super::map::map_into;
 use super::reduce::resolve_axes;
@@ -397,12 +398,9 @@ pub(crate) fn vector_math(f: VecFn, src: &Tensor) -> Result<Option<Tensor>> {
     if !matches!(src.dtype(), DType::F32 | DType::F64) {
         return Ok(None);
     }
-    if let Some(base) = broadcast_base(src)? {
-        // `f` of a broadcast is the broadcast of `f`: computed once per distinct element,
-        // then copied out row-major (the order the strided path below gives it too).
-        if let Some(y) = vector_math(f, &base)? {
-            let spread = y.with_layout(y.layout().broadcast_to(src.shape())?)?;
-            return Ok(Some(spread.copy_dense()?));
+    if let Some(d) = Distinct::of(&[src])? {
+        if let Some(y) = vector_math(f, &d.operands[0])? {
+            return Ok(Some(d.spread(&y)?));
         }
     }
     let flat = match src.dtype() {
@@ -421,26 +419,6 @@ pub(crate) fn vector_math(f: VecFn, src: &Tensor) -> Result<Option<Tensor>> {
     }
     let out = Tensor::for_overwrite_in_order(src.layout(), src.dtype())?;
     Ok(vector_math_into(f, src, &out)?.then_some(out))
-}
-
-/// `src` without its broadcast: each dim of stride 0 and length above 1 narrowed to length 1,
-/// when that leaves at most a quarter of the elements (`None` otherwise: a copy out of a
-/// small saving is no saving). Every element of `src` is one of the result's.
-fn broadcast_base(src: &Tensor) -> Result<Option<Tensor>> {
-    if src.stype() != crate::StorageType::Default {
-        return Ok(None);
-    }
-    let mut layout = src.layout().clone();
-    for (axis, (&d, &s)) in src.shape().iter().zip(src.strides()).enumerate() {
-        if s == 0 && d > 1 {
-            layout = layout.narrow(axis as isize, 0, 1)?;
-        }
-    }
-    let (n, base) = (src.numel(), layout.numel());
-    if n == 0 || base.saturating_mul(4) > n {
-        return Ok(None);
-    }
-    Ok(Some(src.with_layout(layout)?))
 }
 
 /// The block of a trig flat loop that is scanned for huge arguments just before it is
