@@ -18,13 +18,14 @@ const MACRO: usize = 256;
 const MIN_EDGE: usize = 8;
 
 /// True when the plan's last two dims form a transpose worth blocking: destination strides
-/// `[_, 1]` and source strides `[1, S]` with `|S| > 1`.
+/// `[_, 1]` and source strides `[±1, S]` with `|S| > 1` (a source stride of -1 is a
+/// transpose of a flipped view, `flip(a.T, 0)`).
 pub(crate) fn is_transpose(plan: &Plan<2>) -> bool {
     let r = plan.rank();
     r >= 2
         && plan.numel > 0
         && plan.strides[0][r - 1] == 1
-        && plan.strides[1][r - 2] == 1
+        && plan.strides[1][r - 2].unsigned_abs() == 1
         && plan.strides[1][r - 1].unsigned_abs() > 1
         && plan.dims[r - 1] >= MIN_EDGE
         && plan.dims[r - 2] >= MIN_EDGE
@@ -36,6 +37,7 @@ pub(crate) fn transpose_slabs<T: Element>(plan: &Plan<2>, dst: &mut [T], src: &[
     let (rows, cols) = (plan.dims[r - 2], plan.dims[r - 1]);
     let dst_row = plan.strides[0][r - 2] as usize;
     let src_col = plan.strides[1][r - 1];
+    let reversed = plan.strides[1][r - 2] < 0;
     // The plan without its innermost dim: its runs are the slabs' first rows.
     let slabs = Plan {
         dims: plan.dims[..r - 1].into(),
@@ -44,11 +46,17 @@ pub(crate) fn transpose_slabs<T: Element>(plan: &Plan<2>, dst: &mut [T], src: &[
         numel: plan.numel / cols,
     };
     slabs.for_each_run(0..slabs.runs(), |[d, s]| {
-        transpose_2d(dst, d as usize, dst_row, src, s, src_col, rows, cols)
+        let d = d as usize;
+        match reversed {
+            false => transpose_2d::<T, false>(dst, d, dst_row, src, s, src_col, rows, cols),
+            true => transpose_2d::<T, true>(dst, d, dst_row, src, s, src_col, rows, cols),
+        }
     });
 }
 
-/// `dst[d + i*dst_row + j] = src[s + i + j*src_col]` for `i < rows`, `j < cols`.
+/// `dst[d + i*dst_row + j] = src[s + i + j*src_col]` for `i < rows`, `j < cols`; with
+/// `REVERSED`, `src[s - i + j*src_col]` (the source's segments run backwards, and each is
+/// read forwards from its low end and stored into the tile reversed).
 ///
 /// Two levels of blocking: [`MACRO`]² blocks keep the pages they touch in the TLB, and inside
 /// them [`TILE`]² tiles go through an L1 buffer: `TILE` contiguous source segments are read
@@ -59,7 +67,7 @@ pub(crate) fn transpose_slabs<T: Element>(plan: &Plan<2>, dst: &mut [T], src: &[
 /// The tile loops index with constant bounds (`0..TILE`) on purpose: the compiler then drops
 /// the bounds checks; the iterator forms measured 2-4x slower here.
 #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
-fn transpose_2d<T: Element>(
+fn transpose_2d<T: Element, const REVERSED: bool>(
     dst: &mut [T],
     d: usize,
     dst_row: usize,
@@ -79,10 +87,20 @@ fn transpose_2d<T: Element>(
                     if i1 - i0 == TILE && j1 - j0 == TILE {
                         for j in 0..TILE {
                             let col = j0 + j;
-                            let at = (s + i0 as isize + col as isize * src_col) as usize;
-                            let seg: &[T; TILE] = src[at..at + TILE].try_into().unwrap();
-                            for i in 0..TILE {
-                                buf[i][j] = seg[i];
+                            let top = col as isize * src_col;
+                            if REVERSED {
+                                // The segment of rows i0..i0 + TILE, lowest address first.
+                                let at = (s - (i0 + TILE - 1) as isize + top) as usize;
+                                let seg: &[T; TILE] = src[at..at + TILE].try_into().unwrap();
+                                for i in 0..TILE {
+                                    buf[i][j] = seg[TILE - 1 - i];
+                                }
+                            } else {
+                                let at = (s + i0 as isize + top) as usize;
+                                let seg: &[T; TILE] = src[at..at + TILE].try_into().unwrap();
+                                for i in 0..TILE {
+                                    buf[i][j] = seg[i];
+                                }
                             }
                         }
                         for (i, row) in buf.iter().enumerate() {
@@ -93,7 +111,8 @@ fn transpose_2d<T: Element>(
                         // Edge tile: direct strided reads.
                         for i in i0..i1 {
                             let start = d + i * dst_row;
-                            let base = s + i as isize + j0 as isize * src_col;
+                            let row = if REVERSED { -(i as isize) } else { i as isize };
+                            let base = s + row + j0 as isize * src_col;
                             for (k, x) in dst[start + j0..start + j1].iter_mut().enumerate() {
                                 *x = src[(base + k as isize * src_col) as usize];
                             }
