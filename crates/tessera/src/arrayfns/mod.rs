@@ -13,6 +13,7 @@ pub(crate) mod join;
 pub(crate) mod lanes;
 pub(crate) mod locate;
 pub(crate) mod network;
+mod offsets;
 pub(crate) mod quicksort;
 pub(crate) mod radix;
 pub(crate) mod repeat;

@@ -15,6 +15,7 @@
 use std::any::TypeId;
 
 use super::network::{self, NetKey, NET_MAX};
+use super::offsets;
 use super::quicksort::{self, QuickSort};
 use crate::dtype::{DType, Element};
 use crate::error::Result;
@@ -263,6 +264,9 @@ fn sort_in_registers<T: Element>(
     if t == TypeId::of::<i64>() || t == TypeId::of::<u64>() {
         let sign = if t == TypeId::of::<i64>() { 1 << 63 } else { 0 };
         let bits = unsafe { std::slice::from_raw_parts_mut(p.cast::<u64>(), n) };
+        if offsets::sort_as_offsets(bits, flip(sign), par)? {
+            return Ok(true);
+        }
         return sort_bits_in_place(bits, flip(sign), par);
     }
     if t == TypeId::of::<i32>() || t == TypeId::of::<u32>() {
