@@ -38,11 +38,13 @@ pub(crate) fn sort_as_offsets(v: &mut [u64], mask: u64, par: bool) -> Result<boo
 /// `None` otherwise.
 fn least_if_narrow(v: &[u64], mask: u64) -> Option<u64> {
     #[cfg(target_arch = "x86_64")]
-    if crate::kernels::simd::has_avx512() {
+    let (lo, hi) = if crate::kernels::simd::has_avx512() {
         // SAFETY: the CPU has the features `range_avx512` is compiled for (checked above).
-        let (lo, hi) = unsafe { range_avx512(v, mask) };
-        return (hi - lo <= u64::from(u32::MAX)).then_some(lo);
-    }
+        unsafe { range_avx512(v, mask) }
+    } else {
+        range(v, mask)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
     let (lo, hi) = range(v, mask);
     (hi - lo <= u64::from(u32::MAX)).then_some(lo)
 }
