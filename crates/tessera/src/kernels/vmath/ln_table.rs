@@ -83,10 +83,6 @@ const Q: [f32; 4] = [-0.5, (1.0 / 3.0) as f32, -0.25, 0.2];
 fn ln_core<L: Lanes>(l: L, t: &Tables<L>, u: L::F, k_adj: L::I, c: Option<L::F>) -> L::F {
     let s = |x: f32| l.splat(x);
     let Reduced { i, k, kf, c: ci, r } = reduce(l, t, u, k_adj);
-    let a = l.fma(kf, s(LN2_HI), l.lookup(t.hi, i));
-    let r2 = l.mul(r, r);
-    // Estrin's scheme: two independent pairs, then one step in `r²`.
-    let q = l.fma(r2, l.fma(r, s(Q[3]), s(Q[2])), l.fma(r, s(Q[1]), s(Q[0])));
     let mut tail = l.fma(kf, s(LN2_LO), l.lookup(t.lo, i));
     if let Some(c) = c {
         // `c/u = c 2^-k c_i / (1 + r)`; `2^-k` from its bits, `k` capped where `c` is 0
@@ -95,6 +91,18 @@ fn ln_core<L: Lanes>(l: L, t: &Tables<L>, u: L::F, k_adj: L::I, c: Option<L::F>)
         let e = l.mul(l.mul(c, l.float_of_bits(scale)), ci);
         tail = l.add(tail, l.mul(e, l.sub(s(1.0), r)));
     }
+    ln_sum(l, t, i, kf, r, tail)
+}
+
+/// `(k ln2_hi + T_i) + r + (tail + r² Q(r))`, the sum of [`ln_core`] with the exact split
+/// of the first two terms (`tail` holds `k ln2_lo + T_i,lo` and any correction).
+#[inline(always)]
+fn ln_sum<L: Lanes>(l: L, t: &Tables<L>, i: L::I, kf: L::F, r: L::F, tail: L::F) -> L::F {
+    let s = |x: f32| l.splat(x);
+    let a = l.fma(kf, s(LN2_HI), l.lookup(t.hi, i));
+    let r2 = l.mul(r, r);
+    // Estrin's scheme: two independent pairs, then one step in `r²`.
+    let q = l.fma(r2, l.fma(r, s(Q[3]), s(Q[2])), l.fma(r, s(Q[1]), s(Q[0])));
     let tail = l.fma(r2, q, tail);
     let hi = l.add(a, r);
     let lo = l.add(l.sub(a, hi), r);
@@ -168,16 +176,34 @@ pub fn log1p(x: f32) -> f32 {
     )
 }
 
-/// Inverse hyperbolic tangent (NaN past `±1`).
+/// `atanh(x)` for `|x| < 1` (`a = |x|`): `ln(u)/2` with `u = 1 + w` rounded, `w` =
+/// [`atanh_operand`], and `u`'s rounding error `c = w - (u - 1)` folded into the reduced
+/// argument, `r = (u + c) 2^-k c_i - 1 = r_u + c (c_i 2^-k)` in one fused multiply-add
+/// (`c_i 2^-k` by subtracting `k` from `c_i`'s exponent field: here `w < 2^26`, so `k <= 26`
+/// and it stays normal). `u` is then positive, normal and finite (`1 - a >= 2^-24`).
+#[inline(always)]
+fn atanh_inside<L: Lanes>(l: L, t: &Tables<L>, x: L::F, a: L::F) -> L::F {
+    let w = atanh_operand(l, a);
+    let u = l.add(l.splat(1.0), w);
+    let c = l.sub(w, l.sub(u, l.splat(1.0)));
+    let Reduced { i, k, kf, c: ci, r } = reduce(l, t, u, l.splat_i(0));
+    let ci_scaled = l.float_of_bits(l.sub_i(l.bits(ci), l.sll::<23>(k)));
+    let r = l.fma(c, ci_scaled, r);
+    let tail = l.fma(kf, l.splat(LN2_LO), l.lookup(t.lo, i));
+    let y = ln_sum(l, t, i, kf, r, tail);
+    l.copysign(l.mul(l.splat(0.5), y), x)
+}
+
+/// Inverse hyperbolic tangent: `±inf` at `±1`, NaN past.
 #[inline(always)]
 pub fn atanh(x: f32) -> f32 {
     let a = x.abs();
-    let y = (0.5 * log1p(atanh_operand(Scalar, a))).copysign(x);
-    // Past 1 the operand falls below -1 (NaN), except where `1 - a` rounds to `-a`.
-    if a > 1.0 {
-        f32::NAN
+    if a < 1.0 {
+        atanh_inside(Scalar, &Tables::new(Scalar, &HI, &LO), x, a)
+    } else if a == 1.0 {
+        f32::INFINITY.copysign(x)
     } else {
-        y
+        f32::NAN
     }
 }
 
@@ -215,16 +241,12 @@ fn log1p_lanes<L: Lanes>(l: L, t: &Tables<L>, x: L::F) -> Option<L::F> {
         .then(|| log1p_of(l, t, x, parts))
 }
 
-/// [`atanh`] on a vector.
+/// [`atanh`] on a vector; `None` unless every lane is below 1 in magnitude.
 #[inline(always)]
 fn atanh_lanes<L: Lanes>(l: L, t: &Tables<L>, x: L::F) -> Option<L::F> {
     let a = l.abs(x);
-    let w = atanh_operand(l, a);
-    let parts = split_1p(l, w);
-    l.all_positive_normal(parts.0).then(|| {
-        let y = l.copysign(l.mul(l.splat(0.5), log1p_of(l, t, w, parts)), x);
-        l.select(l.gt(a, l.splat(1.0)), l.splat(f32::NAN), y)
-    })
+    l.all(l.gt(l.splat(1.0), a))
+        .then(|| atanh_inside(l, t, x, a))
 }
 
 /// [`asinh`] on a vector; `None` also where a lane is above [`ASINH_LARGE`] (rare: the

@@ -160,9 +160,29 @@ fn q_of<L: Lanes<f64>>(l: L, r: L::F) -> L::F {
 }
 
 /// `ln(2^k_adj u) + c/u` for a positive, normal, finite `u` and a `c` of at most about half
-/// an ulp of `u` (`None` for 0); other `u` give unspecified values.
+/// an ulp of `u` (`None` for 0); other `u` give unspecified values. [`ln_core_small`] is the
+/// same for `1 <= u <= 2^54` (one instruction fewer).
 #[inline(always)]
 fn ln_core<L: Lanes<f64>>(l: L, t: &Tables<L>, u: L::F, k_adj: i64, c: Option<L::F>) -> L::F {
+    ln_core_with(l, t, u, k_adj, c, None)
+}
+
+/// [`ln_core`] with `k_adj = 0` and `c`, for `1 <= u <= 2^54`.
+#[inline(always)]
+fn ln_core_small<L: Lanes<f64>>(l: L, t: &Tables<L>, u: L::F, c: L::F) -> L::F {
+    ln_core_with(l, t, u, 0, None, Some(c))
+}
+
+/// [`ln_core`] and [`ln_core_small`]: `c` corrects any `u`, `c_small` one of at most `2^54`.
+#[inline(always)]
+fn ln_core_with<L: Lanes<f64>>(
+    l: L,
+    t: &Tables<L>,
+    u: L::F,
+    k_adj: i64,
+    c: Option<L::F>,
+    c_small: Option<L::F>,
+) -> L::F {
     let s = |x: f64| l.splat(x);
     let ix = l.bits(u);
     let tmp = l.sub_i(ix, l.splat_i(OFF));
@@ -184,6 +204,11 @@ fn ln_core<L: Lanes<f64>>(l: L, t: &Tables<L>, u: L::F, k_adj: i64, c: Option<L:
         let scale = l.sll::<52>(l.sub_i(l.splat_i(1023), l.min_i(k, l.splat_i(1022))));
         let cu = l.mul(l.mul(c, l.float_of_bits(scale)), ci);
         tail = l.fma(cu, l.sub(s(1.0), r), tail);
+    }
+    if let Some(c) = c_small {
+        // As above for `k <= 54` (`c_i 2^-k` stays normal): `c_i 2^-k` by subtracting `k` from `c_i`'s exponent field.
+        let ci_scaled = l.float_of_bits(l.sub_i(l.bits(ci), l.sll::<52>(k)));
+        tail = l.fma(l.mul(c, ci_scaled), l.sub(s(1.0), r), tail);
     }
     let tail = l.fma(l.mul(r, r), q_of(l, r), tail);
     let hi = l.add(a, r1);
@@ -250,16 +275,26 @@ pub fn log1p(x: f64) -> f64 {
     log_special(parts.0, log1p_of(Scalar, &Tables::new(Scalar), x, parts))
 }
 
-/// Inverse hyperbolic tangent (NaN past `±1`).
+/// `atanh(x)` for `|x| < 1` (`a = |x|`): `log1p(w)/2` with `w` = [`atanh_operand`], without
+/// `log1p`'s zero select (`ln(1) = +0` here, and the sign comes from `x`). `u = 1 + w` is
+/// positive, normal, finite and at most `2^54` (`1 - a >= 2^-53`).
+#[inline(always)]
+fn atanh_inside<L: Lanes<f64>>(l: L, t: &Tables<L>, x: L::F, a: L::F) -> L::F {
+    let (u, c) = split_1p(l, atanh_operand(l, a));
+    let y = ln_core_small(l, t, u, c);
+    l.copysign(l.mul(l.splat(0.5), y), x)
+}
+
+/// Inverse hyperbolic tangent: `±inf` at `±1`, NaN past.
 #[inline(always)]
 pub fn atanh(x: f64) -> f64 {
     let a = x.abs();
-    let y = (0.5 * log1p(atanh_operand(Scalar, a))).copysign(x);
-    // Past 1 the operand falls below -1 (NaN), except where `1 - a` rounds to `-a`.
-    if a > 1.0 {
-        f64::NAN
+    if a < 1.0 {
+        atanh_inside(Scalar, &Tables::new(Scalar), x, a)
+    } else if a == 1.0 {
+        f64::INFINITY.copysign(x)
     } else {
-        y
+        f64::NAN
     }
 }
 
@@ -293,16 +328,12 @@ fn log1p_lanes<L: Lanes<f64>>(l: L, t: &Tables<L>, x: L::F) -> Option<L::F> {
         .then(|| log1p_of(l, t, x, parts))
 }
 
-/// [`atanh`] on a vector.
+/// [`atanh`] on a vector; `None` unless every lane is below 1 in magnitude.
 #[inline(always)]
 fn atanh_lanes<L: Lanes<f64>>(l: L, t: &Tables<L>, x: L::F) -> Option<L::F> {
     let a = l.abs(x);
-    let w = atanh_operand(l, a);
-    let parts = split_1p(l, w);
-    l.all_positive_normal(parts.0).then(|| {
-        let y = l.copysign(l.mul(l.splat(0.5), log1p_of(l, t, w, parts)), x);
-        l.select(l.gt(a, l.splat(1.0)), l.splat(f64::NAN), y)
-    })
+    l.all(l.gt(l.splat(1.0), a))
+        .then(|| atanh_inside(l, t, x, a))
 }
 
 /// [`asinh`] on a vector; `None` also where a lane is above [`ASINH_LARGE`] (rare: the
