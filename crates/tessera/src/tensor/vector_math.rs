@@ -357,27 +357,33 @@ trait HugeScan: Sized {
 }
 
 macro_rules! huge_scan {
-    ($($t:ident),*) => {$(
+    ($($t:ident => $bits:ident),*) => {$(
         impl HugeScan for $t {
             fn holds_huge(a: &[$t]) -> bool {
-                // `TRIG_LIMIT` (2^19) is exact in both widths, so comparing in the element's
-                // own width is the comparison in `f64`. An early exit per element kept the scan
-                // scalar (about 1 ns an element, more than `sin` itself); a count over each
-                // block of 256 vectorises (integer sums reassociate), and a huge value found
-                // early still ends the scan at its block. Folding `bool`s with each `f32`
-                // widened to `f64` took a fifth of the `f32` `tan` loop's time, and a fold of
-                // the maximum magnitude stayed scalar (a float maximum does not reassociate).
+                // The magnitudes' bits, folded by an unsigned maximum per block of 256: the
+                // bits of non-negative floats order as the floats do, and `TRIG_LIMIT` (2^19)
+                // is exact in both widths, so a maximum at most the limit's bits means no
+                // huge magnitude. Above, the block holds a huge magnitude, an infinity or a
+                // NaN, and the comparison in floats (NaN is not huge) decides. An integer
+                // maximum reassociates, so the fold vectorises (two instructions a vector);
+                // a huge value found early still ends the scan at its block. An early exit
+                // per element kept the scan scalar (about 1 ns an element, more than `sin`
+                // itself); a count of `x.abs() > LIMIT` per block took a tenth of the `f32`
+                // `tan` loop's time, and a fold of the float maximum stayed scalar (it does
+                // not reassociate).
                 const LIMIT: $t = TRIG_LIMIT as $t;
+                const MAGNITUDE: $bits = <$bits>::MAX >> 1;
                 with_simd(|| {
                     a.chunks(256).any(|c| {
-                        c.iter().map(|&x| (x.abs() > LIMIT) as u32).sum::<u32>() > 0
+                        let top = c.iter().fold(0, |m: $bits, x| m.max(x.to_bits() & MAGNITUDE));
+                        top > LIMIT.to_bits() && c.iter().any(|x| x.abs() > LIMIT)
                     })
                 })
             }
         }
     )*};
 }
-huge_scan!(f32, f64);
+huge_scan!(f32 => u32, f64 => u64);
 
 /// `f(src)` into a fresh tensor in `src`'s memory order for an `f32`/`f64` tensor: the flat
 /// loop straight into a buffer nobody shares when `src` is one small run ([`fill_flat`]),
