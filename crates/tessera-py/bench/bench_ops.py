@@ -8,8 +8,9 @@ Each thread count runs in its own child process with ``TESSERA_NUM_THREADS`` (Te
 ``OPENBLAS_NUM_THREADS``/``OMP_NUM_THREADS`` (NumPy) set before import: 1, then the default
 (the machine's cores). Inputs alternate between two arrays per call; the time is the best
 median over repeats. A row whose first ratio is above 0.9 is timed again with four times
-longer samples, and that second measurement replaces the first (marked ``*``). Prints the rows worst first (Tessera time / NumPy time), then ``ratio``
-lines: ``worst_op_time_vs_numpy_<n>thread``, one per row (``op_<name>_<dtype>_<layout>_<size>``)
+longer samples, and that second measurement replaces the first (marked ``*``). Prints the
+rows worst first (Tessera time / NumPy time), then ``ratio`` lines:
+``worst_op_time_vs_numpy_<n>thread``, one per row (``op_<name>_<dtype>_<layout>_<size>``)
 and the named lines of issue 19.
 
 Run: ``python crates/tessera-py/bench/bench_ops.py [--quick] [--only NAME,NAME]``
@@ -233,7 +234,7 @@ def time_runs(r_np, r_ts, scale=1, samples=5):
     ``samples`` blocks each, of about ``scale`` times 4 ms."""
     # Warm up (a first call may initialise something, the pool or a lazy table: timed alone
     # it once set the calls per sample to 1 and gave a 16-element row a ratio of 8), then
-    # calibrate the number of calls per sample to about 2 ms, on ten calls of each when one
+    # calibrate the number of calls per sample to about 4 ms, on ten calls of each when one
     # is short.
     r_np()
     r_ts()

@@ -31,7 +31,7 @@
 
 use super::f32::log_special;
 use super::lanes::{lanes_loop, Lanes, Scalar};
-use super::log_table::{reduce, Reduced, Tables};
+use super::log_table::{ci_over_2k, reduce, Reduced, Tables};
 
 /// `T_i = -ln(c_i)` rounded to a multiple of `2^-16`, as that multiple's numerator.
 const HI_16THS: [i32; 16] = [
@@ -85,10 +85,8 @@ fn ln_core<L: Lanes>(l: L, t: &Tables<L>, u: L::F, k_adj: L::I, c: Option<L::F>)
     let Reduced { i, k, kf, c: ci, r } = reduce(l, t, u, k_adj);
     let mut tail = l.fma(kf, s(LN2_LO), l.lookup(t.lo, i));
     if let Some(c) = c {
-        // `c/u = c 2^-k c_i / (1 + r)`; `2^-k` from its bits, `k` capped where `c` is 0
-        // anyway (from `u = 2^25` on, `1 + x` is `x`), so the bits stay a normal number's.
-        let scale = l.sll::<23>(l.sub_i(l.splat_i(127), l.min_i(k, l.splat_i(126))));
-        let e = l.mul(l.mul(c, l.float_of_bits(scale)), ci);
+        // `c/u = c 2^-k c_i / (1 + r)`.
+        let e = l.mul(c, ci_over_2k(l, ci, k));
         tail = l.add(tail, l.mul(e, l.sub(s(1.0), r)));
     }
     ln_sum(l, t, i, kf, r, tail)
@@ -179,16 +177,14 @@ pub fn log1p(x: f32) -> f32 {
 /// `atanh(x)` for `|x| < 1` (`a = |x|`): `ln(u)/2` with `u = 1 + w` rounded, `w` =
 /// [`atanh_operand`], and `u`'s rounding error `c = w - (u - 1)` folded into the reduced
 /// argument, `r = (u + c) 2^-k c_i - 1 = r_u + c (c_i 2^-k)` in one fused multiply-add
-/// (`c_i 2^-k` by subtracting `k` from `c_i`'s exponent field: here `w < 2^26`, so `k <= 26`
-/// and it stays normal). `u` is then positive, normal and finite (`1 - a >= 2^-24`).
+/// ([`ci_over_2k`]). `u` is then positive, normal and finite (`1 - a >= 2^-24`).
 #[inline(always)]
 fn atanh_inside<L: Lanes>(l: L, t: &Tables<L>, x: L::F, a: L::F) -> L::F {
     let w = atanh_operand(l, a);
     let u = l.add(l.splat(1.0), w);
     let c = l.sub(w, l.sub(u, l.splat(1.0)));
     let Reduced { i, k, kf, c: ci, r } = reduce(l, t, u, l.splat_i(0));
-    let ci_scaled = l.float_of_bits(l.sub_i(l.bits(ci), l.sll::<23>(k)));
-    let r = l.fma(c, ci_scaled, r);
+    let r = l.fma(c, ci_over_2k(l, ci, k), r);
     let tail = l.fma(kf, l.splat(LN2_LO), l.lookup(t.lo, i));
     let y = ln_sum(l, t, i, kf, r, tail);
     l.copysign(l.mul(l.splat(0.5), y), x)

@@ -160,29 +160,9 @@ fn q_of<L: Lanes<f64>>(l: L, r: L::F) -> L::F {
 }
 
 /// `ln(2^k_adj u) + c/u` for a positive, normal, finite `u` and a `c` of at most about half
-/// an ulp of `u` (`None` for 0); other `u` give unspecified values. [`ln_core_small`] is the
-/// same for `1 <= u <= 2^54` (one instruction fewer).
+/// an ulp of `u` (`None` for 0); other `u` give unspecified values.
 #[inline(always)]
 fn ln_core<L: Lanes<f64>>(l: L, t: &Tables<L>, u: L::F, k_adj: i64, c: Option<L::F>) -> L::F {
-    ln_core_with(l, t, u, k_adj, c, None)
-}
-
-/// [`ln_core`] with `k_adj = 0` and `c`, for `1 <= u <= 2^54`.
-#[inline(always)]
-fn ln_core_small<L: Lanes<f64>>(l: L, t: &Tables<L>, u: L::F, c: L::F) -> L::F {
-    ln_core_with(l, t, u, 0, None, Some(c))
-}
-
-/// [`ln_core`] and [`ln_core_small`]: `c` corrects any `u`, `c_small` one of at most `2^54`.
-#[inline(always)]
-fn ln_core_with<L: Lanes<f64>>(
-    l: L,
-    t: &Tables<L>,
-    u: L::F,
-    k_adj: i64,
-    c: Option<L::F>,
-    c_small: Option<L::F>,
-) -> L::F {
     let s = |x: f64| l.splat(x);
     let ix = l.bits(u);
     let tmp = l.sub_i(ix, l.splat_i(OFF));
@@ -199,15 +179,11 @@ fn ln_core_with<L: Lanes<f64>>(
     let a = l.fma(kf, s(LN2_HI), l.lookup(t.hi, i));
     let mut tail = l.add(l.fma(kf, s(LN2_LO), l.lookup(t.lo, i)), e);
     if let Some(c) = c {
-        // `c/u = c 2^-k c_i / (1 + r)`; `2^-k` from its bits, `k` capped where `c` is 0
-        // anyway (from `u = 2^54` on, `1 + x` is `x`), so the bits stay a normal number's.
-        let scale = l.sll::<52>(l.sub_i(l.splat_i(1023), l.min_i(k, l.splat_i(1022))));
-        let cu = l.mul(l.mul(c, l.float_of_bits(scale)), ci);
-        tail = l.fma(cu, l.sub(s(1.0), r), tail);
-    }
-    if let Some(c) = c_small {
-        // As above for `k <= 54` (`c_i 2^-k` stays normal): `c_i 2^-k` by subtracting `k` from `c_i`'s exponent field.
-        let ci_scaled = l.float_of_bits(l.sub_i(l.bits(ci), l.sll::<52>(k)));
+        // `c/u = c 2^-k c_i / (1 + r)`, with `c_i 2^-k` by subtracting `k` from `c_i`'s
+        // exponent field, `k` capped at 64 where `c` is 0 anyway (from `u = 2^54` on, `1 + x`
+        // is `x`), so that the result stays normal.
+        let ci_scaled =
+            l.float_of_bits(l.sub_i(l.bits(ci), l.sll::<52>(l.min_i(k, l.splat_i(64)))));
         tail = l.fma(l.mul(c, ci_scaled), l.sub(s(1.0), r), tail);
     }
     let tail = l.fma(l.mul(r, r), q_of(l, r), tail);
@@ -281,7 +257,7 @@ pub fn log1p(x: f64) -> f64 {
 #[inline(always)]
 fn atanh_inside<L: Lanes<f64>>(l: L, t: &Tables<L>, x: L::F, a: L::F) -> L::F {
     let (u, c) = split_1p(l, atanh_operand(l, a));
-    let y = ln_core_small(l, t, u, c);
+    let y = ln_core(l, t, u, 0, Some(c));
     l.copysign(l.mul(l.splat(0.5), y), x)
 }
 

@@ -230,6 +230,14 @@ pub(super) fn reduce<L: Lanes>(l: L, t: &Tables<L>, x: L::F, k_adj: L::I) -> Red
     }
 }
 
+/// `c_i 2^-k` by subtracting `k` from `c_i`'s exponent field (exact, no `2^-k` to build), with
+/// `k` capped at 64: the logarithms that scale by it multiply it by `u`'s rounding error,
+/// which is 0 from `u = 2^25` on, and the cap keeps the result normal for every `k`.
+#[inline(always)]
+pub(super) fn ci_over_2k<L: Lanes>(l: L, ci: L::F, k: L::I) -> L::F {
+    l.float_of_bits(l.sub_i(l.bits(ci), l.sll::<23>(l.min_i(k, l.splat_i(64)))))
+}
+
 /// `0xff80_0000`: the sign and exponent bits of an `f32`.
 const EXP_MASK: i32 = 0xff80_0000_u32 as i32;
 
