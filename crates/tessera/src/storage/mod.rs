@@ -29,6 +29,7 @@ pub use cache::{
 pub use fallible::{checked_numel, checked_vec_bytes, try_vec, try_with_capacity, try_zeroed_vec};
 
 use std::alloc::{self, Layout as AllocLayout};
+use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
@@ -214,6 +215,15 @@ impl Storage {
         Storage::alloc(dtype, len, dtype == DType::Bool)
     }
 
+    /// `len` elements of `dtype` left as the cache gave them (initialised bytes of whatever
+    /// was there, for `bool` possibly invalid ones), for a kernel that writes every element
+    /// through [`Storage::fresh_uninit`] before any handle shares the storage. Unlike
+    /// [`Storage::for_overwrite`], a `bool` buffer is not cleared first: for a 64 Ki-element
+    /// comparison the clearing took a tenth of the call.
+    pub(crate) fn uninit(dtype: DType, len: usize) -> Result<Storage> {
+        Storage::alloc(dtype, len, false)
+    }
+
     fn bytes(dtype: DType, len: usize) -> Result<usize> {
         len.checked_mul(dtype.itemsize())
             .filter(|&b| b <= isize::MAX as usize)
@@ -317,8 +327,9 @@ impl Storage {
             // SAFETY: the buffer is aligned to 64 >= align_of::<T>() and holds at least
             // `len * size_of::<T>()` bytes, all initialised: zeroed when new, and a reused
             // buffer holds bytes written as some dtype, where every bit pattern is a valid
-            // value of every dtype but `bool`, whose storage is zeroed even when reused. So
-            // every element is a valid `T`. The read guard excludes writers for the slice's
+            // value of every dtype but `bool`, whose storage is zeroed even when reused, or
+            // (`Storage::uninit`) written in full before any handle shares it. So every
+            // element is a valid `T`. The read guard excludes writers for the slice's
             // lifetime.
             unsafe { std::slice::from_raw_parts(b.ptr.as_ptr().cast::<T>(), len) }
         })
@@ -338,6 +349,21 @@ impl Storage {
         unsafe { std::slice::from_raw_parts_mut(buf.ptr.as_ptr().cast::<T>(), len) }
     }
 
+    /// [`Storage::fresh_mut`] for a storage from [`Storage::uninit`]: its elements as still to
+    /// be written (`MaybeUninit`), so a `bool` buffer holding invalid bytes is never seen as
+    /// `bool`s before the kernel has written them.
+    pub(crate) fn fresh_uninit<T: Element>(&mut self) -> &mut [MaybeUninit<T>] {
+        assert_eq!(
+            T::DTYPE,
+            self.dtype,
+            "fresh_uninit called with the wrong dtype"
+        );
+        let (len, buf) = (self.len, self.buf.get_mut());
+        // SAFETY: as in `fresh_mut`, with `MaybeUninit<T>` (`T`'s layout), which accepts
+        // any bytes.
+        unsafe { std::slice::from_raw_parts_mut(buf.ptr.as_ptr().cast::<MaybeUninit<T>>(), len) }
+    }
+
     /// Exclusive typed access for callers that already dispatched on this storage's dtype.
     pub(crate) fn write_as<T: Element>(&self) -> MappedRwLockWriteGuard<'_, [T]> {
         assert_eq!(T::DTYPE, self.dtype, "write_as called with the wrong dtype");
@@ -349,6 +375,21 @@ impl Storage {
             unsafe { std::slice::from_raw_parts_mut(b.ptr.as_ptr().cast::<T>(), len) }
         })
     }
+}
+
+/// Elements from [`Storage::fresh_uninit`] as values of a dtype other than `bool`, for a
+/// kernel that overwrites them (as [`Storage::fresh_mut`] hands a [`Storage::for_overwrite`]
+/// buffer out). Panics for `bool`, whose buffer may hold invalid bytes.
+pub(crate) fn overwritable<T: Element>(out: &mut [MaybeUninit<T>]) -> &mut [T] {
+    assert_ne!(
+        T::DTYPE,
+        DType::Bool,
+        "a bool buffer must be written as MaybeUninit"
+    );
+    // SAFETY: every byte of a storage buffer is initialised (`AlignedBuf::new`: new buffers
+    // are zeroed, reused ones hold old values), and every bit pattern is a value of every
+    // dtype but `bool`; `MaybeUninit<T>` has `T`'s layout.
+    unsafe { &mut *(out as *mut [MaybeUninit<T>] as *mut [T]) }
 }
 
 impl std::fmt::Debug for Storage {

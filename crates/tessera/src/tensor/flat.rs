@@ -5,6 +5,7 @@
 //! for a 16-element `a + b` those were most of the time (docs/design.md P4). Other calls
 //! return `None` and take the general path (`zip_new` and `kernels::elementwise::zip3`).
 
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use super::Tensor;
@@ -16,7 +17,7 @@ use crate::kernels::simd::with_simd;
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::simd::{has_avx2, narrows_on_avx512};
 use crate::layout::Layout;
-use crate::storage::Storage;
+use crate::storage::{overwritable, Storage};
 
 /// How one operand walks the output: a row-major run from an offset, or one element.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,29 +88,34 @@ pub(super) fn zip_flat<O: Element, T: Element>(
         return Ok(None);
     };
     let n = layout.numel();
-    fill_pair(a, b, layout, |out: &mut [O], xa: &[T], xb: &[T]| {
-        let runs = (ra, rb);
-        // A narrowing loop (a comparison into `bool`s) gains from AVX-512's mask registers.
-        #[cfg(target_arch = "x86_64")]
-        if narrows_on_avx512::<O, T>() {
-            // SAFETY: `zip_runs_avx512` only needs the features `narrows_on_avx512` confirmed.
-            return unsafe { zip_runs_avx512(out, xa, xb, runs, n, &f) };
-        }
-        #[cfg(target_arch = "x86_64")]
-        if has_avx2() {
-            // SAFETY: `zip_runs_avx2` only needs the features `has_avx2` confirmed.
-            return unsafe { zip_runs_avx2(out, xa, xb, runs, n, &f) };
-        }
-        zip_runs(out, xa, xb, runs, n, &f)
-    })
+    fill_pair(
+        a,
+        b,
+        layout,
+        |out: &mut [MaybeUninit<O>], xa: &[T], xb: &[T]| {
+            let runs = (ra, rb);
+            // A narrowing loop (a comparison into `bool`s) gains from AVX-512's mask registers.
+            #[cfg(target_arch = "x86_64")]
+            if narrows_on_avx512::<O, T>() {
+                // SAFETY: `zip_runs_avx512` only needs the features `narrows_on_avx512` confirmed.
+                return unsafe { zip_runs_avx512(out, xa, xb, runs, n, &f) };
+            }
+            #[cfg(target_arch = "x86_64")]
+            if has_avx2() {
+                // SAFETY: `zip_runs_avx2` only needs the features `has_avx2` confirmed.
+                return unsafe { zip_runs_avx2(out, xa, xb, runs, n, &f) };
+            }
+            zip_runs(out, xa, xb, runs, n, &f)
+        },
+    )
     .map(Some)
 }
 
 /// `out[k] = f(a[k], b[k])` over the runs `ra` of `xa` and `rb` of `xb` (`n` elements each),
 /// inlined into each SIMD copy of the loop that calls it.
 #[inline(always)]
-fn zip_runs<O: Clone, T: Copy>(
-    out: &mut [O],
+fn zip_runs<O: Copy, T: Copy>(
+    out: &mut [MaybeUninit<O>],
     xa: &[T],
     xb: &[T],
     runs: (Run, Run),
@@ -121,22 +127,22 @@ fn zip_runs<O: Clone, T: Copy>(
         _ if n == 0 => {}
         (Run::Flat(i), Run::Flat(j)) => {
             for ((o, &x), &y) in out.iter_mut().zip(&xa[i..i + n]).zip(&xb[j..j + n]) {
-                *o = f(x, y);
+                *o = MaybeUninit::new(f(x, y));
             }
         }
         (Run::Flat(i), Run::Const(j)) => {
             let y = xb[j];
             for (o, &x) in out.iter_mut().zip(&xa[i..i + n]) {
-                *o = f(x, y);
+                *o = MaybeUninit::new(f(x, y));
             }
         }
         (Run::Const(i), Run::Flat(j)) => {
             let x = xa[i];
             for (o, &y) in out.iter_mut().zip(&xb[j..j + n]) {
-                *o = f(x, y);
+                *o = MaybeUninit::new(f(x, y));
             }
         }
-        (Run::Const(i), Run::Const(j)) => out.fill(f(xa[i], xb[j])),
+        (Run::Const(i), Run::Const(j)) => out.fill(MaybeUninit::new(f(xa[i], xb[j]))),
     }
 }
 
@@ -145,8 +151,8 @@ fn zip_runs<O: Clone, T: Copy>(
 /// for every element and the loop stayed scalar (64 Ki elements: 62 us).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn zip_runs_avx2<O: Clone, T: Copy>(
-    out: &mut [O],
+fn zip_runs_avx2<O: Copy, T: Copy>(
+    out: &mut [MaybeUninit<O>],
     xa: &[T],
     xb: &[T],
     runs: (Run, Run),
@@ -163,8 +169,8 @@ fn zip_runs_avx2<O: Clone, T: Copy>(
 /// `f32` subtraction gained 5%, so other loops stay on AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
-fn zip_runs_avx512<O: Clone, T: Copy>(
-    out: &mut [O],
+fn zip_runs_avx512<O: Copy, T: Copy>(
+    out: &mut [MaybeUninit<O>],
     xa: &[T],
     xb: &[T],
     runs: (Run, Run),
@@ -246,25 +252,32 @@ pub(super) fn zip_flat_slices<T: Element>(
         return Ok(None);
     };
     let n = layout.numel();
-    fill_pair(a, b, layout, |out: &mut [T], xa: &[T], xb: &[T]| {
-        if n > 0 {
-            run(out, &xa[i..i + n], &xb[j..j + n]);
-        }
-    })
+    fill_pair(
+        a,
+        b,
+        layout,
+        |out: &mut [MaybeUninit<T>], xa: &[T], xb: &[T]| {
+            if n > 0 {
+                run(overwritable(out), &xa[i..i + n], &xb[j..j + n]);
+            }
+        },
+    )
     .map(Some)
 }
 
 /// A fresh tensor of `layout` (dtype `O`) filled by `fill(out, a's storage, b's storage)`,
-/// before any handle shares it.
+/// before any handle shares it. `fill` must write every element of `out` (a `bool` buffer is
+/// not cleared first: [`Storage::uninit`]); [`overwritable`] hands a numeric one to a kernel
+/// on plain slices.
 pub(super) fn fill_pair<O: Element, T: Element>(
     a: &Tensor,
     b: &Tensor,
     layout: Layout,
-    fill: impl FnOnce(&mut [O], &[T], &[T]),
+    fill: impl FnOnce(&mut [MaybeUninit<O>], &[T], &[T]),
 ) -> Result<Tensor> {
-    let mut storage = Storage::for_overwrite(O::DTYPE, layout.numel())?;
+    let mut storage = Storage::uninit(O::DTYPE, layout.numel())?;
     {
-        let out = storage.fresh_mut::<O>();
+        let out = storage.fresh_uninit::<O>();
         // One read lock serves both inputs when they share a storage (parking_lot read locks
         // must not be taken twice by one thread: a queued writer would deadlock it).
         let ga = a.dense_storage()?.read_as::<T>();
@@ -306,9 +319,9 @@ pub(super) fn map_flat<O: Element, A: Element>(
 
 /// `out[k] = f(x[k])`, inlined into each SIMD copy of the loop that calls it.
 #[inline(always)]
-fn map_run<O, A: Copy>(out: &mut [O], x: &[A], f: &impl Fn(A) -> O) {
+fn map_run<O, A: Copy>(out: &mut [MaybeUninit<O>], x: &[A], f: &impl Fn(A) -> O) {
     for (o, &v) in out.iter_mut().zip(x) {
-        *o = f(v);
+        *o = MaybeUninit::new(f(v));
     }
 }
 
@@ -319,7 +332,7 @@ fn map_run<O, A: Copy>(out: &mut [O], x: &[A], f: &impl Fn(A) -> O) {
 /// scalar (`logical_not` of 64 Ki `u8`: 26 us, against 1.8 us vectorised).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn map_run_avx2<O, A: Copy>(out: &mut [O], x: &[A], f: &impl Fn(A) -> O) {
+fn map_run_avx2<O, A: Copy>(out: &mut [MaybeUninit<O>], x: &[A], f: &impl Fn(A) -> O) {
     map_run(out, x, f)
 }
 
@@ -328,26 +341,27 @@ fn map_run_avx2<O, A: Copy>(out: &mut [O], x: &[A], f: &impl Fn(A) -> O) {
 /// `signbit` f64 19.3 -> 10.1, f32 8.1 -> 3.9.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
-fn map_run_avx512<O, A: Copy>(out: &mut [O], x: &[A], f: &impl Fn(A) -> O) {
+fn map_run_avx512<O, A: Copy>(out: &mut [MaybeUninit<O>], x: &[A], f: &impl Fn(A) -> O) {
     map_run(out, x, f)
 }
 
 /// A fresh tensor of dtype `O` in `src`'s memory order that `fill(out, x)` writes from the
 /// slice `x` of `src`'s elements (in memory order), when `src` is one flat run as for
 /// [`map_flat`]. `None`, with the buffer dropped, when `src` is not or `fill` returns false.
+/// Unless it returns false, `fill` must write every element of `out`, as for [`fill_pair`].
 pub(super) fn fill_flat<O: Element, A: Element>(
     src: &Tensor,
-    fill: impl FnOnce(&mut [O], &[A]) -> bool,
+    fill: impl FnOnce(&mut [MaybeUninit<O>], &[A]) -> bool,
 ) -> Result<Option<Tensor>> {
     let l = src.layout();
     let Some(layout) = run_layout(l)? else {
         return Ok(None);
     };
     let (n, start) = (l.numel(), l.offset());
-    let mut storage = Storage::for_overwrite(O::DTYPE, n)?;
+    let mut storage = Storage::uninit(O::DTYPE, n)?;
     // An empty view's offset may lie anywhere, even past its storage: nothing to read.
     if n > 0 {
-        let out = storage.fresh_mut::<O>();
+        let out = storage.fresh_uninit::<O>();
         let x = src.dense_storage()?.read_as::<A>();
         if !fill(out, &x[start..start + n]) {
             return Ok(None);
@@ -382,6 +396,37 @@ mod tests {
         let f = a.flip(None).unwrap();
         assert_eq!(runs(&f, &f), None);
         assert_eq!(runs(&a, &s.reshape(&[1, 1, 1]).unwrap()), None);
+    }
+
+    #[test]
+    fn bool_outputs_in_reused_buffers_are_written_in_full() {
+        // Each output of `n` bools takes the heap buffer of `n` bytes freed just before it,
+        // uncleared (`Storage::uninit`), when the cache still holds it: here bytes of 2,
+        // which are no bool. Every element must be written over.
+        let n = crate::storage::HEAP_REUSE_MIN + 3 * 64;
+        let vals = |i: usize| (i % 7) as f32 - 3.0;
+        let x = Tensor::from_vec((0..n).map(vals).collect(), &[n]).unwrap();
+        let zero = Tensor::from_vec(vec![0f32], &[]).unwrap();
+        let garbage = || {
+            let s = Storage::for_overwrite(crate::dtype::DType::U8, n).unwrap();
+            s.write::<u8>().unwrap().fill(2);
+        };
+        let below: Vec<bool> = (0..n).map(|i| vals(i) < 0.0).collect();
+        for _ in 0..3 {
+            garbage();
+            let lt = zip_flat::<bool, f32>(&x, &zero, |a, b| a < b)
+                .unwrap()
+                .unwrap();
+            assert_eq!(lt.to_vec::<bool>().unwrap(), below);
+            garbage();
+            let ge = zip_flat::<bool, f32>(&zero, &x, |a, b| a > b)
+                .unwrap()
+                .unwrap();
+            assert_eq!(ge.to_vec::<bool>().unwrap(), below);
+            garbage();
+            let neg = map_flat::<bool, f32>(&x, |a| a < 0.0).unwrap().unwrap();
+            assert_eq!(neg.to_vec::<bool>().unwrap(), below);
+        }
     }
 
     #[test]

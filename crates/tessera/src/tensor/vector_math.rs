@@ -16,6 +16,7 @@
 //! flat run below the parallel cut-over, and otherwise copy them row-major at the broadcast
 //! shape; from the cut-over they run in pieces across threads.
 
+use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use super::distinct::Distinct;
@@ -37,6 +38,7 @@ use crate::kernels::vmath::{
 };
 use crate::layout::{broadcast_shapes, Layout};
 use crate::shape::checked_numel;
+use crate::storage::overwritable;
 
 /// A function with a vectorised implementation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -339,9 +341,14 @@ pub(crate) fn vector_math2(f: VecFn2, a: &Tensor, b: &Tensor, dt: DType) -> Resu
                 VecFn2::Hypot => &flat_loop2!($t, hypot),
                 VecFn2::Logaddexp => &flat_loop2!($t, logaddexp),
             };
-            fill_pair(&a, &b, layout, |o: &mut [$t], xa: &[$t], xb: &[$t]| {
-                drive_flat2(o, &xa[oa..oa + n], &xb[ob..ob + n], run)
-            })
+            fill_pair(
+                &a,
+                &b,
+                layout,
+                |o: &mut [MaybeUninit<$t>], xa: &[$t], xb: &[$t]| {
+                    drive_flat2(overwritable(o), &xa[oa..oa + n], &xb[ob..ob + n], run)
+                },
+            )
         }};
     }
     Ok(Some(match dt {
@@ -396,7 +403,7 @@ pub(crate) fn vector_math(f: VecFn, src: &Tensor) -> Result<Option<Tensor>> {
                 if trig && HugeScan::holds_huge(a) {
                     return false;
                 }
-                drive_flat(o, a, run);
+                drive_flat(overwritable(o), a, run);
                 true
             })?
         }};
