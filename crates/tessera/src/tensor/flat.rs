@@ -12,6 +12,7 @@ use super::Tensor;
 use crate::dtype::Element;
 use crate::error::Result;
 use crate::kernels::elementwise::PAR_MIN;
+use crate::kernels::flat::drive_flat;
 use crate::kernels::parallel::cut_over;
 use crate::kernels::simd::with_simd;
 #[cfg(target_arch = "x86_64")]
@@ -33,6 +34,12 @@ fn run_layout(l: &Layout) -> Result<Option<Layout>> {
     if l.numel() >= cut_over(PAR_MIN) {
         return Ok(None);
     }
+    dense_layout(l)
+}
+
+/// [`run_layout`] at any size: the layout of a fresh output that walks like `l` when `l` is
+/// one dense run.
+fn dense_layout(l: &Layout) -> Result<Option<Layout>> {
     if l.is_canonical() {
         return Ok(Some(l.clone()));
     }
@@ -298,23 +305,50 @@ pub(super) fn map_flat<O: Element, A: Element>(
     f: impl Fn(A) -> O,
 ) -> Result<Option<Tensor>> {
     fill_flat::<O, A>(src, |out, x| {
-        // A narrowing loop (a predicate into `bool`s) gains from AVX-512's mask registers,
-        // as in `zip_flat`.
-        #[cfg(target_arch = "x86_64")]
-        if narrows_on_avx512::<O, A>() {
-            // SAFETY: `map_run_avx512` only needs the features `narrows_on_avx512` confirmed.
-            unsafe { map_run_avx512(out, x, &f) };
-            return true;
-        }
-        #[cfg(target_arch = "x86_64")]
-        if has_avx2() {
-            // SAFETY: `map_run_avx2` only needs the features `has_avx2` confirmed.
-            unsafe { map_run_avx2(out, x, &f) };
-            return true;
-        }
-        map_run(out, x, &f);
+        map_run_simd(out, x, &f);
         true
     })
+}
+
+/// [`map_flat`] at any size: an input that is one dense run from the parallel cut-over on
+/// runs in pieces across threads ([`drive_flat`]), into a buffer nobody shares yet. For
+/// functions that the general walk would not vectorise (`clip`'s, `tensor/clip.rs`).
+pub(super) fn map_dense<O: Element, A: Element>(
+    src: &Tensor,
+    f: impl Fn(A) -> O + Sync,
+) -> Result<Option<Tensor>> {
+    if let Some(out) = map_flat(src, &f)? {
+        return Ok(Some(out));
+    }
+    let l = src.layout();
+    let Some(layout) = dense_layout(l)? else {
+        return Ok(None);
+    };
+    let (n, start) = (l.numel(), l.offset());
+    let mut storage = Storage::uninit(O::DTYPE, n)?;
+    // An empty view's offset may lie anywhere, even past its storage: nothing to read.
+    if n > 0 {
+        let out = storage.fresh_uninit::<O>();
+        let x = src.dense_storage()?.read_as::<A>();
+        drive_flat(out, &x[start..start + n], &|o, x| map_run_simd(o, x, &f));
+    }
+    Ok(Some(Tensor::from_parts(Arc::new(storage), layout)))
+}
+
+/// [`map_run`] in the best copy the CPU runs: a narrowing loop (a predicate into `bool`s)
+/// gains from AVX-512's mask registers, as in `zip_flat`; others take AVX2.
+fn map_run_simd<O, A: Copy>(out: &mut [MaybeUninit<O>], x: &[A], f: &impl Fn(A) -> O) {
+    #[cfg(target_arch = "x86_64")]
+    if narrows_on_avx512::<O, A>() {
+        // SAFETY: `map_run_avx512` only needs the features `narrows_on_avx512` confirmed.
+        return unsafe { map_run_avx512(out, x, f) };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: `map_run_avx2` only needs the features `has_avx2` confirmed.
+        return unsafe { map_run_avx2(out, x, f) };
+    }
+    map_run(out, x, f)
 }
 
 /// `out[k] = f(x[k])`, inlined into each SIMD copy of the loop that calls it.
