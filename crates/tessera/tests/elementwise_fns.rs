@@ -549,7 +549,8 @@ proptest! {
 
 /// `clip` of inputs from the parallel cut-over on (one pass in pieces across threads when
 /// the input is one dense run, `map_dense`; the composed ops for a NaN bound or a broadcast
-/// input) against the naive rule, bit for bit.
+/// input) and of inputs broadcast four times over or more, against the naive rule, bit for
+/// bit.
 #[test]
 fn clip_of_large_inputs_matches_the_naive_rule() {
     let n = 2 * (tessera::kernels::elementwise::PAR_MIN + 37);
@@ -592,7 +593,16 @@ fn clip_of_large_inputs_matches_the_naive_rule() {
             .unwrap()
             .expand(&[2, (n / 2) as isize])
             .unwrap();
-        for x in [base.clone(), base.t().unwrap(), row] {
+        // Broadcast at least four times over: clipped once per distinct element, then copied
+        // out (`Distinct`).
+        let part = base.narrow(0, 0, 1).unwrap().narrow(1, 0, 1009).unwrap();
+        let rows = part.expand(&[6, 1009]).unwrap();
+        let cols = part
+            .reshape(&[1009, 1])
+            .unwrap()
+            .expand(&[1009, 5])
+            .unwrap();
+        for x in [base.clone(), base.t().unwrap(), row, rows, cols] {
             for (lo, hi) in bounds {
                 if dt == DType::I64 && lo.is_some_and(f64::is_nan) {
                     continue;

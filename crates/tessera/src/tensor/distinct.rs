@@ -4,7 +4,8 @@
 //! every such dim and its result is broadcast back and copied out row-major.
 //!
 //! The callers are the expensive functions (the transcendental ones, `pow`, `atan2`...),
-//! where one evaluation costs more than copying one element.
+//! where one evaluation costs more than copying one element, and `clip`, whose general walk
+//! over a broadcast input costs more than the copy out.
 
 use smallvec::SmallVec;
 
