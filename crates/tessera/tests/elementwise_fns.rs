@@ -648,3 +648,63 @@ fn clip_with_scalar_bounds_is_differentiable() {
         vec![0.0, 1.0, 0.0]
     );
 }
+
+/// One-operand maps of inputs from the parallel cut-over on (one flat loop in pieces across
+/// threads when the input is one dense run, `map_dense`, writing `bool` outputs uncleared;
+/// the general walk for a broadcast input) against Rust's own functions per element.
+#[test]
+fn maps_of_large_inputs_match_the_scalar_functions() {
+    let n = 2 * (tessera::kernels::elementwise::PAR_MIN + 37);
+    let specials = [
+        f64::NAN,
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        -2.5,
+        2.5,
+    ];
+    let v: Vec<f64> = (0..n)
+        .map(|i| match i % 13 {
+            k @ 0..=6 => specials[k],
+            k => (i as f64 * 0.37).sin() * 4.0 + k as f64 * 0.01,
+        })
+        .collect();
+    type Rule = fn(f64) -> f64;
+    let rules: [(MathOp, Rule); 6] = [
+        (MathOp::Isnan, |x| f64::from(u8::from(x.is_nan()))),
+        (MathOp::Isinf, |x| f64::from(u8::from(x.is_infinite()))),
+        (MathOp::Isfinite, |x| f64::from(u8::from(x.is_finite()))),
+        (MathOp::Signbit, |x| {
+            f64::from(u8::from(x.is_sign_negative()))
+        }),
+        (MathOp::LogicalNot, |x| f64::from(u8::from(x == 0.0))),
+        (MathOp::Floor, f64::floor),
+    ];
+    for dt in [DType::F64, DType::F32] {
+        let base = Tensor::from_slice(&v, &[2, n / 2])
+            .unwrap()
+            .astype(dt)
+            .unwrap();
+        let row = base
+            .narrow(0, 0, 1)
+            .unwrap()
+            .expand(&[2, (n / 2) as isize])
+            .unwrap();
+        for x in [base.clone(), base.t().unwrap(), row] {
+            let xs = x.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+            for (op, rule) in rules {
+                let got = x.math(op).unwrap();
+                assert_eq!(got.shape(), x.shape());
+                let got = got.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+                for (i, (g, &e)) in got.iter().zip(&xs).enumerate() {
+                    let w = rule(e);
+                    assert!(
+                        g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+                        "{dt:?} {op:?}: element {i} ({e}) gave {g}, Rust gives {w}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -2,7 +2,7 @@
 //! tensor's layout ([`map_into`]), and the layout-to-[`Operand`] conversion the tensor layer's
 //! kernel calls share.
 
-use super::flat::map_flat;
+use super::flat::map_dense;
 use super::Tensor;
 use crate::dtype::Element;
 use crate::error::Result;
@@ -44,13 +44,13 @@ pub(super) fn inner_runs_backwards(t: &Tensor) -> bool {
 }
 
 /// A fresh tensor of `f(x)` for each element of `src`, of dtype `O`, in `src`'s memory order
-/// (docs/design.md P6): one flat loop when `src` is one run ([`map_flat`]), else
-/// [`map_into`] over its layout.
+/// (docs/design.md P6): one flat loop when `src` is one dense run ([`map_dense`], across
+/// threads from the cut-over), else [`map_into`] over its layout.
 pub(crate) fn map_new<O: Element, A: Element>(
     src: &Tensor,
     f: impl Fn(A) -> O + Sync,
 ) -> Result<Tensor> {
-    if let Some(out) = map_flat(src, &f)? {
+    if let Some(out) = map_dense(src, &f)? {
         return Ok(out);
     }
     // An innermost dim that runs backwards (`flip`, `[..., ::-1]`) is copied row-major
@@ -59,7 +59,7 @@ pub(crate) fn map_new<O: Element, A: Element>(
     let copied;
     let src = if inner_runs_backwards(src) {
         copied = src.copy_dense()?;
-        if let Some(out) = map_flat(&copied, &f)? {
+        if let Some(out) = map_dense(&copied, &f)? {
             return Ok(out);
         }
         &copied
