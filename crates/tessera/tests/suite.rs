@@ -19,6 +19,7 @@ mod creation;
 mod dtypes_complex;
 mod dtypes_int;
 mod elementwise_fns;
+mod elementwise_large;
 mod error_facts;
 mod fft;
 mod gradcheck;

@@ -324,15 +324,10 @@ pub(super) fn map_dense<O: Element, A: Element>(
     let Some(layout) = dense_layout(l)? else {
         return Ok(None);
     };
-    let (n, start) = (l.numel(), l.offset());
-    let mut storage = Storage::uninit(O::DTYPE, n)?;
-    // An empty view's offset may lie anywhere, even past its storage: nothing to read.
-    if n > 0 {
-        let out = storage.fresh_uninit::<O>();
-        let x = src.dense_storage()?.read_as::<A>();
-        drive_flat(out, &x[start..start + n], &|o, x| map_run_simd(o, x, &f));
-    }
-    Ok(Some(Tensor::from_parts(Arc::new(storage), layout)))
+    fill_in(src, layout, |out, x| {
+        drive_flat(out, x, &|o, x| map_run_simd(o, x, &f));
+        true
+    })
 }
 
 /// [`map_run`] in the best copy the CPU runs: a narrowing loop (a predicate into `bool`s)
@@ -387,10 +382,20 @@ pub(super) fn fill_flat<O: Element, A: Element>(
     src: &Tensor,
     fill: impl FnOnce(&mut [MaybeUninit<O>], &[A]) -> bool,
 ) -> Result<Option<Tensor>> {
+    match run_layout(src.layout())? {
+        Some(layout) => fill_in(src, layout, fill),
+        None => Ok(None),
+    }
+}
+
+/// [`fill_flat`]'s body for an output `layout` that walks like `src`'s (`run_layout` or
+/// `dense_layout`).
+fn fill_in<O: Element, A: Element>(
+    src: &Tensor,
+    layout: Layout,
+    fill: impl FnOnce(&mut [MaybeUninit<O>], &[A]) -> bool,
+) -> Result<Option<Tensor>> {
     let l = src.layout();
-    let Some(layout) = run_layout(l)? else {
-        return Ok(None);
-    };
     let (n, start) = (l.numel(), l.offset());
     let mut storage = Storage::uninit(O::DTYPE, n)?;
     // An empty view's offset may lie anywhere, even past its storage: nothing to read.
