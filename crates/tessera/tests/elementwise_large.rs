@@ -1,7 +1,8 @@
 //! Elementwise calls on inputs from the parallel cut-over on, where the one-pass loops run in
-//! pieces across threads (`tensor/flat.rs` `map_dense`), against the naive rules per element.
+//! pieces across threads (`tensor/flat.rs` `map_dense`, `zip_dense`), against the naive rules
+//! per element.
 
-use tessera::{DType, MathOp, Tensor};
+use tessera::{CompareOp, DType, MathBinaryOp, MathOp, Tensor};
 
 use crate::elementwise_fns::naive_clip;
 
@@ -129,5 +130,114 @@ fn maps_of_large_inputs_match_the_scalar_functions() {
                 }
             }
         }
+    }
+}
+
+/// Two-operand calls with `bool` outputs and `nextafter` on inputs from the parallel
+/// cut-over on (one flat loop in pieces across threads when the operands are one dense run
+/// or one of them a single element, `zip_dense`, writing `bool` outputs uncleared; the
+/// general walk for a broadcast row) against Rust's operators per element.
+#[test]
+fn zips_of_large_inputs_match_the_scalar_rules() {
+    let v = large_values(2.5);
+    let n = v.len();
+    // The second operand: the values shifted by 3, so every pair of specials meets, ties
+    // included (`large_values` repeats every 11 elements).
+    let w: Vec<f64> = (0..n).map(|i| v[(i + 3) % n]).collect();
+    type Rule = fn(f64, f64) -> bool;
+    let compares: [(CompareOp, Rule); 6] = [
+        (CompareOp::Eq, |x, y| x == y),
+        (CompareOp::Ne, |x, y| x != y),
+        (CompareOp::Lt, |x, y| x < y),
+        (CompareOp::Le, |x, y| x <= y),
+        (CompareOp::Gt, |x, y| x > y),
+        (CompareOp::Ge, |x, y| x >= y),
+    ];
+    let logicals: [(MathBinaryOp, Rule); 3] = [
+        (MathBinaryOp::LogicalAnd, |x, y| x != 0.0 && y != 0.0),
+        (MathBinaryOp::LogicalOr, |x, y| x != 0.0 || y != 0.0),
+        (MathBinaryOp::LogicalXor, |x, y| (x != 0.0) != (y != 0.0)),
+    ];
+    for dt in [DType::F64, DType::F32] {
+        let tensor = |v: &[f64]| {
+            Tensor::from_slice(v, &[2, n / 2])
+                .unwrap()
+                .astype(dt)
+                .unwrap()
+        };
+        let (a, b) = (tensor(&v), tensor(&w));
+        // Past the start of its storage: a run from a nonzero offset.
+        let wide = Tensor::from_slice(&[&w[..], &v[..7]].concat(), &[n + 7])
+            .unwrap()
+            .astype(dt)
+            .unwrap();
+        let shifted = wide
+            .narrow(0, 7, n)
+            .unwrap()
+            .reshape(&[2, (n / 2) as isize])
+            .unwrap();
+        let one = tensor(&w).narrow(1, 5, 1).unwrap().narrow(0, 0, 1).unwrap();
+        let scalar = one.reshape(&[]).unwrap();
+        let row = b.narrow(0, 0, 1).unwrap();
+        let pairs = [
+            (a.clone(), b.clone()),
+            (a.t().unwrap(), b.t().unwrap()),
+            (a.clone(), shifted),
+            (a.clone(), scalar.clone()),
+            (scalar, a.clone()),
+            (a.clone(), one),
+            (a.clone(), row),
+        ];
+        let values = |t: &Tensor| t.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+        for (x, y) in &pairs {
+            let shape = tessera::layout::broadcast_shapes(x.shape(), y.shape()).unwrap();
+            let (xs, ys) = (
+                values(&x.broadcast_to(&shape).unwrap()),
+                values(&y.broadcast_to(&shape).unwrap()),
+            );
+            let check = |got: Tensor, name: &str, rule: &dyn Fn(f64, f64) -> f64| {
+                assert_eq!(got.shape(), &shape[..]);
+                for (i, g) in values(&got).into_iter().enumerate() {
+                    let want = rule(xs[i], ys[i]);
+                    assert!(
+                        g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
+                        "{dt:?} {name}: element {i} ({}, {}) gave {g}, Rust gives {want}",
+                        xs[i],
+                        ys[i]
+                    );
+                }
+            };
+            for (op, rule) in compares {
+                let got = x.compare(y, op).unwrap();
+                check(got, &format!("{op:?}"), &|p, q| {
+                    f64::from(u8::from(rule(p, q)))
+                });
+            }
+            for (op, rule) in logicals {
+                let got = x.math_binary(y, op).unwrap();
+                check(got, &format!("{op:?}"), &|p, q| {
+                    f64::from(u8::from(rule(p, q)))
+                });
+            }
+            let got = x.math_binary(y, MathBinaryOp::Nextafter).unwrap();
+            check(got, "nextafter", &|p, q| naive_nextafter(p, q, dt));
+        }
+    }
+}
+
+/// `nextafter(x, y)` in `dt` (`f32` or `f64`), written from C's definition: the next
+/// representable value after `x` towards `y`; `y` when they are equal; NaN if either is.
+fn naive_nextafter(x: f64, y: f64, dt: DType) -> f64 {
+    if x.is_nan() || y.is_nan() {
+        return f64::NAN;
+    }
+    if x == y {
+        return y;
+    }
+    match dt {
+        DType::F32 if x < y => f64::from((x as f32).next_up()),
+        DType::F32 => f64::from((x as f32).next_down()),
+        _ if x < y => x.next_up(),
+        _ => x.next_down(),
     }
 }

@@ -17,7 +17,7 @@
 use std::sync::Arc;
 
 use super::distinct::Distinct;
-use super::flat::zip_flat;
+use super::flat::{zip_dense, zip_flat};
 use super::map::{map_into, map_new, operand};
 use super::vector_math::{vector_math, VecFn};
 use super::Tensor;
@@ -288,11 +288,12 @@ impl Tensor {
         }
         let same = self.dtype() == dt && other.dtype() == dt;
         with_dtype!(dt, T => {
-            // One flat run when it can be (`flat.rs`), else the general walk.
+            // One flat run when it can be, across threads from the cut-over (`flat.rs`),
+            // else the general walk.
             macro_rules! run {
                 ($f:expr) => {{
                     if same {
-                        if let Some(out) = zip_flat::<bool, T>(self, other, $f)? {
+                        if let Some(out) = zip_dense::<bool, T>(self, other, $f)? {
                             return Ok(out);
                         }
                     }

@@ -12,7 +12,7 @@ use super::Tensor;
 use crate::dtype::Element;
 use crate::error::Result;
 use crate::kernels::elementwise::PAR_MIN;
-use crate::kernels::flat::drive_flat;
+use crate::kernels::flat::{drive_flat, drive_flat2};
 use crate::kernels::parallel::cut_over;
 use crate::kernels::simd::with_simd;
 #[cfg(target_arch = "x86_64")]
@@ -58,6 +58,15 @@ fn dense_layout(l: &Layout) -> Result<Option<Layout>> {
 /// element with no more dims than the rest. The order is that of the first operand that is
 /// not a single element (of the one of highest rank when all are). `None` otherwise.
 fn flat_runs<const N: usize>(ls: [&Layout; N]) -> Result<Option<([Run; N], Layout)>> {
+    runs_of(ls, run_layout)
+}
+
+/// [`flat_runs`] with the output's layout from `out_layout` ([`run_layout`] or, at any
+/// size, [`dense_layout`]).
+fn runs_of<const N: usize>(
+    ls: [&Layout; N],
+    out_layout: fn(&Layout) -> Result<Option<Layout>>,
+) -> Result<Option<([Run; N], Layout)>> {
     let highest = ls.iter().copied().max_by_key(|l| l.rank());
     let Some(lead) = ls.iter().copied().find(|l| l.numel() != 1).or(highest) else {
         return Ok(None);
@@ -74,7 +83,7 @@ fn flat_runs<const N: usize>(ls: [&Layout; N]) -> Result<Option<([Run; N], Layou
             return Ok(None);
         };
     }
-    Ok(run_layout(lead)?.map(|out| (runs, out)))
+    Ok(out_layout(lead)?.map(|out| (runs, out)))
 }
 
 /// The runs of `a` and `b` and the output's layout, or `None` when the call is not one
@@ -95,27 +104,79 @@ pub(super) fn zip_flat<O: Element, T: Element>(
         return Ok(None);
     };
     let n = layout.numel();
-    fill_pair(
-        a,
-        b,
-        layout,
-        |out: &mut [MaybeUninit<O>], xa: &[T], xb: &[T]| {
-            let runs = (ra, rb);
-            // A narrowing loop (a comparison into `bool`s) gains from AVX-512's mask registers.
-            #[cfg(target_arch = "x86_64")]
-            if narrows_on_avx512::<O, T>() {
-                // SAFETY: `zip_runs_avx512` only needs the features `narrows_on_avx512` confirmed.
-                return unsafe { zip_runs_avx512(out, xa, xb, runs, n, &f) };
-            }
-            #[cfg(target_arch = "x86_64")]
-            if has_avx2() {
-                // SAFETY: `zip_runs_avx2` only needs the features `has_avx2` confirmed.
-                return unsafe { zip_runs_avx2(out, xa, xb, runs, n, &f) };
-            }
-            zip_runs(out, xa, xb, runs, n, &f)
-        },
-    )
+    fill_pair(a, b, layout, |out: &mut [MaybeUninit<O>], xa, xb| {
+        zip_runs_simd(out, xa, xb, (ra, rb), n, &f)
+    })
     .map(Some)
+}
+
+/// [`zip_flat`] at any size: from the parallel cut-over on, operands that make one dense
+/// run go in pieces across threads ([`drive_flat2`], or [`drive_flat`] beside a single
+/// element) into a buffer nobody shares yet. For outputs the general walk would clear
+/// first (`bool`s: comparisons and logical functions).
+pub(super) fn zip_dense<O: Element, T: Element>(
+    a: &Tensor,
+    b: &Tensor,
+    f: impl Fn(T, T) -> O + Sync,
+) -> Result<Option<Tensor>> {
+    if let Some(out) = zip_flat(a, b, &f)? {
+        return Ok(Some(out));
+    }
+    let Some(([ra, rb], layout)) = runs_of([a.layout(), b.layout()], dense_layout)? else {
+        return Ok(None);
+    };
+    let n = layout.numel();
+    fill_pair(a, b, layout, |out: &mut [MaybeUninit<O>], xa, xb| {
+        if n == 0 {
+            return;
+        }
+        // Each operand as the slice the output's pieces walk: its run, or its one element.
+        fn part<T>(r: Run, x: &[T], n: usize) -> (Run, &[T]) {
+            match r {
+                Run::Flat(i) => (Run::Flat(0), &x[i..i + n]),
+                Run::Const(i) => (Run::Const(0), &x[i..i + 1]),
+            }
+        }
+        let ((ra, xa), (rb, xb)) = (part(ra, xa, n), part(rb, xb, n));
+        let runs = (ra, rb);
+        let f = &f;
+        match runs {
+            (Run::Flat(_), Run::Flat(_)) => drive_flat2(out, xa, xb, &|o, a, b| {
+                zip_runs_simd(o, a, b, runs, o.len(), f)
+            }),
+            (Run::Flat(_), Run::Const(_)) => {
+                drive_flat(out, xa, &|o, a| zip_runs_simd(o, a, xb, runs, o.len(), f))
+            }
+            (Run::Const(_), Run::Flat(_)) => {
+                drive_flat(out, xb, &|o, b| zip_runs_simd(o, xa, b, runs, o.len(), f))
+            }
+            (Run::Const(_), Run::Const(_)) => zip_runs_simd(out, xa, xb, runs, n, f),
+        }
+    })
+    .map(Some)
+}
+
+/// [`zip_runs`] in the best copy the CPU runs.
+fn zip_runs_simd<O: Copy, T: Copy>(
+    out: &mut [MaybeUninit<O>],
+    xa: &[T],
+    xb: &[T],
+    runs: (Run, Run),
+    n: usize,
+    f: &impl Fn(T, T) -> O,
+) {
+    // A narrowing loop (a comparison into `bool`s) gains from AVX-512's mask registers.
+    #[cfg(target_arch = "x86_64")]
+    if narrows_on_avx512::<O, T>() {
+        // SAFETY: `zip_runs_avx512` only needs the features `narrows_on_avx512` confirmed.
+        return unsafe { zip_runs_avx512(out, xa, xb, runs, n, f) };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: `zip_runs_avx2` only needs the features `has_avx2` confirmed.
+        return unsafe { zip_runs_avx2(out, xa, xb, runs, n, f) };
+    }
+    zip_runs(out, xa, xb, runs, n, f)
 }
 
 /// `out[k] = f(a[k], b[k])` over the runs `ra` of `xa` and `rb` of `xb` (`n` elements each),

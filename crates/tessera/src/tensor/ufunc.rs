@@ -20,7 +20,7 @@
 
 use super::arith::{op_enum, zip_into};
 use super::distinct::Distinct;
-use super::flat::zip_flat;
+use super::flat::zip_dense;
 use super::map::{map_into, map_new};
 use super::vector_math::{vector_math, vector_math2, VecFn, VecFn2};
 use super::Tensor;
@@ -382,12 +382,13 @@ impl Tensor {
         };
         let bad = || unsupported(op.name(), dt, "");
         let flat = self.dtype() == compute && other.dtype() == compute;
-        // `f` over the operands: one flat run when it can be (`flat.rs`), else the general
-        // walk over the broadcast operands, converted to `compute`.
+        // `f` over the operands: one flat run when it can be, across threads from the
+        // cut-over (`flat.rs`), else the general walk over the broadcast operands, converted
+        // to `compute`.
         macro_rules! zip {
             ($o:ty, $t:ty, $f:expr) => {{
                 if flat {
-                    if let Some(out) = zip_flat::<$o, $t>(self, other, $f)? {
+                    if let Some(out) = zip_dense::<$o, $t>(self, other, $f)? {
                         return Ok(out);
                     }
                 }
