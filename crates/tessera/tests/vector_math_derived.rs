@@ -494,8 +494,7 @@ fn tensor_results_are_the_scalar_function_on_every_layout() {
         MathOp::Acosh,
         MathOp::Atanh,
     ];
-    // Over the parallel cut-over, below it (broadcast operands are copied) and small (the
-    // element-wise driver for `atan2` and `hypot`).
+    // Over the parallel cut-over, below it (broadcast operands are copied) and small.
     for (dtype, (r, c)) in [DType::F32, DType::F64]
         .into_iter()
         .flat_map(|d| [(d, (1350, 200)), (d, (27, 20)), (d, (9, 6))])
@@ -546,10 +545,19 @@ fn tensor_results_are_the_scalar_function_on_every_layout() {
                     vmath::f64::logaddexp,
                 ),
             ];
-            // A flipped partner takes the element-wise driver; `exp(t)`, laid out as `t`
-            // (P6), the flat loop when `t` is one run.
-            for other in [t.flip(Some(&[0])).unwrap(), t.unary(UnaryOp::Exp).unwrap()] {
-                let ys = other.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+            // A flipped partner or a row of lower rank takes the element-wise driver, or
+            // below 256 elements for `f64` `atan2` and `logaddexp` the operands gathered on
+            // the stack (`zip_gathered`); `exp(t)`, laid out as `t` (P6), the flat loop when
+            // `t` is one run.
+            let cols = t.shape()[1] as isize;
+            let row = t.narrow(0, 1, 1).unwrap().reshape(&[cols]).unwrap();
+            for other in [
+                t.flip(Some(&[0])).unwrap(),
+                t.unary(UnaryOp::Exp).unwrap(),
+                row,
+            ] {
+                let wide = other.broadcast_to(t.shape()).unwrap();
+                let ys = wide.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
                 for (op, f32_fn, f64_fn) in pairs {
                     let got = t.math_binary(&other, op).unwrap();
                     let got = got.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();

@@ -8,9 +8,12 @@
 use std::mem::MaybeUninit;
 use std::sync::Arc;
 
+use smallvec::smallvec;
+
 use super::Tensor;
 use crate::dtype::Element;
 use crate::error::Result;
+use crate::kernels::copy::{contiguous_plan, copy_strided};
 use crate::kernels::elementwise::PAR_MIN;
 use crate::kernels::flat::{drive_flat, drive_flat2};
 use crate::kernels::parallel::cut_over;
@@ -18,6 +21,7 @@ use crate::kernels::simd::with_simd;
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::simd::{has_avx2, narrows_on_avx512};
 use crate::layout::Layout;
+use crate::shape::{checked_numel, DimVec};
 use crate::storage::{overwritable, Storage};
 
 /// How one operand walks the output: a row-major run from an offset, or one element.
@@ -331,6 +335,52 @@ pub(super) fn zip_flat_slices<T: Element>(
         },
     )
     .map(Some)
+}
+
+/// The most elements [`zip_gathered`] takes.
+pub(super) const GATHER_MAX: usize = 256;
+
+/// `run(out, a, b)` over `a` and `b` (both of dtype `T`) broadcast to `dims` and gathered
+/// row-major into buffers on the stack, into a fresh row-major tensor; `None`, with nothing
+/// done, for more than [`GATHER_MAX`] elements or another dtype. For small broadcast calls
+/// of a function the element-wise driver would not inline (`atan2`, `logaddexp`:
+/// `tensor/vector_math.rs`): a copy of each operand as a tensor cost two storages and two
+/// interned descriptors, which at 16 elements were more than the function.
+pub(super) fn zip_gathered<T: Element>(
+    a: &Tensor,
+    b: &Tensor,
+    dims: &[usize],
+    run: impl FnOnce(&mut [T], &[T], &[T]),
+) -> Result<Option<Tensor>> {
+    let n = checked_numel(dims)?;
+    if n > GATHER_MAX || a.dtype() != T::DTYPE || b.dtype() != T::DTYPE {
+        return Ok(None);
+    }
+    let (mut xa, mut xb) = ([T::default(); GATHER_MAX], [T::default(); GATHER_MAX]);
+    gather_into(a, dims, &mut xa[..n])?;
+    gather_into(b, dims, &mut xb[..n])?;
+    let layout = Layout::contiguous(dims)?;
+    let mut storage = Storage::uninit(T::DTYPE, n)?;
+    run(
+        overwritable(storage.fresh_uninit::<T>()),
+        &xa[..n],
+        &xb[..n],
+    );
+    Ok(Some(Tensor::from_parts(Arc::new(storage), layout)))
+}
+
+/// `t` broadcast to `dims` (which it broadcasts to) written row-major into `dst`.
+fn gather_into<T: Element>(t: &Tensor, dims: &[usize], dst: &mut [T]) -> Result<()> {
+    let (src_dims, lead) = (t.shape(), dims.len() - t.rank());
+    let mut strides: DimVec<isize> = smallvec![0; dims.len()];
+    for (i, (&d, &s)) in src_dims.iter().zip(t.strides()).enumerate() {
+        if d == dims[lead + i] {
+            strides[lead + i] = s;
+        }
+    }
+    let plan = contiguous_plan(dims, &strides, t.layout().offset())?;
+    copy_strided(&plan, dst, &t.dense_storage()?.read_as::<T>());
+    Ok(())
 }
 
 /// A fresh tensor of `layout` (dtype `O`) filled by `fill(out, a's storage, b's storage)`,
