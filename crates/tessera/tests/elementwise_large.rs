@@ -19,6 +19,16 @@ fn large_values(m: f64) -> Vec<f64> {
         .collect()
 }
 
+/// The elements of `t` as `f64`, row-major.
+fn f64s(t: &Tensor) -> Vec<f64> {
+    t.astype(DType::F64).unwrap().to_vec::<f64>().unwrap()
+}
+
+/// Whether `g` and `w` are the same value bit for bit, or both NaN.
+fn same_bits(g: f64, w: f64) -> bool {
+    g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan())
+}
+
 /// `clip` of inputs from the parallel cut-over on (one pass in pieces across threads when
 /// the input is one dense run, `map_dense`; the composed ops for a NaN bound or a broadcast
 /// input) and of inputs broadcast four times over or more, against the naive rule, bit for
@@ -71,14 +81,14 @@ fn clip_of_large_inputs_matches_the_naive_rule() {
                 };
                 let got = x.clip(bound(lo).as_ref(), bound(hi).as_ref()).unwrap();
                 assert_eq!((got.dtype(), got.shape()), (dt, x.shape()));
-                let want = x.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
-                let got = got.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+                let want = f64s(&x);
+                let got = f64s(&got);
                 for (g, w) in got
                     .iter()
                     .zip(want.into_iter().map(|e| naive_clip(e, lo, hi)))
                 {
                     assert!(
-                        g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+                        same_bits(*g, w),
                         "{dt:?}: clip gave {g} where the rule gives {w} (lo {lo:?}, hi {hi:?})"
                     );
                 }
@@ -116,15 +126,15 @@ fn maps_of_large_inputs_match_the_scalar_functions() {
             .expand(&[2, (n / 2) as isize])
             .unwrap();
         for x in [base.clone(), base.t().unwrap(), row] {
-            let xs = x.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+            let xs = f64s(&x);
             for (op, rule) in rules {
                 let got = x.math(op).unwrap();
                 assert_eq!(got.shape(), x.shape());
-                let got = got.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+                let got = f64s(&got);
                 for (i, (g, &e)) in got.iter().zip(&xs).enumerate() {
                     let w = rule(e);
                     assert!(
-                        g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+                        same_bits(*g, w),
                         "{dt:?} {op:?}: element {i} ({e}) gave {g}, Rust gives {w}"
                     );
                 }
@@ -188,19 +198,18 @@ fn zips_of_large_inputs_match_the_scalar_rules() {
             (a.clone(), one),
             (a.clone(), row),
         ];
-        let values = |t: &Tensor| t.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
         for (x, y) in &pairs {
             let shape = tessera::layout::broadcast_shapes(x.shape(), y.shape()).unwrap();
             let (xs, ys) = (
-                values(&x.broadcast_to(&shape).unwrap()),
-                values(&y.broadcast_to(&shape).unwrap()),
+                f64s(&x.broadcast_to(&shape).unwrap()),
+                f64s(&y.broadcast_to(&shape).unwrap()),
             );
             let check = |got: Tensor, name: &str, rule: &dyn Fn(f64, f64) -> f64| {
                 assert_eq!(got.shape(), &shape[..]);
-                for (i, g) in values(&got).into_iter().enumerate() {
+                for (i, g) in f64s(&got).into_iter().enumerate() {
                     let want = rule(xs[i], ys[i]);
                     assert!(
-                        g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
+                        same_bits(g, want),
                         "{dt:?} {name}: element {i} ({}, {}) gave {g}, Rust gives {want}",
                         xs[i],
                         ys[i]
