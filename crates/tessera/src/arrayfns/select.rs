@@ -4,11 +4,14 @@
 //! Operands that are one flat run (`tensor::flat::select_flat`) are selected in one pass;
 //! others are converted, broadcast and made contiguous first.
 
+use std::hint::select_unpredictable;
+
 use rayon::prelude::*;
 
 use super::lanes::{fill, parallel, read};
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::kernels::simd::with_simd;
 use crate::layout::broadcast_shapes;
 use crate::promote::result_type;
 use crate::tensor::flat::select_flat;
@@ -67,9 +70,12 @@ impl Tensor {
                             const CHUNK: usize = 1 << 14;
                             let run = |(k, o): (usize, &mut [T])| {
                                 let r = k * CHUNK..k * CHUNK + o.len();
-                                for (((o, &c), &a), &b) in o.iter_mut().zip(&c[r.clone()]).zip(&a[r.clone()]).zip(&b[r]) {
-                                    *o = if c { a } else { b };
-                                }
+                                let ins = c[r.clone()].iter().zip(&a[r.clone()]).zip(&b[r]);
+                                with_simd(|| {
+                                    for (o, ((&c, &a), &b)) in o.iter_mut().zip(ins) {
+                                        *o = select_unpredictable(c, a, b);
+                                    }
+                                })
                             };
                             if parallel(out.len()) {
                                 out.par_chunks_mut(CHUNK).enumerate().for_each(run);
