@@ -171,3 +171,57 @@ proptest! {
         prop_assert_eq!(got, want);
     }
 }
+
+/// One long ascending float lane (from 64 Ki elements its first partition writes the new
+/// array: `arrayfns/partition_copy.rs`), against a stable reference sort bit for bit: plain
+/// values, and with a signed zero or a NaN put in (the lanes that pass go the ordinary way),
+/// in both widths; a descending sort and two lanes, which do not take that path, alike.
+#[test]
+fn long_float_lanes_sort_as_the_stable_reference() {
+    let n = (1 << 16) + 9;
+    let mut s = 0x9e37_79b9_7f4a_7c15u64;
+    let base: Vec<f64> = (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            ((s >> 11) % 50_000) as f64 / 7.0 - 3000.25
+        })
+        .collect();
+    let mut zeroed = base.clone();
+    zeroed[n / 3] = -0.0;
+    zeroed[n - 1] = 0.0;
+    let mut nan = base.clone();
+    nan[n - 2] = f64::NAN;
+    for v in [&base, &zeroed, &nan] {
+        for dtype in [DType::F64, DType::F32] {
+            for (desc, rows) in [(false, 1), (true, 1), (false, 2)] {
+                let t = Tensor::from_slice(v, &[n]).unwrap().astype(dtype).unwrap();
+                let vals = t.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+                let lane = n / rows;
+                let mut want = Vec::new();
+                for r in 0..rows {
+                    let mut l = vals[r * lane..(r + 1) * lane].to_vec();
+                    l.sort_by(|a, b| if desc { np_cmp(*b, *a) } else { np_cmp(*a, *b) });
+                    want.extend(l);
+                }
+                let shape = [rows as isize, lane as isize];
+                let t = t
+                    .narrow(0, 0, rows * lane)
+                    .unwrap()
+                    .reshape(&shape)
+                    .unwrap();
+                let got = t.sort(1, desc, true).unwrap().astype(DType::F64).unwrap();
+                let got = got.to_vec::<f64>().unwrap();
+                let same = got
+                    .iter()
+                    .zip(&want)
+                    .all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(
+                    same && got.len() == want.len(),
+                    "{dtype:?}, desc {desc}, {rows} lanes"
+                );
+            }
+        }
+    }
+}

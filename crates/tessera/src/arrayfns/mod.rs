@@ -14,6 +14,7 @@ pub(crate) mod lanes;
 pub(crate) mod locate;
 pub(crate) mod network;
 mod offsets;
+pub(crate) mod partition_copy;
 pub(crate) mod quicksort;
 pub(crate) mod radix;
 pub(crate) mod repeat;

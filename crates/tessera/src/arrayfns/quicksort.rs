@@ -91,15 +91,27 @@ fn steps<F: QuickSort>(v: &mut [F], depth: u32, par: bool) {
     }
     let pivot = pivot_of(v);
     let (front, back) = split(v, pivot);
-    if par && n >= PAR_MIN {
-        rayon::join(
-            || steps(front, depth - 1, true),
-            || steps(back, depth - 1, true),
-        );
+    sides(front, back, depth - 1, par);
+}
+
+/// Sorts the two sides of a partition, at most `depth` levels deep: on rayon's pool when
+/// `par` and they are long.
+fn sides<F: QuickSort>(front: &mut [F], back: &mut [F], depth: u32, par: bool) {
+    if par && front.len() + back.len() >= PAR_MIN {
+        rayon::join(|| steps(front, depth, true), || steps(back, depth, true));
     } else {
-        steps(front, depth - 1, false);
-        steps(back, depth - 1, false);
+        steps(front, depth, false);
+        steps(back, depth, false);
     }
+}
+
+/// Sorts `v` whose first `below` elements are below a pivot and the rest not (the first
+/// partition done elsewhere: `partition_copy.rs`), as [`sort`] goes on after its first
+/// partition; `below == 0` sorts `v` whole. The CPU has AVX-512 (the caller checked).
+pub(crate) fn sort_sides<F: QuickSort>(v: &mut [F], below: usize, par: bool) {
+    let depth = 2 * (usize::BITS - v.len().leading_zeros()) - 1;
+    let (front, back) = v.split_at_mut(below);
+    sides(front, back, depth, par);
 }
 
 /// Partitions `v` around `pivot` (an element of `v`) into the two slices left to sort: below
@@ -130,7 +142,7 @@ fn split<F: QuickSort>(v: &mut [F], pivot: F) -> (&mut [F], &mut [F]) {
 
 /// The median of evenly spaced samples of `v` (`v.len() > NET_MAX`; the CPU has AVX-512, as
 /// for [`steps`]).
-fn pivot_of<F: QuickSort>(v: &[F]) -> F {
+pub(crate) fn pivot_of<F: QuickSort>(v: &[F]) -> F {
     let count = if v.len() >= SAMPLES_FROM {
         SAMPLES
     } else {

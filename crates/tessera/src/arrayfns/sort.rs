@@ -13,7 +13,7 @@ use std::cmp::Ordering;
 use rayon::prelude::*;
 
 use super::lanes::{fill, parallel, parallel_from, read, Lanes, PAR_MIN_LANES};
-use super::radix;
+use super::{partition_copy, radix};
 use crate::dtype::Element;
 use crate::error::Result;
 use crate::storage::try_with_capacity;
@@ -131,8 +131,12 @@ impl Tensor {
         let out = with_dtype!(self.dtype(), T => {
             read::<T, _>(&l.data, |src| {
                 fill::<T>(&l.dims_with(n), |dst| {
-                    dst.copy_from_slice(src);
                     let big = parallel(dst.len());
+                    // One long lane: its first partition writes the copy.
+                    if l.count == 1 && partition_copy::sort_copy(src, dst, descending, big) {
+                        return Ok(());
+                    }
+                    dst.copy_from_slice(src);
                     if big && l.count >= crate::kernels::parallel::num_threads() {
                         dst.par_chunks_mut(n.max(1)).try_for_each(|v| sort_lane(v, descending, stable, false))
                     } else {
