@@ -188,9 +188,11 @@ fn long_float_lanes_sort_as_the_stable_reference() {
             ((s >> 11) % 50_000) as f64 / 7.0 - 3000.25
         })
         .collect();
+    // Zeros of both signs every 97th element (an unstable sort would mix their signs).
     let mut zeroed = base.clone();
-    zeroed[n / 3] = -0.0;
-    zeroed[n - 1] = 0.0;
+    for (k, i) in (0..n).step_by(97).enumerate() {
+        zeroed[i] = if k % 2 == 0 { -0.0 } else { 0.0 };
+    }
     let mut nan = base.clone();
     nan[n - 2] = f64::NAN;
     for v in [&base, &zeroed, &nan] {

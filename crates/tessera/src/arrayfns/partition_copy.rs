@@ -19,7 +19,8 @@ pub(crate) const SORT_FROM_MIN: usize = 1 << 16;
 pub(crate) trait PartitionCopy: QuickSort {
     /// Writes the elements of `src` below `pivot` to the front of `dst` and the others to its
     /// back (each group in no particular order) and returns how many went to the front; `None`
-    /// if `src` holds a zero or a NaN, with `dst` partly written.
+    /// at the first zero or NaN of `src` (`==` unordered with zero is true for both), with
+    /// `dst` partly written.
     ///
     /// # Safety
     /// The CPU must have AVX-512F and `popcnt`, and `dst.len() == src.len()`.
@@ -104,8 +105,6 @@ macro_rules! partition_copy {
                 let (piv, zero) = ($set1(pivot), $set1(0.0));
                 // Next free slot at the front of `dst`; end of the free slots at its back.
                 let (mut front, mut back) = (0usize, n);
-                // The lanes that held a zero or a NaN (`==` unordered is true for both).
-                let mut tied: $mask = 0;
                 // The mask of the lowest `k` lanes (`k <= L`).
                 let low = |k: usize| (((1u32 << k) - 1) as $mask);
                 let mut i = 0;
@@ -114,7 +113,11 @@ macro_rules! partition_copy {
                     // SAFETY: the masked load reads only the lanes of `take`, `src[i..n]` (a
                     // masked-off lane is not accessed and cannot fault).
                     let x = unsafe { $loadz(take, s.add(i)) };
-                    tied |= $cmp::<_CMP_EQ_UQ>(x, zero) & take;
+                    // A zero or a NaN ends the pass: the caller sorts the ordinary way (a
+                    // predictable branch, as the lanes that hold one are few).
+                    if $cmp::<_CMP_EQ_UQ>(x, zero) & take != 0 {
+                        return None;
+                    }
                     let up = $cmp::<_CMP_GE_OQ>(x, piv) & take;
                     let down = !up & take;
                     let (nd, nu) = (down.count_ones() as usize, up.count_ones() as usize);
@@ -130,7 +133,7 @@ macro_rules! partition_copy {
                     i += L;
                 }
                 debug_assert_eq!(front, back);
-                (tied == 0).then_some(front)
+                Some(front)
             }
         }
     };

@@ -107,8 +107,10 @@ fn sides<F: QuickSort>(front: &mut [F], back: &mut [F], depth: u32, par: bool) {
 
 /// Sorts `v` whose first `below` elements are below a pivot and the rest not (the first
 /// partition done elsewhere: `partition_copy.rs`), as [`sort`] goes on after its first
-/// partition; `below == 0` sorts `v` whole. The CPU has AVX-512 (the caller checked).
+/// partition; `below == 0` sorts `v` whole. The CPU has AVX-512 (the caller checked), and
+/// `v.len() > NET_MAX`.
 pub(crate) fn sort_sides<F: QuickSort>(v: &mut [F], below: usize, par: bool) {
+    debug_assert!(v.len() > NET_MAX, "a lane the first partition was for");
     let depth = 2 * (usize::BITS - v.len().leading_zeros()) - 1;
     let (front, back) = v.split_at_mut(below);
     sides(front, back, depth, par);
