@@ -164,20 +164,17 @@ partition_copy!(
 mod tests {
     use super::*;
 
-    /// `n` values from a xorshift: spread over `[-0.5, 0.5)`, or `distinct` values when given.
+    /// `n` values of `quicksort`'s test generator in `[-0.5, 0.5)`, or `distinct` values (none
+    /// of them zero) when given.
     fn draws(n: usize, seed: u64, distinct: Option<u64>) -> Vec<f64> {
-        let mut s = seed | 1;
-        (0..n)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                match distinct {
-                    Some(k) => (s % k) as f64 + 0.5,
-                    None => (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5,
-                }
-            })
-            .collect()
+        let v = quicksort::tests::draws(n, seed);
+        match distinct {
+            Some(k) => v
+                .iter()
+                .map(|x| ((x + 0.5) * k as f64).floor() + 0.5)
+                .collect(),
+            None => v,
+        }
     }
 
     /// The copying sort against the standard library's, in both widths, at lengths around

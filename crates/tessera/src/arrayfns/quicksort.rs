@@ -391,11 +391,11 @@ mod keys {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// A small deterministic generator (xorshift), so the tests need no seed crate.
-    fn draws(n: usize, seed: u64) -> Vec<f64> {
+    pub(in crate::arrayfns) fn draws(n: usize, seed: u64) -> Vec<f64> {
         let mut s = seed | 1;
         (0..n)
             .map(|_| {
