@@ -69,6 +69,14 @@ impl VecFn {
     fn is_trig(self) -> bool {
         matches!(self, VecFn::Sin | VecFn::Cos | VecFn::Tan)
     }
+
+    /// Whether a tensor of `dtype` is scanned for arguments above [`TRIG_LIMIT`] first, all
+    /// of it going to the C library if one is found: the trig functions other than `f32`'s
+    /// `tan`, whose loop sends each such element there itself
+    /// ([`tan_f32_blocks`](vmath::tangent::tan_f32_blocks)).
+    fn scans_huge(self, dtype: DType) -> bool {
+        self.is_trig() && !(self == VecFn::Tan && dtype == DType::F32)
+    }
 }
 
 /// Whether some element's magnitude exceeds a limit (NaN does not).
@@ -188,7 +196,7 @@ macro_rules! vec_loop {
             VecFn::Log10 => &log_table::log10_loop,
             VecFn::Sin => &flat_loop!(f32, sin),
             VecFn::Cos => &flat_loop!(f32, cos),
-            VecFn::Tan => &flat_loop!(f32, tan),
+            VecFn::Tan => &flat_loop!(f32, body vmath::tangent::tan_f32_blocks),
             VecFn::Asin => &flat_loop!(f32, asin),
             VecFn::Acos => &flat_loop!(f32, acos),
             VecFn::Atan => &flat_loop!(f32, atan),
@@ -389,7 +397,8 @@ macro_rules! huge_scan {
     ($($t:ident => $bits:ident),*) => {$(
         impl HugeScan for $t {
             fn holds_huge(a: &[$t]) -> bool {
-                // The magnitudes' bits, folded by an unsigned maximum per block of 256: the
+                // The magnitudes' bits, folded by an unsigned maximum per block of
+                // `SCAN_CHUNK` (in the AVX-512 copy where the CPU has it): the
                 // bits of non-negative floats order as the floats do, and `TRIG_LIMIT` (2^19)
                 // is exact in both widths, so a maximum at most the limit's bits means no
                 // huge magnitude. Above, the block holds a huge magnitude, an infinity or a
@@ -402,17 +411,32 @@ macro_rules! huge_scan {
                 // not reassociate).
                 const LIMIT: $t = TRIG_LIMIT as $t;
                 const MAGNITUDE: $bits = <$bits>::MAX >> 1;
-                with_simd(|| {
-                    a.chunks(256).any(|c| {
+                #[inline(always)]
+                fn scan(a: &[$t]) -> bool {
+                    a.chunks(SCAN_CHUNK).any(|c| {
                         let top = c.iter().fold(0, |m: $bits, x| m.max(x.to_bits() & MAGNITUDE));
                         top > LIMIT.to_bits() && c.iter().any(|x| x.abs() > LIMIT)
                     })
-                })
+                }
+                #[cfg(target_arch = "x86_64")]
+                #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
+                fn widest(a: &[$t]) -> bool {
+                    scan(a)
+                }
+                #[cfg(target_arch = "x86_64")]
+                if has_avx512() {
+                    // SAFETY: `widest` only needs the features `has_avx512` has just confirmed.
+                    return unsafe { widest(a) };
+                }
+                with_simd(|| scan(a))
             }
         }
     )*};
 }
 huge_scan!(f32 => u32, f64 => u64);
+
+/// The elements [`HugeScan`] folds at a time.
+const SCAN_CHUNK: usize = 1024;
 
 /// `f(src)` into a fresh tensor in `src`'s memory order for an `f32`/`f64` tensor: the flat
 /// loop straight into a buffer nobody shares when `src` is one small run ([`fill_flat`]),
@@ -420,7 +444,7 @@ huge_scan!(f32 => u32, f64 => u64);
 pub(crate) fn vector_math(f: VecFn, src: &Tensor) -> Result<Option<Tensor>> {
     macro_rules! flat {
         ($t:ident) => {{
-            let (trig, run) = (f.is_trig(), vec_loop!($t, f));
+            let (trig, run) = (f.scans_huge(src.dtype()), vec_loop!($t, f));
             fill_flat::<$t, $t>(src, |o, a| {
                 if trig && HugeScan::holds_huge(a) {
                     return false;
@@ -476,7 +500,7 @@ fn vector_math_into(f: VecFn, src: &Tensor, out: &Tensor) -> Result<bool> {
     macro_rules! run {
         ($t:ident) => {{
             use vmath::$t as m;
-            let trig = f.is_trig();
+            let trig = f.scans_huge(src.dtype());
             let n = src.numel();
             // Whether a trig argument is huge: found in the slices the flat loop reads, each
             // block scanned just before it is computed (in cache: a separate pass over a
@@ -536,7 +560,13 @@ fn vector_math_into(f: VecFn, src: &Tensor, out: &Tensor) -> Result<bool> {
                     VecFn::Log10 => each!(m::log10),
                     VecFn::Sin => each!(m::sin),
                     VecFn::Cos => each!(m::cos),
-                    VecFn::Tan => each!(m::tan),
+                    // Element by element above the limit, as `tan_f32_any` (only `f32`
+                    // gets here with such an argument).
+                    VecFn::Tan => each!(|x: $t| if x.abs() > TRIG_LIMIT as $t {
+                        (x as f64).tan() as $t
+                    } else {
+                        m::tan(x)
+                    }),
                     VecFn::Asin => each!(m::asin),
                     VecFn::Acos => each!(m::acos),
                     VecFn::Atan => each!(m::atan),

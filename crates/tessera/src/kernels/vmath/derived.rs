@@ -27,9 +27,8 @@
 //!   `log2(x) = k + log(m) log2(e)` and `log10(x) = k log10(2) + log(m) log10(e)` with
 //!   `x = 2^k m` (so `log2(2^k) = k` exactly, and `k log10(2)` in two parts keeps
 //!   `log10(10^k) = k`).
-//! - `tan = sin r / cos r` (or `-cos r / sin r`) on `sin`'s reduction for `f64`; for `f32`
-//!   `r + r³ P(r²)` with a minimax `P` in `f32` arithmetic on the `f64` reduction, and `-1/t`
-//!   corrected for its roundings in odd quadrants.
+//!
+//! The tangents are in `tangent.rs`.
 //!
 //! Signed zeros are kept (`atan(-0) = -0`, ...), and the results at `±inf`, `±1` and NaN
 //! are C99's. The maximum errors are measured and asserted by `tests/vector_math.rs`.
@@ -432,81 +431,5 @@ pub mod logaddexp {
     #[inline(always)]
     pub fn f32(x: f32, y: f32) -> f32 {
         f64(x as f64, y as f64) as f32
-    }
-}
-
-/// The `f32` and `f64` tangents.
-pub mod tangent {
-    use super::super::f64::sin_cos;
-    use super::super::{reduce_pio2_f32_split, reduce_pio2_f64};
-
-    /// Tangent, for `|x| <= TRIG_LIMIT` (other arguments give unspecified values):
-    /// `sin r / cos r`, or `-cos r / sin r` in odd quadrants.
-    #[inline(always)]
-    pub fn tan_f64(x: f64) -> f64 {
-        let (n, r) = reduce_pio2_f64(x);
-        let y = quotient(n, sin_cos(r));
-        if x == 0.0 {
-            x
-        } else {
-            y
-        }
-    }
-
-    /// `tan(n π/2 + r)` from `(sin r, cos r)`: `sin r / cos r`, or `-cos r / sin r` in odd
-    /// quadrants.
-    #[inline(always)]
-    fn quotient(n: i64, (s, c): (f64, f64)) -> f64 {
-        if n & 1 == 0 {
-            s / c
-        } else {
-            -c / s
-        }
-    }
-
-    /// The minimax polynomial `P` of `tan r ≈ r + r³ P(r²)` on `|r| <= 0.8105` (the `f32`
-    /// reduction's range, a little over π/4), fitted to the relative error of `tan`
-    /// (`scripts/fit_poly.py tan_f32`): its own error is 0.07 of `f32`'s half ulp, so the `f32`
-    /// evaluation's roundings are what is left. (Six terms on π/4 until 2026-12-03: 0.43.)
-    const TAN_F32: [f32; 7] = [
-        0.333_333_6,
-        0.133_322_73,
-        0.054_104_17,
-        0.021_053_601,
-        0.011_427_376,
-        -0.000_657_962_5,
-        0.004_743_294,
-    ];
-
-    /// The `f32` tangent: `x = n π/2 + hi + lo` in `f32` arithmetic
-    /// (`reduce_pio2_f32_split` in `vmath`, `lo` the part of `r` below `hi`'s precision, so `r`'s
-    /// rounding costs nothing); the polynomial in `f32`, sixteen lanes a vector in the AVX-512
-    /// loop, with `lo` added to its small term; in the odd quadrants `-1/t` from `f32` division
-    /// corrected once for the division's rounding and for the rounding of `t`. Within 1.52 ulp
-    /// over every `f32` up to `TRIG_LIMIT` (measured exhaustively against `f64`; 1.83 with the
-    /// `f64` reduction and six-term polynomial until 2026-12-03). Before that it was computed
-    /// all in `f64` from the sine and cosine series (within 1 ulp, at 3.5 times NumPy's time
-    /// for 64 Ki elements).
-    #[inline(always)]
-    pub fn tan_f32(x: f32) -> f32 {
-        let (n, hi, lo) = reduce_pio2_f32_split(x);
-        let z = hi * hi;
-        let small = (hi * z).mul_add(super::super::f32::horner(z, &TAN_F32), lo);
-        let t = hi + small;
-        let y = if n & 1 == 0 {
-            t
-        } else {
-            // `t + t_lo` is `hi + small` exactly (`|small| <= |hi|`); `q (1 + e)` is `-1/t`
-            // to second order, and `q t_lo` the first-order effect of `t_lo`.
-            let t_lo = small - (t - hi);
-            let q = -1.0 / t;
-            let e = q.mul_add(t, 1.0);
-            q.mul_add(q.mul_add(t_lo, e), q)
-        };
-        if x == 0.0 {
-            x
-        } else {
-            y
-        }
     }
 }

@@ -51,6 +51,10 @@ mod lanes;
 pub(crate) mod ln_table;
 pub(crate) mod ln_table64;
 pub(crate) mod log_table;
+mod reduce_f32;
+pub(crate) mod tangent;
+
+use reduce_f32::reduce_pio2_f32;
 
 /// Largest `|x|` for which `sin` and `cos` here reduce their argument correctly.
 pub const TRIG_LIMIT: f64 = 524_288.0;
@@ -463,9 +467,9 @@ macro_rules! vmath {
             }
 
             pub use super::derived::logaddexp::$t as logaddexp;
-            pub use super::derived::tangent::$tan as tan;
             pub use super::derived::$t::*;
             pub use super::hyperbolic::$t::*;
+            pub use super::tangent::$tan as tan;
         }
     };
 }
@@ -493,114 +497,4 @@ fn reduce_pio2_f64(x: f64) -> (i64, f64) {
         n,
         (((x - nf * PIO2_1) - nf * PIO2_2) - nf * PIO2_3) - nf * PIO2_4,
     )
-}
-
-/// π/2 as four `f32`s, about 95 bits: the `f32` nearest π/2, then each time the `f32` nearest
-/// what is left (bit patterns; `tests::f32_pieces_of_pi_2` checks them against the `f64`
-/// pieces above).
-const PIO2_F32: [f32; 4] = [
-    f32::from_bits(0x3fc9_0fdb),
-    f32::from_bits(0xb33b_bd2e),
-    f32::from_bits(0xa6f7_2ced),
-    f32::from_bits(0x194c_5170),
-];
-
-/// `x s` rounded to the nearest integer, as a float and as an integer, with one rounding (a
-/// fused multiply-add with `1.5 2^23`) where rounding `x * s` would take two (`|x s| < 2^22`;
-/// other inputs give unspecified values, never UB).
-#[inline(always)]
-fn round_scaled_f32(x: f32, s: f32) -> (f32, i32) {
-    const MAGIC: f32 = 12_582_912.0;
-    let y = x.mul_add(s, MAGIC);
-    (y - MAGIC, y.to_bits().wrapping_sub(MAGIC.to_bits()) as i32)
-}
-
-/// `(n, hi, lo)` with `x = n π/2 + hi + lo` for an `f32` `|x| <= TRIG_LIMIT`, in `f32`
-/// arithmetic (sixteen lanes a vector in the AVX-512 loops; the reduction in `f64` it
-/// replaced took twice the time of this one, half of `tan`'s loop):
-/// - `n` is `x 2/π` rounded to an integer in one fused multiply-add (`round_scaled_f32`; the
-///   constant `2/π` is off by at most `2^-25`, so `|x 2/π - n| <= 1/2 + 2^-6` and
-///   `|hi + lo| < 0.81`, a little over π/4: the polynomials that use it are fitted on that);
-/// - `r1 = x - n P1` is exact (one fused multiply-add): `x` and `n P1` are multiples of
-///   `2^-23` from `|x| >= 1` on (below, `n` is 0 or `x` and `P1` are in one binade), and
-///   `|r1| < 1`;
-/// - `n P2` is `p + pe` exactly (`pe` from a fused multiply-add), and `r1 - p` is `hi + e`
-///   exactly (Knuth's two-sum, six additions);
-/// - `lo = e - (pe + n P3 + n P4)` rounds only in terms already below `2^-24 |hi|`, except at
-///   the `f32`s nearest a multiple of π/2, where `hi` is as small as `2^-28` and exact.
-///
-/// Measured over every `f32` up to `TRIG_LIMIT`: `hi + lo` within `2^-33.9` of `x - n π/2`
-/// relative (tests sample it).
-#[inline(always)]
-fn reduce_pio2_f32_split(x: f32) -> (i32, f32, f32) {
-    let [p1, p2, p3, p4] = PIO2_F32;
-    let (nf, n) = round_scaled_f32(x, std::f64::consts::FRAC_2_PI as f32);
-    let r1 = (-nf).mul_add(p1, x);
-    let p = nf * p2;
-    let pe = nf.mul_add(p2, -p);
-    let hi = r1 - p;
-    let v = hi - r1;
-    let e = (r1 - (hi - v)) + (-p - v);
-    (n, hi, e - nf.mul_add(p3, nf.mul_add(p4, pe)))
-}
-
-/// As [`reduce_pio2_f64`] for an `f32` argument ([`reduce_pio2_f32_split`], `r = hi + lo`
-/// rounded once).
-#[inline(always)]
-fn reduce_pio2_f32(x: f32) -> (i32, f32) {
-    let (n, hi, lo) = reduce_pio2_f32_split(x);
-    (n, hi + lo)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `x - n π/2` in `f64` with the four `f64` pieces (products by `n < 2^20` exact, each
-    /// difference rounded relative to what is left): far more precise than the `f32` method.
-    fn reference(x: f32, n: i32) -> f64 {
-        let (x, n) = (x as f64, n as f64);
-        (((x - n * PIO2_1) - n * PIO2_2) - n * PIO2_3) - n * PIO2_4
-    }
-
-    #[test]
-    fn f32_pieces_of_pi_2() {
-        // Each piece is the `f32` nearest what the ones before it leave of π/2 (the `f64`
-        // pieces hold 150 bits; the differences below are exact in `f64` up to the third).
-        let [p1, p2, p3, p4] = PIO2_F32.map(f64::from);
-        assert_eq!(p1 as f32, (PIO2_1 + PIO2_2) as f32);
-        let rest2 = (PIO2_1 - p1) + PIO2_2 + PIO2_3;
-        assert_eq!(p2 as f32, rest2 as f32);
-        let rest3 = ((PIO2_1 - p1) - p2) + PIO2_2 + PIO2_3 + PIO2_4;
-        assert_eq!(p3 as f32, rest3 as f32);
-        let rest4 = ((((PIO2_1 - p1) - p2) + PIO2_2) - p3) + PIO2_3 + PIO2_4;
-        assert_eq!(p4 as f32, rest4 as f32);
-    }
-
-    /// The `f32` reduction against [`reference`] on every 61st `f32` up to `TRIG_LIMIT`, the
-    /// `f32`s on both sides of every multiple of π/2 there, and both signs.
-    #[test]
-    fn f32_reduction_keeps_2_to_the_minus_33() {
-        let top = (TRIG_LIMIT as f32).to_bits();
-        let strided = (0..=top).step_by(61).map(f32::from_bits);
-        let near = (1..=(TRIG_LIMIT / std::f64::consts::FRAC_PI_2) as i64).flat_map(|k| {
-            let c = (k as f64 * std::f64::consts::FRAC_PI_2) as f32;
-            [c.next_down(), c, c.next_up()]
-        });
-        let mut worst = 0.0f64;
-        for x in strided.chain(near).flat_map(|x| [x, -x]) {
-            if x.abs() > TRIG_LIMIT as f32 {
-                continue;
-            }
-            let (n, hi, lo) = reduce_pio2_f32_split(x);
-            let r = reference(x, n);
-            assert!(r.abs() < 0.81, "x = {x:e}: |r| = {r}");
-            if r != 0.0 {
-                worst = worst.max(((hi as f64 + lo as f64) - r).abs() / r.abs());
-            } else {
-                assert_eq!(hi as f64 + lo as f64, 0.0);
-            }
-        }
-        assert!(worst < 2f64.powi(-33), "worst relative error {worst:e}");
-    }
 }
