@@ -5,8 +5,9 @@
 //! Both the contiguous and the strided paths apply the same function to every element, so
 //! a result does not depend on the layout. `sin`, `cos` and `tan` reduce their argument correctly
 //! up to [`TRIG_LIMIT`]; a tensor holding a larger magnitude (or an infinity) is computed by
-//! the C library's functions instead (`f32` through `f64`, rounded once), found by one
-//! read-only pass first.
+//! the C library's functions instead (`f32` through `f64`, rounded once), found by a scan of
+//! each block just before it is computed. `f32`'s `tan` sends each such element to the C
+//! library on its own instead ([`VecFn::scans_huge`]).
 //!
 //! When the input and the fresh output are laid out alike (a contiguous input, or a permuted
 //! one whose output follows its order, docs/design.md P6), the function runs as one flat
@@ -388,7 +389,7 @@ pub(crate) fn vector_math2(f: VecFn2, a: &Tensor, b: &Tensor, dt: DType) -> Resu
 }
 
 /// The float types whose trig arguments are scanned for magnitudes above [`TRIG_LIMIT`] (or
-/// infinities), which `sin`, `cos` and `tan` send to the C library.
+/// infinities), which `sin`, `cos` and `f64`'s `tan` send to the C library.
 trait HugeScan: Sized {
     fn holds_huge(a: &[Self]) -> bool;
 }
@@ -560,13 +561,9 @@ fn vector_math_into(f: VecFn, src: &Tensor, out: &Tensor) -> Result<bool> {
                     VecFn::Log10 => each!(m::log10),
                     VecFn::Sin => each!(m::sin),
                     VecFn::Cos => each!(m::cos),
-                    // Element by element above the limit, as `tan_f32_any` (only `f32`
-                    // gets here with such an argument).
-                    VecFn::Tan => each!(|x: $t| if x.abs() > TRIG_LIMIT as $t {
-                        (x as f64).tan() as $t
-                    } else {
-                        m::tan(x)
-                    }),
+                    // The C library element by element above the limit (only `f32` gets
+                    // here with such an argument).
+                    VecFn::Tan => each!(m::tan_any),
                     VecFn::Asin => each!(m::asin),
                     VecFn::Acos => each!(m::acos),
                     VecFn::Atan => each!(m::atan),
@@ -615,9 +612,19 @@ mod tests {
 
     proptest! {
         /// The scan against the naive rule (a magnitude above `TRIG_LIMIT`, compared in `f64`;
-        /// NaN is not huge), at lengths across the 256-element blocks, in both widths.
+        /// NaN is not huge), at lengths across the [`SCAN_CHUNK`]-element blocks, in both
+        /// widths; one special value (if any) at any place among ordinary ones, so that the
+        /// first huge one falls in any block.
         #[test]
-        fn holds_huge_is_the_naive_rule(xs in prop::collection::vec(trig_arg(), 0..700)) {
+        fn holds_huge_is_the_naive_rule(
+            mut xs in prop::collection::vec(-1e3f64..1e3, 0..2600),
+            special in prop::option::of(trig_arg()),
+            at in any::<prop::sample::Index>(),
+        ) {
+            if let Some(v) = special {
+                let k = at.index(xs.len() + 1);
+                xs.insert(k, v);
+            }
             let naive = |v: &[f64]| v.iter().any(|x| x.abs() > TRIG_LIMIT);
             prop_assert_eq!(HugeScan::holds_huge(&xs[..]), naive(&xs));
             let narrow: Vec<f32> = xs.iter().map(|&x| x as f32).collect();

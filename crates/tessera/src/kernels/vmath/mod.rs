@@ -30,7 +30,8 @@
 //! AVX2 and AVX-512 copies of the loops, and the same result (a library call) on a CPU
 //! without FMA, so a value never depends on the path that computed it.
 //!
-//! `derived.rs` builds the inverse, logarithmic and tangent functions on these, and
+//! `derived.rs` builds the inverse and logarithmic functions on these, `tangent.rs` the
+//! tangents (on the `f32` reductions of `reduce_f32.rs`), and
 //! `hyperbolic.rs` `sinh`, `cosh` and `tanh`; `log_table.rs` is `f32`'s `log2` and `log10`,
 //! `ln_table.rs` its `log`, `log1p`, `asinh` and `atanh` by a 16-entry table, and
 //! `ln_table64.rs` those four for `f64`, written once against `lanes`'s `Lanes` for one
@@ -201,7 +202,7 @@ macro_rules! table_exp64 {
 macro_rules! vmath {
     ($t:ident, $u:ident, $i:ident, mant: $mant:expr, expm1: $ne:ident, log: $nl:expr,
      exp_range: ($lo:expr, $hi:expr), expm1_lo: $elo:expr, ln2_hi_bits: $lb:expr,
-     trig: ($ns:expr, $nc:expr), reduce_pio2: $red:path, tan: $tan:ident, ln: $ln:ident,
+     trig: ($ns:expr, $nc:expr), reduce_pio2: $red:path, tan: ($tan:ident, $tan_any:ident), ln: $ln:ident,
      exp: $exp:ident) => {
         /// The functions for this width.
         pub mod $t {
@@ -470,15 +471,16 @@ macro_rules! vmath {
             pub use super::derived::$t::*;
             pub use super::hyperbolic::$t::*;
             pub use super::tangent::$tan as tan;
+            pub use super::tangent::$tan_any as tan_any;
         }
     };
 }
 
 vmath!(f32, u32, i32, mant: 23, expm1: EXPM1_F32, log: 4, exp_range: (-104.0, 89.0),
-    expm1_lo: -18.0, ln2_hi_bits: 43, trig: (4, 4), reduce_pio2: reduce_pio2_f32, tan: tan_f32,
+    expm1_lo: -18.0, ln2_hi_bits: 43, trig: (4, 4), reduce_pio2: reduce_pio2_f32, tan: (tan_f32, tan_f32_any),
     ln: table_ln, exp: series_exp);
 vmath!(f64, u64, i64, mant: 52, expm1: EXPM1_F64, log: 10, exp_range: (-746.0, 710.0),
-    expm1_lo: -38.0, ln2_hi_bits: 32, trig: (8, 7), reduce_pio2: reduce_pio2_f64, tan: tan_f64,
+    expm1_lo: -38.0, ln2_hi_bits: 32, trig: (8, 7), reduce_pio2: reduce_pio2_f64, tan: (tan_f64, tan_f64_any),
     ln: table_ln64, exp: table_exp64);
 
 /// π/2 = `PIO2_1 + PIO2_2 + PIO2_3 + PIO2_4` to about 150 bits: consecutive pieces of its

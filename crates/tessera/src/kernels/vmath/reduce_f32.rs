@@ -55,8 +55,8 @@ pub(super) fn reduce_pio2_f32_split(x: f32) -> (i32, f32, f32) {
     (n, hi, e - nf.mul_add(p3, nf.mul_add(p4, pe)))
 }
 
-/// As `reduce_pio2_f64` (in `vmath`) for an `f32` argument ([`reduce_pio2_f32_split`], `r = hi + lo`
-/// rounded once).
+/// As `reduce_pio2_f64` (in `vmath`) for an `f32` argument ([`reduce_pio2_f32_split`],
+/// `r = hi + lo` rounded once).
 #[inline(always)]
 pub(super) fn reduce_pio2_f32(x: f32) -> (i32, f32) {
     let (n, hi, lo) = reduce_pio2_f32_split(x);
@@ -95,8 +95,8 @@ const PIO2_SMALL: [f32; 3] = [
 /// `y - neg_lo` with `y = -0` stay `-0`, where `hi + lo` would be `+0`.
 ///
 /// Measured on the `f32`s nearest the multiples of π/2 up to the limit (where `r` is
-/// smallest) and every 7th `f32`: `hi - neg_lo` within `3.8e-9` (`2^-28`) of `x - n π/2`
-/// relative, at `x = 2238.3848` (`|r| ≈ 1e-7`, `n = 1425`: the rounding of `n P3` and the
+/// smallest) and every 7th `f32`: `hi - neg_lo` within `3.8e-9` (just above `2^-28`) of
+/// `x - n π/2` relative, at `x = 2238.3848` (`|r| ≈ 1e-7`, `n = 1425`: the rounding of `n P3` and the
 /// dropped rest of π/2 together). That is a sixteenth of the result's ulp; the split
 /// reduction's `2^-33.9` takes eight more operations.
 #[inline(always)]
@@ -202,7 +202,7 @@ mod tests {
     /// `f32`s nearest the multiples of π/2; its parity against the full reduction's `n`, and
     /// `-0` kept.
     #[test]
-    fn small_reduction_keeps_2_to_the_minus_28() {
+    fn small_reduction_keeps_3_8e_minus_9() {
         let (mut worst, mut at) = (0.0f64, 0.0f32);
         for x in samples(SMALL_TRIG_LIMIT as f64, 7) {
             let (odd, hi, neg_lo) = reduce_pio2_f32_small(x);
