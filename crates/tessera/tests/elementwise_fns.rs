@@ -84,7 +84,7 @@ fn allowed_ulps_f32(op: MathOp) -> u64 {
     use MathOp::*;
     match op {
         Log1p => 1,
-        // f32 `tan` is within 2 ulp since 2026-12-01 (its own test, vector_math_derived.rs,
+        // f32 `tan` is within 2 ulp since 2026-12-01 (its own tests, now in vector_math_trig.rs,
         // moved to 2 then; this one kept 1 until a draw found 3.8577163, 2 ulp off).
         Tan | Cos | Expm1 | Acos | Atan | Asinh | Acosh | Atanh | Sinh | Cosh | Log2 | Log10 => 2,
         Asin => 3,

@@ -51,5 +51,6 @@ mod sparse_shared_parts;
 mod sparse_tampered;
 mod vector_math;
 mod vector_math_derived;
+mod vector_math_trig;
 mod view_edges;
 mod views;

@@ -34,6 +34,7 @@ mod materialize;
 pub(crate) mod matmul;
 mod payload;
 pub(crate) mod reduce;
+mod trig_huge;
 pub mod ufunc;
 mod vector_math;
 mod views;

@@ -23,15 +23,13 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use super::distinct::Distinct;
 use super::flat::{fill_flat, fill_pair, zip_flat_slices, zip_gathered};
 use super::map::map_into;
-use super::reduce::resolve_axes;
+use super::trig_huge::{any_above, HugeScan};
 use super::Tensor;
-use crate::dtype::{DType, Element};
+use crate::dtype::DType;
 use crate::error::Result;
 use crate::kernels::elementwise::PAR_MIN;
 use crate::kernels::flat::{drive_flat, drive_flat2, Loop2};
 use crate::kernels::parallel::cut_over;
-use crate::kernels::reduce::Reducer;
-use crate::kernels::simd::with_simd;
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::simd::{has_avx2, has_avx512};
 use crate::kernels::vmath::{
@@ -78,36 +76,6 @@ impl VecFn {
     fn scans_huge(self, dtype: DType) -> bool {
         self.is_trig() && !(self == VecFn::Tan && dtype == DType::F32)
     }
-}
-
-/// Whether some element's magnitude exceeds a limit (NaN does not).
-struct AnyAbove(f64);
-
-macro_rules! any_above {
-    ($($t:ty),*) => {$(
-        impl Reducer<$t> for AnyAbove {
-            type Acc = bool;
-            fn identity(&self) -> bool {
-                false
-            }
-            fn combine(&self, a: bool, b: bool) -> bool {
-                a | b
-            }
-            fn lift(&self, x: $t) -> bool {
-                x.abs() as f64 > self.0
-            }
-        }
-    )*};
-}
-any_above!(f32, f64);
-
-/// Whether `t` (of element type `T`) holds an element of magnitude above `limit`.
-fn any_above<T: Element>(t: &Tensor, limit: f64) -> Result<bool>
-where
-    AnyAbove: Reducer<T, Acc = bool>,
-{
-    let all = resolve_axes(t.shape(), None, false)?;
-    Ok(t.reduce_with::<T, _>(&all, &AnyAbove(limit))?[0])
 }
 
 /// The block of inputs that [`flat_loop!`]'s `normal:` form checks at a time: 64 `f32`
@@ -388,57 +356,6 @@ pub(crate) fn vector_math2(f: VecFn2, a: &Tensor, b: &Tensor, dt: DType) -> Resu
     }))
 }
 
-/// The float types whose trig arguments are scanned for magnitudes above [`TRIG_LIMIT`] (or
-/// infinities), which `sin`, `cos` and `f64`'s `tan` send to the C library.
-trait HugeScan: Sized {
-    fn holds_huge(a: &[Self]) -> bool;
-}
-
-macro_rules! huge_scan {
-    ($($t:ident => $bits:ident),*) => {$(
-        impl HugeScan for $t {
-            fn holds_huge(a: &[$t]) -> bool {
-                // The magnitudes' bits, folded by an unsigned maximum per block of
-                // `SCAN_CHUNK` (in the AVX-512 copy where the CPU has it): the
-                // bits of non-negative floats order as the floats do, and `TRIG_LIMIT` (2^19)
-                // is exact in both widths, so a maximum at most the limit's bits means no
-                // huge magnitude. Above, the block holds a huge magnitude, an infinity or a
-                // NaN, and the comparison in floats (NaN is not huge) decides. An integer
-                // maximum reassociates, so the fold vectorises (two instructions a vector);
-                // a huge value found early still ends the scan at its block. An early exit
-                // per element kept the scan scalar (about 1 ns an element, more than `sin`
-                // itself); a count of `x.abs() > LIMIT` per block took a tenth of the `f32`
-                // `tan` loop's time, and a fold of the float maximum stayed scalar (it does
-                // not reassociate).
-                const LIMIT: $t = TRIG_LIMIT as $t;
-                const MAGNITUDE: $bits = <$bits>::MAX >> 1;
-                #[inline(always)]
-                fn scan(a: &[$t]) -> bool {
-                    a.chunks(SCAN_CHUNK).any(|c| {
-                        let top = c.iter().fold(0, |m: $bits, x| m.max(x.to_bits() & MAGNITUDE));
-                        top > LIMIT.to_bits() && c.iter().any(|x| x.abs() > LIMIT)
-                    })
-                }
-                #[cfg(target_arch = "x86_64")]
-                #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
-                fn widest(a: &[$t]) -> bool {
-                    scan(a)
-                }
-                #[cfg(target_arch = "x86_64")]
-                if has_avx512() {
-                    // SAFETY: `widest` only needs the features `has_avx512` has just confirmed.
-                    return unsafe { widest(a) };
-                }
-                with_simd(|| scan(a))
-            }
-        }
-    )*};
-}
-huge_scan!(f32 => u32, f64 => u64);
-
-/// The elements [`HugeScan`] folds at a time.
-const SCAN_CHUNK: usize = 1024;
-
 /// `f(src)` into a fresh tensor in `src`'s memory order for an `f32`/`f64` tensor: the flat
 /// loop straight into a buffer nobody shares when `src` is one small run ([`fill_flat`]),
 /// else [`vector_math_into`]. `None` for other dtypes (the caller's generic loop).
@@ -583,53 +500,4 @@ fn vector_math_into(f: VecFn, src: &Tensor, out: &Tensor) -> Result<bool> {
         _ => return Ok(false),
     }
     Ok(true)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    /// Values around the limit, the infinities and NaN, among ordinary ones.
-    fn trig_arg() -> impl Strategy<Value = f64> {
-        let lim = TRIG_LIMIT;
-        prop_oneof![
-            4 => -1e3f64..1e3,
-            1 => prop::sample::select(vec![
-                lim,
-                -lim,
-                f64::from_bits(lim.to_bits() + 1),
-                -f64::from_bits(lim.to_bits() + 1),
-                (lim as f32).next_up() as f64,
-                f64::INFINITY,
-                f64::NEG_INFINITY,
-                f64::NAN,
-                -f64::NAN,
-                3.0e6,
-            ]),
-        ]
-    }
-
-    proptest! {
-        /// The scan against the naive rule (a magnitude above `TRIG_LIMIT`, compared in `f64`;
-        /// NaN is not huge), at lengths across the [`SCAN_CHUNK`]-element blocks, in both
-        /// widths; one special value (if any) at any place among ordinary ones, so that the
-        /// first huge one falls in any block.
-        #[test]
-        fn holds_huge_is_the_naive_rule(
-            mut xs in prop::collection::vec(-1e3f64..1e3, 0..2600),
-            special in prop::option::of(trig_arg()),
-            at in any::<prop::sample::Index>(),
-        ) {
-            if let Some(v) = special {
-                let k = at.index(xs.len() + 1);
-                xs.insert(k, v);
-            }
-            let naive = |v: &[f64]| v.iter().any(|x| x.abs() > TRIG_LIMIT);
-            prop_assert_eq!(HugeScan::holds_huge(&xs[..]), naive(&xs));
-            let narrow: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
-            let widened: Vec<f64> = narrow.iter().map(|&x| x as f64).collect();
-            prop_assert_eq!(HugeScan::holds_huge(&narrow[..]), naive(&widened));
-        }
-    }
 }
