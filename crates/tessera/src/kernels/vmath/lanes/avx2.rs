@@ -70,6 +70,10 @@ impl Lanes<f32> for Avx2 {
         featured!(_mm256_sqrt_ps(a))
     }
     #[inline(always)]
+    fn min(self, a: __m256, b: __m256) -> __m256 {
+        featured!(_mm256_min_ps(a, b))
+    }
+    #[inline(always)]
     fn abs(self, a: __m256) -> __m256 {
         let mag = Lanes::<f32>::splat_i(self, i32::MAX);
         featured!(_mm256_castsi256_ps(_mm256_and_si256(
@@ -233,6 +237,10 @@ impl Lanes<f64> for Avx2 {
     #[inline(always)]
     fn sqrt(self, a: __m256d) -> __m256d {
         featured!(_mm256_sqrt_pd(a))
+    }
+    #[inline(always)]
+    fn min(self, a: __m256d, b: __m256d) -> __m256d {
+        featured!(_mm256_min_pd(a, b))
     }
     #[inline(always)]
     fn abs(self, a: __m256d) -> __m256d {

@@ -71,6 +71,10 @@ impl Lanes<f32> for Avx512 {
         featured!(_mm512_sqrt_ps(a))
     }
     #[inline(always)]
+    fn min(self, a: __m512, b: __m512) -> __m512 {
+        featured!(_mm512_min_ps(a, b))
+    }
+    #[inline(always)]
     fn abs(self, a: __m512) -> __m512 {
         featured!(_mm512_abs_ps(a))
     }
@@ -214,6 +218,10 @@ impl Lanes<f64> for Avx512 {
     #[inline(always)]
     fn sqrt(self, a: __m512d) -> __m512d {
         featured!(_mm512_sqrt_pd(a))
+    }
+    #[inline(always)]
+    fn min(self, a: __m512d, b: __m512d) -> __m512d {
+        featured!(_mm512_min_pd(a, b))
     }
     #[inline(always)]
     fn abs(self, a: __m512d) -> __m512d {

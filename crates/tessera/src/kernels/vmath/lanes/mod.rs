@@ -56,6 +56,8 @@ pub(crate) trait Lanes<E: Elem = f32>: Copy {
     /// `a b + c`, rounded once.
     fn fma(self, a: Self::F, b: Self::F, c: Self::F) -> Self::F;
     fn sqrt(self, a: Self::F) -> Self::F;
+    /// `a` where `a < b`, else `b` (so `b` where either is NaN): x86's `min` instruction.
+    fn min(self, a: Self::F, b: Self::F) -> Self::F;
     fn abs(self, a: Self::F) -> Self::F;
     /// The magnitude of `mag` with the sign of `sign`.
     fn copysign(self, mag: Self::F, sign: Self::F) -> Self::F;
@@ -147,6 +149,14 @@ macro_rules! scalar_lanes {
             #[inline(always)]
             fn sqrt(self, a: $t) -> $t {
                 a.sqrt()
+            }
+            #[inline(always)]
+            fn min(self, a: $t, b: $t) -> $t {
+                if a < b {
+                    a
+                } else {
+                    b
+                }
             }
             #[inline(always)]
             fn abs(self, a: $t) -> $t {
