@@ -106,8 +106,11 @@ pub(super) trait Hyp: Elem {
     const TANH_MAX: Self;
     /// The biased exponent of `2^-1`.
     const HALF_EXP: Self::Int;
-    /// The biased exponent of `2`.
-    const TWO_EXP: Self::Int;
+    /// `MAGIC` plus the biased exponent of 2 (an integer, so adding it still rounds to an
+    /// integer, and `MAGIC`'s bits end in zeros past the field's width): for
+    /// `0 <= n < MAX_EXP - 1`, the bits of `n + TANH_MAGIC` shifted into the exponent field
+    /// are `2^(n+1)`, with no separate subtraction and addition of the biases.
+    const TANH_MAGIC: Self;
     /// Added to a biased exponent, sets the sign bit above the field.
     const SIGN_EXP: Self::Int;
     /// Past this `n`, `2^(-n-1) e^-r` is below `2^-(2 MANT)` of the other term.
@@ -156,7 +159,7 @@ macro_rules! hyp {
             const MAX: $t = $max;
             const TANH_MAX: $t = $tmax;
             const HALF_EXP: Self::Int = <$t>::MAX_EXP as Self::Int - 2;
-            const TWO_EXP: Self::Int = <$t>::MAX_EXP as Self::Int;
+            const TANH_MAGIC: $t = Self::MAGIC + <$t>::MAX_EXP as $t;
             const SIGN_EXP: Self::Int = 2 * <$t>::MAX_EXP as Self::Int;
             const N_SMALL: Self::Int = $mant + 4;
             const ZERO_I: Self::Int = 0;
@@ -295,9 +298,8 @@ fn cosh_lanes<E: Hyp, L: Lanes<E>>(l: L, _: &(), x: L::F) -> Option<L::F> {
 #[inline(always)]
 fn tanh_parts<E: Hyp, L: Lanes<E>>(l: L, a: L::F) -> (L::F, L::F) {
     let s = |v: E| l.splat(v);
-    let y = l.fma(a, s(E::TWICE_LOG2_E), s(E::MAGIC));
-    let nf = l.sub(y, s(E::MAGIC));
-    let n = l.sub_i(l.bits(y), l.splat_i(E::MAGIC_BITS));
+    let y = l.fma(a, s(E::TWICE_LOG2_E), s(E::TANH_MAGIC));
+    let nf = l.sub(y, s(E::TANH_MAGIC));
     let half_r = l.fma(
         nf,
         s(E::NEG_LN2_LO_HALF),
@@ -308,8 +310,8 @@ fn tanh_parts<E: Hyp, L: Lanes<E>>(l: L, a: L::F) -> (L::F, L::F) {
         horner(l, half_r, E::HALF_EXPM1),
         half_r,
     );
-    // `2^(n+1)`, and `2^n - 1` from it in one rounding.
-    let scale = E::exp_field(l, l.add_i(n, l.splat_i(E::TWO_EXP)));
+    // `2^(n+1)` from `y`'s bits ([`Hyp::TANH_MAGIC`]), and `2^n - 1` from it in one rounding.
+    let scale = E::exp_field(l, l.bits(y));
     let e = l.fma(scale, half_p, l.fma(scale, s(E::HALF), s(E::NEG_ONE)));
     (e, l.add(e, s(E::TWO)))
 }
