@@ -256,7 +256,13 @@ fn core<L: Lanes>(l: L, b: &Base, t: &Tables<L>, x: L::F, k_adj: L::I) -> L::F {
         l.fma(r, s(b.q[3]), s(b.q[2])),
         l.fma(r, s(b.q[1]), s(b.q[0])),
     );
-    let tail = l.fma(kf, s(b.two_lo), l.lookup(t.lo, i));
+    // Base 2 has no `log_b(2)` low part: `lo_i` alone is the same value (`0 kf + lo_i`, `+0`
+    // included), one operation fewer; `b` is a constant, so the branch folds.
+    let tail = if b.two_lo == 0.0 {
+        l.lookup(t.lo, i)
+    } else {
+        l.fma(kf, s(b.two_lo), l.lookup(t.lo, i))
+    };
     let tail = l.fma(r2, q, l.fma(r, s(b.e_lo), tail));
     l.add(a, l.fma(r, s(b.e_hi), tail))
 }
