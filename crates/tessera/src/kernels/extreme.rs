@@ -7,6 +7,7 @@ use half::{bf16, f16};
 
 use super::reducer::{lanes, Reducer, LANES};
 use super::scalar_math::Arith;
+use super::simd::{prefetch_ahead, update_ahead};
 use crate::complex::{C128, C64};
 use crate::dtype::Element;
 
@@ -24,7 +25,7 @@ pub trait Bounded: Element {
     where
         Self: Arith,
     {
-        lanes(
+        lanes::<_, _, false>(
             xs,
             extreme_id::<Self, MAX>(),
             extreme::<Self, MAX>,
@@ -41,6 +42,23 @@ pub trait Bounded: Element {
         for (a, &x) in acc.iter_mut().zip(src) {
             *a = extreme::<Self, MAX>(*a, x);
         }
+    }
+    /// [`Bounded::run_extreme`] of a run streamed from memory (`simd::STREAM_BYTES`): floats
+    /// ask for the lines ahead as they go; by default the plain fold.
+    #[inline(always)]
+    fn run_extreme_ahead<const MAX: bool>(xs: &[Self]) -> Self
+    where
+        Self: Arith,
+    {
+        Self::run_extreme::<MAX>(xs)
+    }
+    /// [`Bounded::row_extreme`] of a row streamed from memory, as `run_extreme_ahead`.
+    #[inline(always)]
+    fn row_extreme_ahead<const MAX: bool>(acc: &mut [Self], src: &[Self])
+    where
+        Self: Arith,
+    {
+        row_widest::<Self, MAX>(acc, src)
     }
 }
 
@@ -81,7 +99,7 @@ macro_rules! bounded_float {
                     // for (just checked).
                     return unsafe { wide_extreme::<$t, MAX>(xs, id, $t::NAN) };
                 }
-                flagged_extreme::<$t, MAX>(xs, id, $t::NAN)
+                flagged_extreme::<$t, MAX, false>(xs, id, $t::NAN)
             }
             #[inline(always)]
             fn row_extreme<const MAX: bool>(acc: &mut [Self], src: &[Self]) {
@@ -90,7 +108,15 @@ macro_rules! bounded_float {
                     // SAFETY: as in `run_extreme`.
                     return unsafe { wide_row::<$t, MAX>(acc, src) };
                 }
-                flagged_row::<$t, MAX>(acc, src)
+                flagged_row::<$t, MAX, false>(acc, src)
+            }
+            #[inline(always)]
+            fn run_extreme_ahead<const MAX: bool>(xs: &[Self]) -> Self {
+                flagged_extreme::<$t, MAX, true>(xs, extreme_id::<$t, MAX>(), $t::NAN)
+            }
+            #[inline(always)]
+            fn row_extreme_ahead<const MAX: bool>(acc: &mut [Self], src: &[Self]) {
+                flagged_row::<$t, MAX, true>(acc, src)
             }
         }
     )*};
@@ -100,8 +126,13 @@ bounded_float!(f32, f64);
 /// The maximum (`MAX`) or minimum of `xs` in [`LANES`] lanes of plain comparisons (one
 /// `vmaxps`/`vminps` each) and a separate any-NaN flag, NaN if `xs` holds one: the same
 /// value as the NaN-propagating fold, in the form the compiler vectorises 256 bits wide.
+/// With `AHEAD` (a run streamed from memory), each step first asks for the lines ahead.
 #[inline(always)]
-fn flagged_extreme<T: Copy + PartialOrd, const MAX: bool>(xs: &[T], id: T, nan: T) -> T {
+fn flagged_extreme<T: Copy + PartialOrd, const MAX: bool, const AHEAD: bool>(
+    xs: &[T],
+    id: T,
+    nan: T,
+) -> T {
     // `a` stays unless `x` is beyond it; a NaN `x` may replace `a` but sets the flag.
     let pick = |a: T, x: T| {
         if (MAX && a > x) || (!MAX && a < x) {
@@ -113,7 +144,10 @@ fn flagged_extreme<T: Copy + PartialOrd, const MAX: bool>(xs: &[T], id: T, nan: 
     let mut r = [id; LANES];
     let mut seen = [false; LANES];
     let mut chunks = xs.chunks_exact(LANES);
-    for c in &mut chunks {
+    for (k, c) in (&mut chunks).enumerate() {
+        if AHEAD {
+            prefetch_ahead(xs, k * LANES, LANES);
+        }
         for j in 0..LANES {
             r[j] = pick(r[j], c[j]);
             #[allow(clippy::eq_op)]
@@ -149,32 +183,45 @@ const WIDE_MIN: usize = 256;
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")]
 fn wide_extreme<T: Copy + PartialOrd, const MAX: bool>(xs: &[T], id: T, nan: T) -> T {
-    flagged_extreme::<T, MAX>(xs, id, nan)
+    flagged_extreme::<T, MAX, false>(xs, id, nan)
 }
 
 /// [`flagged_row`] compiled for AVX-512 (F, VL, DQ, BW).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")]
 fn wide_row<T: Copy + PartialOrd, const MAX: bool>(acc: &mut [T], src: &[T]) {
-    flagged_row::<T, MAX>(acc, src)
+    flagged_row::<T, MAX, false>(acc, src)
 }
 
 /// [`Bounded::row_extreme`] for floats: `x` replaces `acc[i]` only when beyond it (one
 /// `vmaxps`/`vminps` per 8 lanes), so a NaN already in `acc[i]` stays (every comparison with
 /// it is false); a NaN in `src` sets a flag for the row, and a second pass, run only then,
-/// copies those NaNs in.
+/// copies those NaNs in. With `AHEAD` (a row streamed from memory), each step of [`LANES`]
+/// first asks for the lines ahead.
 #[inline(always)]
-fn flagged_row<T: Copy + PartialOrd, const MAX: bool>(acc: &mut [T], src: &[T]) {
+fn flagged_row<T: Copy + PartialOrd, const MAX: bool, const AHEAD: bool>(acc: &mut [T], src: &[T]) {
     let mut any = false;
-    for (a, &x) in acc.iter_mut().zip(src) {
-        *a = if (MAX && x > *a) || (!MAX && x < *a) {
+    let pick = |a: T, x: T| {
+        if (MAX && x > a) || (!MAX && x < a) {
             x
         } else {
-            *a
-        };
-        #[allow(clippy::eq_op)]
-        let is_nan = x != x;
-        any |= is_nan;
+            a
+        }
+    };
+    if AHEAD {
+        update_ahead(acc, src, |a, x| {
+            #[allow(clippy::eq_op)]
+            let is_nan = x != x;
+            any |= is_nan;
+            pick(a, x)
+        });
+    } else {
+        for (a, &x) in acc.iter_mut().zip(src) {
+            *a = pick(*a, x);
+            #[allow(clippy::eq_op)]
+            let is_nan = x != x;
+            any |= is_nan;
+        }
     }
     if any {
         for (a, &x) in acc.iter_mut().zip(src) {
@@ -257,6 +304,14 @@ impl<T: Arith + Bounded> Reducer<T> for Max {
     fn combine_row(&self, acc: &mut [T], src: &[T]) {
         row_widest::<T, true>(acc, src)
     }
+    #[inline(always)]
+    fn fold_run_ahead(&self, data: &[T], off: usize, n: usize) -> T {
+        T::run_extreme_ahead::<true>(&data[off..off + n])
+    }
+    #[inline(always)]
+    fn combine_row_ahead(&self, acc: &mut [T], src: &[T]) {
+        T::row_extreme_ahead::<true>(acc, src)
+    }
 }
 
 impl<T: Arith + Bounded> Reducer<T> for Min {
@@ -277,6 +332,14 @@ impl<T: Arith + Bounded> Reducer<T> for Min {
     #[inline(always)]
     fn combine_row(&self, acc: &mut [T], src: &[T]) {
         row_widest::<T, false>(acc, src)
+    }
+    #[inline(always)]
+    fn fold_run_ahead(&self, data: &[T], off: usize, n: usize) -> T {
+        T::run_extreme_ahead::<false>(&data[off..off + n])
+    }
+    #[inline(always)]
+    fn combine_row_ahead(&self, acc: &mut [T], src: &[T]) {
+        T::row_extreme_ahead::<false>(acc, src)
     }
 }
 
@@ -402,8 +465,12 @@ mod tests {
                 );
                 // The portable loop too (the calls above take the AVX-512 copy for long
                 // runs when the CPU has it).
-                let portable = flagged_extreme::<f64, true>(&xs, f64::NEG_INFINITY, f64::NAN);
+                let portable =
+                    flagged_extreme::<f64, true, false>(&xs, f64::NEG_INFINITY, f64::NAN);
                 assert!(same(portable, want_max), "{portable} vs {want_max}");
+                // The streaming copies (which ask for the lines ahead).
+                assert!(same(f64::run_extreme_ahead::<true>(&xs), want_max));
+                assert!(same(f64::run_extreme_ahead::<false>(&xs), want_min));
                 let xs32: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
                 assert!(same(f32::run_extreme::<true>(&xs32) as f64, want_max));
                 assert!(same(f32::run_extreme::<false>(&xs32) as f64, want_min));
@@ -437,10 +504,16 @@ mod tests {
                     .zip(&xs)
                     .map(|(&a, &x)| Arith::maximum(a, x))
                     .collect();
+                let mut streamed = acc.clone();
                 f64::row_extreme::<true>(&mut acc, &xs);
                 assert!(
                     acc.iter().zip(&want_row).all(|(&a, &b)| same(a, b)),
                     "row max of {n}"
+                );
+                f64::row_extreme_ahead::<true>(&mut streamed, &xs);
+                assert!(
+                    streamed.iter().zip(&want_row).all(|(&a, &b)| same(a, b)),
+                    "streamed row max of {n}"
                 );
             }
         }

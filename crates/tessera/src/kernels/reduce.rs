@@ -22,6 +22,7 @@ use super::plan::Plan;
 use super::reducer::lanes;
 pub use super::reducer::Reducer;
 use super::scalar_math::{convert, Arith};
+use super::simd::STREAM_BYTES;
 pub use super::truth::{All, Any, CountNonzero};
 use crate::dtype::Element;
 use crate::error::{ErrorKind, Result};
@@ -57,15 +58,7 @@ impl<T: SumAcc> Reducer<T> for Sum {
     #[inline(always)]
     fn fold_run(&self, data: &[T], off: isize, n: usize, stride: isize) -> T::Acc {
         if stride == 1 {
-            let run = &data[off as usize..off as usize + n];
-            pairwise(n, |s, l| {
-                lanes(
-                    &run[s..s + l],
-                    T::Acc::default(),
-                    |a, x| a.add(convert(x)),
-                    Arith::add,
-                )
-            })
+            sum_run::<T, false>(&data[off as usize..off as usize + n])
         } else {
             pairwise(n, |s, l| {
                 let mut acc = T::Acc::default();
@@ -76,6 +69,24 @@ impl<T: SumAcc> Reducer<T> for Sum {
             })
         }
     }
+    #[inline(always)]
+    fn fold_run_ahead(&self, data: &[T], off: usize, n: usize) -> T::Acc {
+        sum_run::<T, true>(&data[off..off + n])
+    }
+}
+
+/// The pairwise sum of a contiguous run ([`Sum`]); `AHEAD` asks for the lines ahead as it
+/// goes (a run streamed from memory), with the same additions in the same order.
+#[inline(always)]
+fn sum_run<T: SumAcc, const AHEAD: bool>(run: &[T]) -> T::Acc {
+    pairwise(run.len(), |s, l| {
+        lanes::<_, _, AHEAD>(
+            &run[s..s + l],
+            T::Acc::default(),
+            |a, x| a.add(convert(x)),
+            Arith::add,
+        )
+    })
 }
 
 /// Product, the runs folded in 16 interleaved partial products (NumPy's SIMD loops
@@ -99,12 +110,22 @@ impl<T: SumAcc> Reducer<T> for Prod {
         let one = T::Acc::from_i64(1);
         if stride == 1 {
             let run = &data[off as usize..off as usize + n];
-            lanes(run, one, |a, x| a.mul(convert(x)), Arith::mul)
+            lanes::<_, _, false>(run, one, |a, x| a.mul(convert(x)), Arith::mul)
         } else {
             (0..n as isize).fold(one, |a, i| {
                 a.mul(convert(data[(off + i * stride) as usize]))
             })
         }
+    }
+    #[inline(always)]
+    fn fold_run_ahead(&self, data: &[T], off: usize, n: usize) -> T::Acc {
+        let one = T::Acc::from_i64(1);
+        lanes::<_, _, true>(
+            &data[off..off + n],
+            one,
+            |a, x| a.mul(convert(x)),
+            Arith::mul,
+        )
     }
 }
 
@@ -177,6 +198,8 @@ pub fn reduce<T: Element, R: Reducer<T>>(
     if plan.numel == 0 {
         return Ok(acc);
     }
+    // An input past the caches streams from memory (each thread's part too).
+    let ahead = plan.numel.saturating_mul(std::mem::size_of::<T>()) >= STREAM_BYTES;
     let threads = super::parallel::num_threads();
     if plan.numel >= super::parallel::cut_over(PAR_MIN)
         && super::parallel::enabled()
@@ -196,7 +219,7 @@ pub fn reduce<T: Element, R: Reducer<T>>(
                     sub.offsets[k] += lo as isize * plan.strides[k][0];
                 }
                 let mut part = try_vec(r.identity(), out_n)?;
-                run_plan(data, &sub, &mut part, r);
+                run_plan(data, &sub, &mut part, r, ahead);
                 Ok(part)
             })
             .collect::<Result<_>>()?;
@@ -206,7 +229,7 @@ pub fn reduce<T: Element, R: Reducer<T>>(
             }
         }
     } else {
-        run_plan(data, &plan, &mut acc, r);
+        run_plan(data, &plan, &mut acc, r, ahead);
     }
     Ok(acc)
 }
@@ -257,11 +280,18 @@ fn repeat_along<A: Copy>(
 }
 
 /// The serial traversal of one (sub-)plan into `acc`.
-fn run_plan<T: Element, R: Reducer<T>>(data: &[T], plan: &Plan<2>, acc: &mut [R::Acc], r: &R) {
+/// With `ahead` (an input past the caches), the runs and rows ask for the lines ahead.
+fn run_plan<T: Element, R: Reducer<T>>(
+    data: &[T],
+    plan: &Plan<2>,
+    acc: &mut [R::Acc],
+    r: &R,
+    ahead: bool,
+) {
     let n = plan.inner_len();
     let (si, so) = (plan.inner_stride(0), plan.inner_stride(1));
     plan.for_each_run(0..plan.runs(), |o| {
-        run_one_simd(data, n, (si, so), o, acc, r)
+        run_one_simd(data, n, (si, so, ahead), o, acc, r)
     });
 }
 
@@ -276,7 +306,7 @@ fn run_plan<T: Element, R: Reducer<T>>(data: &[T], plan: &Plan<2>, acc: &mut [R:
 fn run_one_simd<T: Element, R: Reducer<T>>(
     data: &[T],
     n: usize,
-    s: (isize, isize),
+    s: (isize, isize, bool),
     o: [isize; 2],
     acc: &mut [R::Acc],
     r: &R,
@@ -287,7 +317,7 @@ fn run_one_simd<T: Element, R: Reducer<T>>(
     fn avx2<T: Element, R: Reducer<T>>(
         data: &[T],
         n: usize,
-        s: (isize, isize),
+        s: (isize, isize, bool),
         o: [isize; 2],
         acc: &mut [R::Acc],
         r: &R,
@@ -307,16 +337,26 @@ fn run_one_simd<T: Element, R: Reducer<T>>(
 fn run_one<T: Element, R: Reducer<T>>(
     data: &[T],
     n: usize,
-    (si, so): (isize, isize),
+    (si, so, ahead): (isize, isize, bool),
     o: [isize; 2],
     acc: &mut [R::Acc],
     r: &R,
 ) {
     let (oi, oo) = (o[0], o[1] as usize);
     if so == 0 {
-        acc[oo] = r.combine(acc[oo], r.fold_run(data, oi, n, si));
+        let folded = if ahead && si == 1 {
+            r.fold_run_ahead(data, oi as usize, n)
+        } else {
+            r.fold_run(data, oi, n, si)
+        };
+        acc[oo] = r.combine(acc[oo], folded);
     } else if so == 1 && si == 1 {
-        r.combine_row(&mut acc[oo..oo + n], &data[oi as usize..oi as usize + n]);
+        let (acc, src) = (&mut acc[oo..oo + n], &data[oi as usize..oi as usize + n]);
+        if ahead {
+            r.combine_row_ahead(acc, src)
+        } else {
+            r.combine_row(acc, src)
+        }
     } else {
         for i in 0..n as isize {
             let a = &mut acc[(oo as isize + i * so) as usize];
@@ -410,5 +450,68 @@ mod tests {
         let m = reduce(&data, &[a, b, c], &strides, 0, &[false, true, false], &Max).unwrap();
         assert_eq!(m.len(), a * c);
         assert_eq!(m[0], data[2 * a]);
+    }
+
+    #[test]
+    fn inputs_past_the_caches_take_the_streaming_loops_with_the_same_results() {
+        // 1024 x 1024 f64 (8 MiB, past `STREAM_BYTES`), integers in f64 so that sums are
+        // exact in any order; one NaN at (700, 3).
+        let (r, c) = (1024usize, 1024usize);
+        assert!(r * c * 8 >= STREAM_BYTES);
+        let mut data: Vec<f64> = (0..r * c)
+            .map(|i| ((i * 37) % 1001) as f64 - 500.0)
+            .collect();
+        let strides = [c as isize, 1];
+        let sums = reduce(&data, &[r, c], &strides, 0, &[true, false], &Sum).unwrap();
+        let want = naive_sum(&data, &[r, c], &strides, &[true, false]);
+        assert_eq!(sums, want);
+        let total = reduce(&data, &[r, c], &strides, 0, &[true, true], &Sum).unwrap();
+        assert_eq!(total, vec![want.iter().sum::<f64>()]);
+        let top = data.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        assert_eq!(
+            reduce(&data, &[r, c], &strides, 0, &[true, true], &Max).unwrap(),
+            vec![top]
+        );
+        data[700 * c + 3] = f64::NAN;
+        let low = reduce(&data, &[r, c], &strides, 0, &[true, false], &Min).unwrap();
+        for (j, &m) in low.iter().enumerate() {
+            let want = (0..r)
+                .map(|i| data[i * c + j])
+                .fold(f64::INFINITY, f64::min);
+            assert!(
+                if j == 3 { m.is_nan() } else { m == want },
+                "column {j}: {m}"
+            );
+        }
+        assert!(reduce(&data, &[r, c], &strides, 0, &[true, true], &Max).unwrap()[0].is_nan());
+    }
+
+    #[test]
+    fn row_updates_and_lane_folds_cover_every_element() {
+        // Lengths around the 16-element steps of the lane fold and the 64-element pieces of
+        // the streaming loops (`*_ahead`, which ask for the lines ahead), plain and streamed,
+        // against the elementwise and sequential folds. Integers: every order gives the same.
+        for n in (0..70usize).chain([200, 255, 256, 257]) {
+            let src: Vec<i64> = (0..n as i64).map(|i| i * 7 % 11 - 5).collect();
+            let mut acc: Vec<i64> = (0..n as i64).map(|i| i % 3 + 1).collect();
+            let want_sum: Vec<i64> = acc.iter().zip(&src).map(|(a, x)| a + x).collect();
+            let want_prod: Vec<i64> = want_sum.iter().zip(&src).map(|(a, x)| a * x).collect();
+            let mut ahead = acc.clone();
+            Reducer::<i64>::combine_row(&Sum, &mut acc, &src);
+            assert_eq!(acc, want_sum, "sum row of {n}");
+            Reducer::<i64>::combine_row(&Prod, &mut acc, &src);
+            assert_eq!(acc, want_prod, "product row of {n}");
+            Reducer::<i64>::combine_row_ahead(&Sum, &mut ahead, &src);
+            assert_eq!(ahead, want_sum, "streamed sum row of {n}");
+            Reducer::<i64>::combine_row_ahead(&Prod, &mut ahead, &src);
+            assert_eq!(ahead, want_prod, "streamed product row of {n}");
+            let product: i64 = src.iter().product();
+            assert_eq!(Reducer::<i64>::fold_run(&Prod, &src, 0, n, 1), product);
+            assert_eq!(Reducer::<i64>::fold_run_ahead(&Prod, &src, 0, n), product);
+            let total: i64 = src.iter().sum();
+            assert_eq!(Reducer::<i64>::fold_run_ahead(&Sum, &src, 0, n), total);
+            let most = src.iter().copied().max().unwrap_or(i64::MIN);
+            assert_eq!(Reducer::<i64>::fold_run_ahead(&Max, &src, 0, n), most);
+        }
     }
 }

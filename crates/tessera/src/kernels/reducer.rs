@@ -3,6 +3,7 @@
 //! reducers over a plan; the reducers live beside it (`reduce.rs`, `extreme.rs`,
 //! `truth.rs`) and import only this module, so the imports go one way.
 
+use super::simd::{prefetch_ahead, update_ahead};
 use crate::dtype::Element;
 
 /// How to reduce elements of type `T` into accumulators of type `Self::Acc`.
@@ -31,16 +32,30 @@ pub trait Reducer<T: Element>: Sync {
             *a = self.combine(*a, self.lift(x));
         }
     }
+    /// [`Reducer::fold_run`] of a contiguous run (`data[off..off + n]`) of a reduction that
+    /// streams from memory (`simd::STREAM_BYTES`): the reducers whose loops gain ask for the
+    /// lines ahead as they go; by default the plain fold.
+    #[inline(always)]
+    fn fold_run_ahead(&self, data: &[T], off: usize, n: usize) -> Self::Acc {
+        self.fold_run(data, off as isize, n, 1)
+    }
+    /// [`Reducer::combine_row`] of a reduction that streams from memory, asking for the lines
+    /// of `src` ahead as it goes (`simd::update_ahead`).
+    #[inline(always)]
+    fn combine_row_ahead(&self, acc: &mut [Self::Acc], src: &[T]) {
+        update_ahead(acc, src, |a, x| self.combine(a, self.lift(x)))
+    }
 }
 
 /// Independent accumulators of the inner loops (two AVX2 registers of `f32`).
-pub(super) const LANES: usize = 16;
+pub(super) use super::simd::LANES;
 
 /// `xs` folded into [`LANES`] interleaved accumulators by `step`, which are then combined
 /// pairwise by `merge` (the loop the compiler vectorises: no bounds checks, no dependence
-/// between lanes).
+/// between lanes). With `AHEAD` (a run streamed from memory), each step first asks for the
+/// lines ahead ([`prefetch_ahead`]): the same arithmetic in the same order.
 #[inline(always)]
-pub(super) fn lanes<T: Copy, A: Copy>(
+pub(super) fn lanes<T: Copy, A: Copy, const AHEAD: bool>(
     xs: &[T],
     id: A,
     step: impl Fn(A, T) -> A,
@@ -48,7 +63,10 @@ pub(super) fn lanes<T: Copy, A: Copy>(
 ) -> A {
     let mut r = [id; LANES];
     let mut chunks = xs.chunks_exact(LANES);
-    for c in &mut chunks {
+    for (k, c) in (&mut chunks).enumerate() {
+        if AHEAD {
+            prefetch_ahead(xs, k * LANES, LANES);
+        }
         for j in 0..LANES {
             r[j] = step(r[j], c[j]);
         }

@@ -96,7 +96,7 @@ impl<T: Element> Reducer<T> for CountNonzero {
     fn fold_run(&self, data: &[T], off: isize, n: usize, stride: isize) -> i64 {
         if stride == 1 {
             let run = &data[off as usize..off as usize + n];
-            lanes(run, 0, |a, x| a + truth(x) as i64, |a, b| a + b)
+            lanes::<_, _, false>(run, 0, |a, x| a + truth(x) as i64, |a, b| a + b)
         } else {
             (0..n as isize).fold(0, |a, i| {
                 a + truth(data[(off + i * stride) as usize]) as i64

@@ -13,6 +13,7 @@ use rayon::prelude::*;
 
 use crate::dtype::Element;
 use crate::error::{ErrorKind, Result};
+use crate::kernels::simd::prefetch;
 use crate::sparse::SparseParts;
 use crate::stype::StorageType;
 use crate::tensor::Tensor;
@@ -141,21 +142,6 @@ fn lazy<T: Element, F, const N: usize>(
 
 /// How many stored rows ahead the lazy update prefetches.
 const PREFETCH_AHEAD: usize = 24;
-
-/// A hint to load the cache line of `s[i]` (nothing when out of range, or off x86-64).
-#[inline(always)]
-fn prefetch<T>(s: &[T], i: usize) {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    if let Some(x) = s.get(i) {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: `_mm_prefetch` is `unsafe` only for needing SSE, which every x86-64 CPU has
-        // (it is in the target's baseline). A prefetch is a hint: it reads nothing the
-        // program observes and never faults, and the pointer comes from a live reference.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast::<i8>()) };
-    }
-    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-    let _ = (s, i);
-}
 
 /// The `N` items of `v` as an array (`v` has exactly `N`: built from an `N`-array).
 fn array_of<X, const N: usize>(v: Vec<X>) -> [X; N] {

@@ -20,6 +20,7 @@ use super::{unshared, with_slices, CsrMatrix, SparseError};
 use crate::dtype::DType;
 use crate::error::{ErrorKind, Result, TesseraError};
 use crate::kernels::scalar_math::Arith;
+use crate::kernels::simd::prefetch;
 use crate::tensor::Tensor;
 use crate::with_dtype;
 
@@ -243,22 +244,6 @@ fn spmm_rows<T: Arith, I: CsrIndex>(
         s = e;
     }
     Ok(())
-}
-
-/// Hints the CPU to bring `x[i]` into the cache (a no-op off x86-64). Any `i` is fine: the
-/// address is computed without dereferencing, and a prefetch never faults.
-#[inline(always)]
-fn prefetch<T>(x: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = x.as_ptr().wrapping_add(i).cast::<i8>();
-        // SAFETY: `prefetcht0` only hints the cache hierarchy: it reads nothing into the
-        // program and never faults, whatever the address; SSE is in the x86-64 baseline.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(p) }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (x, i);
 }
 
 #[cfg(test)]
