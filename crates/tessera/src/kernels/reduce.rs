@@ -109,8 +109,7 @@ impl<T: SumAcc> Reducer<T> for Prod {
     fn fold_run(&self, data: &[T], off: isize, n: usize, stride: isize) -> T::Acc {
         let one = T::Acc::from_i64(1);
         if stride == 1 {
-            let run = &data[off as usize..off as usize + n];
-            lanes::<_, _, false>(run, one, |a, x| a.mul(convert(x)), Arith::mul)
+            prod_run::<T, false>(&data[off as usize..off as usize + n])
         } else {
             (0..n as isize).fold(one, |a, i| {
                 a.mul(convert(data[(off + i * stride) as usize]))
@@ -119,14 +118,15 @@ impl<T: SumAcc> Reducer<T> for Prod {
     }
     #[inline(always)]
     fn fold_run_ahead(&self, data: &[T], off: usize, n: usize) -> T::Acc {
-        let one = T::Acc::from_i64(1);
-        lanes::<_, _, true>(
-            &data[off..off + n],
-            one,
-            |a, x| a.mul(convert(x)),
-            Arith::mul,
-        )
+        prod_run::<T, true>(&data[off..off + n])
     }
+}
+
+/// The product of a contiguous run ([`Prod`]) in lanes; `AHEAD` as for [`sum_run`].
+#[inline(always)]
+fn prod_run<T: SumAcc, const AHEAD: bool>(run: &[T]) -> T::Acc {
+    let one = T::Acc::from_i64(1);
+    lanes::<_, _, AHEAD>(run, one, |a, x| a.mul(convert(x)), Arith::mul)
 }
 
 /// Elements per block of a pairwise sum; each block is summed in 16 interleaved
