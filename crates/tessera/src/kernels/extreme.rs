@@ -7,7 +7,7 @@ use half::{bf16, f16};
 
 use super::reducer::{lanes, Reducer, LANES};
 use super::scalar_math::Arith;
-use super::simd::{prefetch_ahead, update_ahead};
+use super::simd::{prefetch_ahead, zip_ahead};
 use crate::complex::{C128, C64};
 use crate::dtype::Element;
 
@@ -99,7 +99,7 @@ macro_rules! bounded_float {
                     // for (just checked).
                     return unsafe { wide_extreme::<$t, MAX>(xs, id, $t::NAN) };
                 }
-                flagged_extreme::<$t, MAX, false>(xs, id, $t::NAN)
+                flagged_extreme::<$t, MAX, false, LANES>(xs, id, $t::NAN)
             }
             #[inline(always)]
             fn row_extreme<const MAX: bool>(acc: &mut [Self], src: &[Self]) {
@@ -112,7 +112,7 @@ macro_rules! bounded_float {
             }
             #[inline(always)]
             fn run_extreme_ahead<const MAX: bool>(xs: &[Self]) -> Self {
-                flagged_extreme::<$t, MAX, true>(xs, extreme_id::<$t, MAX>(), $t::NAN)
+                flagged_extreme::<$t, MAX, true, LANES>(xs, extreme_id::<$t, MAX>(), $t::NAN)
             }
             #[inline(always)]
             fn row_extreme_ahead<const MAX: bool>(acc: &mut [Self], src: &[Self]) {
@@ -123,45 +123,48 @@ macro_rules! bounded_float {
 }
 bounded_float!(f32, f64);
 
-/// The maximum (`MAX`) or minimum of `xs` in [`LANES`] lanes of plain comparisons (one
-/// `vmaxps`/`vminps` each) and a separate any-NaN flag, NaN if `xs` holds one: the same
-/// value as the NaN-propagating fold, in the form the compiler vectorises 256 bits wide.
-/// With `AHEAD` (a run streamed from memory), each step first asks for the lines ahead.
+/// `a` unless `x` is beyond it (`MAX`: greater, else less), so a NaN `x` replaces `a`: one
+/// `vmaxps`/`vminps` in a vector loop. The callers keep a NaN flag beside it.
 #[inline(always)]
-fn flagged_extreme<T: Copy + PartialOrd, const MAX: bool, const AHEAD: bool>(
+fn beyond<T: PartialOrd, const MAX: bool>(a: T, x: T) -> T {
+    if (MAX && a > x) || (!MAX && a < x) {
+        a
+    } else {
+        x
+    }
+}
+
+/// The maximum (`MAX`) or minimum of `xs` in `W` lanes of plain comparisons ([`beyond`]) and
+/// a separate any-NaN flag, NaN if `xs` holds one: the same value as the NaN-propagating
+/// fold, in the form the compiler vectorises. With `AHEAD` (a run streamed from memory), each
+/// step first asks for the lines ahead.
+#[inline(always)]
+fn flagged_extreme<T: Copy + PartialOrd, const MAX: bool, const AHEAD: bool, const W: usize>(
     xs: &[T],
     id: T,
     nan: T,
 ) -> T {
-    // `a` stays unless `x` is beyond it; a NaN `x` may replace `a` but sets the flag.
-    let pick = |a: T, x: T| {
-        if (MAX && a > x) || (!MAX && a < x) {
-            a
-        } else {
-            x
-        }
-    };
-    let mut r = [id; LANES];
-    let mut seen = [false; LANES];
-    let mut chunks = xs.chunks_exact(LANES);
+    let mut r = [id; W];
+    let mut seen = [false; W];
+    let mut chunks = xs.chunks_exact(W);
     for (k, c) in (&mut chunks).enumerate() {
         if AHEAD {
-            prefetch_ahead(xs, k * LANES, LANES);
+            prefetch_ahead(xs, k * W, W);
         }
-        for j in 0..LANES {
-            r[j] = pick(r[j], c[j]);
+        for j in 0..W {
+            r[j] = beyond::<T, MAX>(r[j], c[j]);
             #[allow(clippy::eq_op)]
             let is_nan = c[j] != c[j];
             seen[j] |= is_nan;
         }
     }
     let (mut m, mut any) = (id, false);
-    for j in 0..LANES {
-        m = pick(m, r[j]);
+    for j in 0..W {
+        m = beyond::<T, MAX>(m, r[j]);
         any |= seen[j];
     }
     for &x in chunks.remainder() {
-        m = pick(m, x);
+        m = beyond::<T, MAX>(m, x);
         #[allow(clippy::eq_op)]
         let is_nan = x != x;
         any |= is_nan;
@@ -179,11 +182,26 @@ fn flagged_extreme<T: Copy + PartialOrd, const MAX: bool, const AHEAD: bool>(
 #[cfg(target_arch = "x86_64")]
 const WIDE_MIN: usize = 256;
 
+/// Lanes of [`wide_extreme`]'s main loop: four 512-bit registers of `f32` (eight of `f64`),
+/// so that four `vmaxps` chains (4 cycles each) overlap; with [`LANES`], one register of
+/// `f32`, a run in cache waited on a single chain.
+#[cfg(target_arch = "x86_64")]
+const WIDE_LANES: usize = 64;
+
 /// [`flagged_extreme`] compiled for AVX-512 (F, VL, DQ, BW).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")]
 fn wide_extreme<T: Copy + PartialOrd, const MAX: bool>(xs: &[T], id: T, nan: T) -> T {
-    flagged_extreme::<T, MAX, false>(xs, id, nan)
+    let (body, tail) = xs.split_at(xs.len() - xs.len() % WIDE_LANES);
+    let a = flagged_extreme::<T, MAX, false, WIDE_LANES>(body, id, nan);
+    let b = flagged_extreme::<T, MAX, false, LANES>(tail, id, nan);
+    // A NaN `b` comes through `beyond`; a NaN `a` would not.
+    #[allow(clippy::eq_op)]
+    if a != a {
+        nan
+    } else {
+        beyond::<T, MAX>(a, b)
+    }
 }
 
 /// [`flagged_row`] compiled for AVX-512 (F, VL, DQ, BW).
@@ -209,11 +227,11 @@ fn flagged_row<T: Copy + PartialOrd, const MAX: bool, const AHEAD: bool>(acc: &m
         }
     };
     if AHEAD {
-        update_ahead(acc, src, |a, x| {
+        zip_ahead(acc, src, |a, x| {
             #[allow(clippy::eq_op)]
             let is_nan = x != x;
             any |= is_nan;
-            pick(a, x)
+            *a = pick(*a, x);
         });
     } else {
         for (a, &x) in acc.iter_mut().zip(src) {
@@ -434,7 +452,7 @@ mod tests {
             -7.25,
         ];
         let mut seed = 12345u64;
-        for n in (0usize..70).chain([255, 256, 257, 1000]) {
+        for n in (0usize..70).chain([255, 256, 257, 319, 383, 1000]) {
             for nan_at in [None, Some(0), Some(n / 2), Some(n.saturating_sub(1))] {
                 let xs: Vec<f64> = (0..n)
                     .map(|i| {
@@ -466,7 +484,7 @@ mod tests {
                 // The portable loop too (the calls above take the AVX-512 copy for long
                 // runs when the CPU has it).
                 let portable =
-                    flagged_extreme::<f64, true, false>(&xs, f64::NEG_INFINITY, f64::NAN);
+                    flagged_extreme::<f64, true, false, LANES>(&xs, f64::NEG_INFINITY, f64::NAN);
                 assert!(same(portable, want_max), "{portable} vs {want_max}");
                 // The streaming copies (which ask for the lines ahead).
                 assert!(same(f64::run_extreme_ahead::<true>(&xs), want_max));

@@ -3,7 +3,7 @@
 //! reducers over a plan; the reducers live beside it (`reduce.rs`, `extreme.rs`,
 //! `truth.rs`) and import only this module, so the imports go one way.
 
-use super::simd::{prefetch_ahead, update_ahead};
+use super::simd::{prefetch_ahead, zip_ahead};
 use crate::dtype::Element;
 
 /// How to reduce elements of type `T` into accumulators of type `Self::Acc`.
@@ -40,10 +40,10 @@ pub trait Reducer<T: Element>: Sync {
         self.fold_run(data, off as isize, n, 1)
     }
     /// [`Reducer::combine_row`] of a reduction that streams from memory, asking for the lines
-    /// of `src` ahead as it goes (`simd::update_ahead`).
+    /// of `src` ahead as it goes (`simd::zip_ahead`).
     #[inline(always)]
     fn combine_row_ahead(&self, acc: &mut [Self::Acc], src: &[T]) {
-        update_ahead(acc, src, |a, x| self.combine(a, self.lift(x)))
+        zip_ahead(acc, src, |a, x| *a = self.combine(*a, self.lift(x)))
     }
 }
 

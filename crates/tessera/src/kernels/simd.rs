@@ -96,38 +96,44 @@ pub(crate) const LANES: usize = 16;
 /// with more work per line than a plain sum read memory slower (docs/performance.md).
 const PREFETCH_BYTES: usize = 2048;
 
-/// `out[k] = f(x[k])` for a streaming loop: steps of [`LANES`] elements, each after asking
-/// for the lines ahead, then the tail.
+/// `f(&mut out[k], x[k])` for every `k`, as a streaming loop: steps of [`LANES`] elements,
+/// each after asking for the lines ahead, then the tail. For row updates,
+/// `*o = g(*o, x)`, whose bodies have no branches (a map takes [`map_ahead`]).
 #[inline(always)]
-pub(crate) fn map_ahead<O, A: Copy>(out: &mut [O], x: &[A], f: impl Fn(A) -> O) {
+pub(crate) fn zip_ahead<O, A: Copy>(out: &mut [O], x: &[A], mut f: impl FnMut(&mut O, A)) {
     let mut outs = out.chunks_exact_mut(LANES);
     let mut xs = x.chunks_exact(LANES);
     for (k, (o, c)) in (&mut outs).zip(&mut xs).enumerate() {
         prefetch_ahead(x, k * LANES, LANES);
         for j in 0..LANES {
-            o[j] = f(c[j]);
+            f(&mut o[j], c[j]);
         }
     }
     for (o, &v) in outs.into_remainder().iter_mut().zip(xs.remainder()) {
-        *o = f(v);
+        f(o, v);
     }
 }
 
-/// `out[k] = f(out[k], x[k])` for a streaming loop, as [`map_ahead`].
+/// `out[k] = f(x[k])` for a streaming loop: blocks of [`BLOCK_BYTES`] of `x`, each after
+/// asking for the lines ahead of it, walked by a plain loop. A block of runtime length goes
+/// to LLVM's loop vectoriser, which turns a branchy `f` into selects; [`zip_ahead`]'s fixed
+/// steps were unrolled and packed without that, and `sign` of 16 Mi `f32` kept its
+/// branches (8.3 ms -> 61 ms at one thread). Row updates stay on the steps, which ran a
+/// 4096 x 4096 `f32` `sum(axis=0)` 5-10% faster than these blocks.
 #[inline(always)]
-pub(crate) fn update_ahead<O: Copy, A: Copy>(out: &mut [O], x: &[A], mut f: impl FnMut(O, A) -> O) {
-    let mut outs = out.chunks_exact_mut(LANES);
-    let mut xs = x.chunks_exact(LANES);
-    for (k, (o, c)) in (&mut outs).zip(&mut xs).enumerate() {
-        prefetch_ahead(x, k * LANES, LANES);
-        for j in 0..LANES {
-            o[j] = f(o[j], c[j]);
+pub(crate) fn map_ahead<O, A: Copy>(out: &mut [O], x: &[A], f: impl Fn(A) -> O) {
+    let block = (BLOCK_BYTES / std::mem::size_of::<A>().max(1)).max(1);
+    for (k, (o, c)) in out.chunks_mut(block).zip(x.chunks(block)).enumerate() {
+        prefetch_ahead(x, k * block, c.len());
+        for (o, &v) in o.iter_mut().zip(c) {
+            *o = f(v);
         }
     }
-    for (o, &v) in outs.into_remainder().iter_mut().zip(xs.remainder()) {
-        *o = f(*o, v);
-    }
 }
+
+/// Bytes of input per block of [`map_ahead`], whose lines are asked for together (256 to
+/// 2048 ran within noise of each other).
+const BLOCK_BYTES: usize = 512;
 
 /// A hint to load the cache line holding `at` into L1 (nothing off x86-64 or under Miri). Any
 /// address is fine: a prefetch never faults and reads nothing the program observes.
@@ -169,6 +175,35 @@ pub(crate) fn prefetch_ahead<T>(xs: &[T], i: usize, n: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn streaming_loops_visit_every_element_once() {
+        // Lengths around `map_ahead`'s blocks (128 f32, 64 f64) and `zip_ahead`'s steps of
+        // 16, against the plain loops; `sign` has the branches the blocks exist for.
+        let sign = |x: f32| {
+            if x > 0.0 {
+                1.0
+            } else if x < 0.0 {
+                -1.0
+            } else {
+                x
+            }
+        };
+        for n in [0usize, 1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 300, 1000] {
+            let x: Vec<f32> = (0..n).map(|i| (i as f32 * 0.7).sin() * 3.0).collect();
+            let mut out = vec![9.0f32; n];
+            map_ahead(&mut out, &x, sign);
+            assert_eq!(out, x.iter().map(|&v| sign(v)).collect::<Vec<_>>(), "{n}");
+            let wide: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+            let mut twice = vec![0.0f64; n];
+            map_ahead(&mut twice, &wide, |v| 2.0 * v);
+            assert_eq!(twice, wide.iter().map(|v| 2.0 * v).collect::<Vec<_>>());
+            let mut acc: Vec<u64> = (0..n as u64).collect();
+            let ones = vec![1u64; n];
+            zip_ahead(&mut acc, &ones, |a, b| *a += b + 1);
+            assert_eq!(acc, (0..n as u64).map(|i| i + 2).collect::<Vec<_>>());
+        }
+    }
 
     #[test]
     fn both_paths_give_the_loop_result() {
