@@ -1,4 +1,4 @@
-//! The NaN-propagating maximum and minimum reducers ([`Max`], [`Min`]) of
+//! The NaN-propagating maximum and minimum reducer ([`Extreme`]; [`Max`], [`Min`]) of
 //! [`super::reduce`]: a run folded in lanes (horizontal), and a row combined into a row of
 //! accumulators (vertical, a reduction over an outer axis), both with plain comparisons and
 //! a separate NaN flag for `f32` and `f64`, the form the compiler vectorises.
@@ -106,7 +106,7 @@ macro_rules! bounded_float {
                 #[cfg(target_arch = "x86_64")]
                 if acc.len() >= WIDE_MIN && super::simd::has_avx512() {
                     // SAFETY: as in `run_extreme`.
-                    return unsafe { wide_row::<$t, MAX>(acc, src) };
+                    return unsafe { wide_row::<$t, MAX, false>(acc, src) };
                 }
                 flagged_row::<$t, MAX, false>(acc, src)
             }
@@ -116,6 +116,11 @@ macro_rules! bounded_float {
             }
             #[inline(always)]
             fn row_extreme_ahead<const MAX: bool>(acc: &mut [Self], src: &[Self]) {
+                #[cfg(target_arch = "x86_64")]
+                if super::simd::has_avx512() {
+                    // SAFETY: as in `run_extreme`.
+                    return unsafe { wide_row::<$t, MAX, true>(acc, src) };
+                }
                 flagged_row::<$t, MAX, true>(acc, src)
             }
         }
@@ -204,11 +209,13 @@ fn wide_extreme<T: Copy + PartialOrd, const MAX: bool>(xs: &[T], id: T, nan: T) 
     }
 }
 
-/// [`flagged_row`] compiled for AVX-512 (F, VL, DQ, BW).
+/// [`flagged_row`] compiled for AVX-512 (F, VL, DQ, BW), whose masked stores are plain
+/// ones: the AVX2 copy of a streamed row (`AHEAD`) stores with `vmaskmovps`, and a 4096 x
+/// 4096 `f32` `max(axis=0)` took 8.2 ms at one thread, 2.4 times NumPy's time.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")]
-fn wide_row<T: Copy + PartialOrd, const MAX: bool>(acc: &mut [T], src: &[T]) {
-    flagged_row::<T, MAX, false>(acc, src)
+fn wide_row<T: Copy + PartialOrd, const MAX: bool, const AHEAD: bool>(acc: &mut [T], src: &[T]) {
+    flagged_row::<T, MAX, AHEAD>(acc, src)
 }
 
 /// [`Bounded::row_extreme`] for floats: `x` replaces `acc[i]` only when beyond it (one
@@ -231,7 +238,7 @@ fn flagged_row<T: Copy + PartialOrd, const MAX: bool, const AHEAD: bool>(acc: &m
             #[allow(clippy::eq_op)]
             let is_nan = x != x;
             any |= is_nan;
-            *a = pick(*a, x);
+            pick(a, x)
         });
     } else {
         for (a, &x) in acc.iter_mut().zip(src) {
@@ -298,66 +305,40 @@ bounded!(f16 => f16::NEG_INFINITY, f16::INFINITY; bf16 => bf16::NEG_INFINITY, bf
     C128 => C128::new(f64::NEG_INFINITY, f64::NEG_INFINITY),
         C128::new(f64::INFINITY, f64::INFINITY));
 
+/// The NaN-propagating maximum (`MAX`) or minimum reducer: one implementation, the direction
+/// a const parameter, as in every kernel of this module.
+pub struct Extreme<const MAX: bool>;
 /// NaN-propagating maximum.
-pub struct Max;
+pub type Max = Extreme<true>;
 /// NaN-propagating minimum.
-pub struct Min;
+pub type Min = Extreme<false>;
 
-impl<T: Arith + Bounded> Reducer<T> for Max {
+impl<T: Arith + Bounded, const MAX: bool> Reducer<T> for Extreme<MAX> {
     type Acc = T;
     fn identity(&self) -> T {
-        T::LOWEST
+        extreme_id::<T, MAX>()
     }
     fn combine(&self, a: T, b: T) -> T {
-        a.maximum(b)
+        extreme::<T, MAX>(a, b)
     }
     fn lift(&self, x: T) -> T {
         x
     }
     #[inline(always)]
     fn fold_run(&self, data: &[T], off: isize, n: usize, stride: isize) -> T {
-        fold_extreme::<T, true>(data, off, n, stride)
+        fold_extreme::<T, MAX>(data, off, n, stride)
     }
     #[inline(always)]
     fn combine_row(&self, acc: &mut [T], src: &[T]) {
-        row_widest::<T, true>(acc, src)
+        row_widest::<T, MAX>(acc, src)
     }
     #[inline(always)]
     fn fold_run_ahead(&self, data: &[T], off: usize, n: usize) -> T {
-        T::run_extreme_ahead::<true>(&data[off..off + n])
+        T::run_extreme_ahead::<MAX>(&data[off..off + n])
     }
     #[inline(always)]
     fn combine_row_ahead(&self, acc: &mut [T], src: &[T]) {
-        T::row_extreme_ahead::<true>(acc, src)
-    }
-}
-
-impl<T: Arith + Bounded> Reducer<T> for Min {
-    type Acc = T;
-    fn identity(&self) -> T {
-        T::HIGHEST
-    }
-    fn combine(&self, a: T, b: T) -> T {
-        a.minimum(b)
-    }
-    fn lift(&self, x: T) -> T {
-        x
-    }
-    #[inline(always)]
-    fn fold_run(&self, data: &[T], off: isize, n: usize, stride: isize) -> T {
-        fold_extreme::<T, false>(data, off, n, stride)
-    }
-    #[inline(always)]
-    fn combine_row(&self, acc: &mut [T], src: &[T]) {
-        row_widest::<T, false>(acc, src)
-    }
-    #[inline(always)]
-    fn fold_run_ahead(&self, data: &[T], off: usize, n: usize) -> T {
-        T::run_extreme_ahead::<false>(&data[off..off + n])
-    }
-    #[inline(always)]
-    fn combine_row_ahead(&self, acc: &mut [T], src: &[T]) {
-        T::row_extreme_ahead::<false>(acc, src)
+        T::row_extreme_ahead::<MAX>(acc, src)
     }
 }
 

@@ -17,7 +17,7 @@ use half::{bf16, f16};
 use rayon::prelude::*;
 
 use super::elementwise::PAR_MIN;
-pub use super::extreme::{Bounded, Max, Min};
+pub use super::extreme::{Bounded, Extreme, Max, Min};
 use super::plan::Plan;
 use super::reducer::lanes;
 pub use super::reducer::Reducer;
@@ -424,7 +424,7 @@ mod tests {
                 "{dims:?} {strides:?}"
             );
         }
-        let got = reduce(&data, &[4, 5], &[0, 1], 0, &[false, true], &Max).unwrap();
+        let got = reduce(&data, &[4, 5], &[0, 1], 0, &[false, true], &Extreme::<true>).unwrap();
         assert_eq!(got, vec![8.0; 4]); // max of 0, 7, 1, 8, 2
     }
 
@@ -447,7 +447,15 @@ mod tests {
             }
             assert_eq!(*g, want);
         }
-        let m = reduce(&data, &[a, b, c], &strides, 0, &[false, true, false], &Max).unwrap();
+        let m = reduce(
+            &data,
+            &[a, b, c],
+            &strides,
+            0,
+            &[false, true, false],
+            &Extreme::<true>,
+        )
+        .unwrap();
         assert_eq!(m.len(), a * c);
         assert_eq!(m[0], data[2 * a]);
     }
@@ -469,11 +477,19 @@ mod tests {
         assert_eq!(total, vec![want.iter().sum::<f64>()]);
         let top = data.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         assert_eq!(
-            reduce(&data, &[r, c], &strides, 0, &[true, true], &Max).unwrap(),
+            reduce(&data, &[r, c], &strides, 0, &[true, true], &Extreme::<true>).unwrap(),
             vec![top]
         );
         data[700 * c + 3] = f64::NAN;
-        let low = reduce(&data, &[r, c], &strides, 0, &[true, false], &Min).unwrap();
+        let low = reduce(
+            &data,
+            &[r, c],
+            &strides,
+            0,
+            &[true, false],
+            &Extreme::<false>,
+        )
+        .unwrap();
         for (j, &m) in low.iter().enumerate() {
             let want = (0..r)
                 .map(|i| data[i * c + j])
@@ -483,7 +499,10 @@ mod tests {
                 "column {j}: {m}"
             );
         }
-        assert!(reduce(&data, &[r, c], &strides, 0, &[true, true], &Max).unwrap()[0].is_nan());
+        assert!(
+            reduce(&data, &[r, c], &strides, 0, &[true, true], &Extreme::<true>).unwrap()[0]
+                .is_nan()
+        );
     }
 
     #[test]
@@ -511,7 +530,10 @@ mod tests {
             let total: i64 = src.iter().sum();
             assert_eq!(Reducer::<i64>::fold_run_ahead(&Sum, &src, 0, n), total);
             let most = src.iter().copied().max().unwrap_or(i64::MIN);
-            assert_eq!(Reducer::<i64>::fold_run_ahead(&Max, &src, 0, n), most);
+            assert_eq!(
+                Reducer::<i64>::fold_run_ahead(&Extreme::<true>, &src, 0, n),
+                most
+            );
         }
     }
 }

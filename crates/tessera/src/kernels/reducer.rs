@@ -43,7 +43,7 @@ pub trait Reducer<T: Element>: Sync {
     /// of `src` ahead as it goes (`simd::zip_ahead`).
     #[inline(always)]
     fn combine_row_ahead(&self, acc: &mut [Self::Acc], src: &[T]) {
-        zip_ahead(acc, src, |a, x| *a = self.combine(*a, self.lift(x)))
+        zip_ahead(acc, src, |a, x| self.combine(a, self.lift(x)))
     }
 }
 

@@ -96,21 +96,24 @@ pub(crate) const LANES: usize = 16;
 /// with more work per line than a plain sum read memory slower (docs/performance.md).
 const PREFETCH_BYTES: usize = 2048;
 
-/// `f(&mut out[k], x[k])` for every `k`, as a streaming loop: steps of [`LANES`] elements,
-/// each after asking for the lines ahead, then the tail. For row updates,
-/// `*o = g(*o, x)`, whose bodies have no branches (a map takes [`map_ahead`]).
+/// `out[k] = f(out[k], x[k])` for every `k`, as a streaming loop: steps of [`LANES`]
+/// elements, each after asking for the lines ahead, then the tail. For row updates, whose
+/// bodies have no branches (a map takes [`map_ahead`]). The new value is returned, not
+/// written through `&mut out[k]`: with the reference, LLVM dropped the store of an unchanged
+/// `max`/`min` accumulator and made the store conditional, a masked store (4096 x 4096 `f32`
+/// `max(axis=0)` 3.3 -> 8.2 ms at one thread).
 #[inline(always)]
-pub(crate) fn zip_ahead<O, A: Copy>(out: &mut [O], x: &[A], mut f: impl FnMut(&mut O, A)) {
+pub(crate) fn zip_ahead<O: Copy, A: Copy>(out: &mut [O], x: &[A], mut f: impl FnMut(O, A) -> O) {
     let mut outs = out.chunks_exact_mut(LANES);
     let mut xs = x.chunks_exact(LANES);
     for (k, (o, c)) in (&mut outs).zip(&mut xs).enumerate() {
         prefetch_ahead(x, k * LANES, LANES);
         for j in 0..LANES {
-            f(&mut o[j], c[j]);
+            o[j] = f(o[j], c[j]);
         }
     }
     for (o, &v) in outs.into_remainder().iter_mut().zip(xs.remainder()) {
-        f(o, v);
+        *o = f(*o, v);
     }
 }
 
@@ -200,7 +203,7 @@ mod tests {
             assert_eq!(twice, wide.iter().map(|v| 2.0 * v).collect::<Vec<_>>());
             let mut acc: Vec<u64> = (0..n as u64).collect();
             let ones = vec![1u64; n];
-            zip_ahead(&mut acc, &ones, |a, b| *a += b + 1);
+            zip_ahead(&mut acc, &ones, |a, b| a + b + 1);
             assert_eq!(acc, (0..n as u64).map(|i| i + 2).collect::<Vec<_>>());
         }
     }

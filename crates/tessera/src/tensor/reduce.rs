@@ -15,7 +15,9 @@
 use super::Tensor;
 use crate::dtype::{DType, Element};
 use crate::error::{ErrorKind, Result, TesseraError};
-use crate::kernels::reduce::{reduce, All, Any, CountNonzero, Max, Min, Prod, Reducer, Sum};
+use crate::kernels::reduce::{
+    reduce, All, Any, CountNonzero, Extreme, Max, Min, Prod, Reducer, Sum,
+};
 use crate::layout::normalize_axes;
 use crate::with_dtype;
 
@@ -180,9 +182,9 @@ impl Tensor {
         }
         with_dtype!(self.dtype(), T => {
             let v = if max {
-                self.reduce_with::<T, Max>(&ax, &Max)?
+                self.reduce_with::<T, Max>(&ax, &Extreme)?
             } else {
-                self.reduce_with::<T, Min>(&ax, &Min)?
+                self.reduce_with::<T, Min>(&ax, &Extreme)?
             };
             Tensor::from_vec(v, &ax.out_shape)
         })
