@@ -98,10 +98,9 @@ const PREFETCH_BYTES: usize = 2048;
 
 /// `out[k] = f(out[k], x[k])` for every `k`, as a streaming loop: steps of [`LANES`]
 /// elements, each after asking for the lines ahead, then the tail. For row updates, whose
-/// bodies have no branches (a map takes [`map_ahead`]). The new value is returned, not
-/// written through `&mut out[k]`: with the reference, LLVM dropped the store of an unchanged
-/// `max`/`min` accumulator and made the store conditional, a masked store (4096 x 4096 `f32`
-/// `max(axis=0)` 3.3 -> 8.2 ms at one thread).
+/// bodies have no branches (a map takes [`map_ahead`]). A select in `f` may still become a
+/// masked store in an AVX2 copy (`vmaskmovps`, microcoded on AMD): `kernels/extreme.rs`
+/// runs its row updates in an AVX-512 copy for that reason.
 #[inline(always)]
 pub(crate) fn zip_ahead<O: Copy, A: Copy>(out: &mut [O], x: &[A], mut f: impl FnMut(O, A) -> O) {
     let mut outs = out.chunks_exact_mut(LANES);
