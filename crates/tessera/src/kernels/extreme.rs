@@ -226,26 +226,19 @@ fn wide_row<T: Copy + PartialOrd, const MAX: bool, const AHEAD: bool>(acc: &mut 
 #[inline(always)]
 fn flagged_row<T: Copy + PartialOrd, const MAX: bool, const AHEAD: bool>(acc: &mut [T], src: &[T]) {
     let mut any = false;
-    let pick = |a: T, x: T| {
-        if (MAX && x > a) || (!MAX && x < a) {
-            x
-        } else {
-            a
-        }
+    // `acc[i]` stays unless `x` is beyond it, so a NaN `acc[i]` stays and a NaN `x` only
+    // sets the flag.
+    let mut step = |a: T, x: T| {
+        #[allow(clippy::eq_op)]
+        let is_nan = x != x;
+        any |= is_nan;
+        beyond::<T, MAX>(x, a)
     };
     if AHEAD {
-        zip_ahead(acc, src, |a, x| {
-            #[allow(clippy::eq_op)]
-            let is_nan = x != x;
-            any |= is_nan;
-            pick(a, x)
-        });
+        zip_ahead(acc, src, step);
     } else {
         for (a, &x) in acc.iter_mut().zip(src) {
-            *a = pick(*a, x);
-            #[allow(clippy::eq_op)]
-            let is_nan = x != x;
-            any |= is_nan;
+            *a = step(*a, x);
         }
     }
     if any {
