@@ -261,6 +261,23 @@ pub(crate) fn map_blocks<E: Elem, L: Lanes<E>>(
     vector: impl Fn(L, L::F) -> Option<L::F>,
     scalar: impl Fn(E) -> E,
 ) {
+    let each = |o: &mut [E], x: &[E]| o.iter_mut().zip(x).for_each(|(o, &x)| *o = scalar(x));
+    map_blocks_each(l, out, a, vector, each)
+}
+
+/// [`map_blocks`] with the fallback as a loop, `each(out, a)`, which the vector loops of
+/// [`lanes_loop`] compile out of line: inlined, the scalar function's constants took the upper
+/// registers for the whole loop and pushed a vector of the `f64` `exp` loop to the stack,
+/// which ran at one of two speeds with the stack's address (docs/performance.md,
+/// forty-eighth session).
+#[inline(always)]
+pub(crate) fn map_blocks_each<E: Elem, L: Lanes<E>>(
+    l: L,
+    out: &mut [E],
+    a: &[E],
+    vector: impl Fn(L, L::F) -> Option<L::F>,
+    each: impl Fn(&mut [E], &[E]),
+) {
     let n = a.len().min(out.len());
     let (out, a) = (&mut out[..n], &a[..n]);
     let whole = n - n % L::N;
@@ -270,36 +287,51 @@ pub(crate) fn map_blocks<E: Elem, L: Lanes<E>>(
     {
         match vector(l, l.load(x)) {
             Some(y) => l.store(o, y),
-            None => o.iter_mut().zip(x).for_each(|(o, &x)| *o = scalar(x)),
+            None => each(o, x),
         }
     }
-    for (o, &x) in out[whole..].iter_mut().zip(&a[whole..]) {
-        *o = scalar(x);
-    }
+    each(&mut out[whole..], &a[whole..]);
 }
 
 /// `pub(crate) fn $name(out, a)`: `out[i] = $scalar(a[i])` over equal-length slices of `$t`,
 /// with `$lanes(l, &tables, x)` on one AVX-512 vector (16 `f32` or 8 `f64` lanes) or one AVX2
 /// vector (8 or 4) where the CPU runs them, one lane elsewhere (the same body and bits);
-/// `tables: |l| expr` builds the tables for width `l` once per call.
+/// `tables: |l| expr` builds the tables for width `l` once per call. Each vector width runs
+/// the scalar function in its own loop out of line ([`map_blocks_each`]), compiled with the
+/// width's features so that `mul_add` stays one instruction.
 macro_rules! lanes_loop {
     ($(#[$doc:meta])* $name:ident, $t:ty, tables: |$l:ident| $tables:expr, $lanes:ident,
      $scalar:ident) => {
         $(#[$doc])*
         pub(crate) fn $name(out: &mut [$t], a: &[$t]) {
-            use $crate::kernels::vmath::lanes::{map_blocks, Scalar};
+            use $crate::kernels::vmath::lanes::{map_blocks, map_blocks_each, Scalar};
             #[cfg(target_arch = "x86_64")]
             {
                 use $crate::kernels::vmath::lanes::{Avx2, Avx512};
                 #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
+                #[cold]
+                #[inline(never)]
+                fn widest_each(out: &mut [$t], a: &[$t]) {
+                    out.iter_mut().zip(a).for_each(|(o, &x)| *o = $scalar(x));
+                }
+                #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
                 fn widest($l: Avx512, out: &mut [$t], a: &[$t]) {
                     let t = $tables;
-                    map_blocks($l, out, a, |l, x| $lanes(l, &t, x), $scalar)
+                    // A safe call: the closure has `widest`'s features, which are `widest_each`'s.
+                    let each = |o: &mut [$t], x: &[$t]| widest_each(o, x);
+                    map_blocks_each($l, out, a, |l, x| $lanes(l, &t, x), each)
+                }
+                #[target_feature(enable = "avx2,fma")]
+                #[cold]
+                #[inline(never)]
+                fn wide_each(out: &mut [$t], a: &[$t]) {
+                    out.iter_mut().zip(a).for_each(|(o, &x)| *o = $scalar(x));
                 }
                 #[target_feature(enable = "avx2,fma")]
                 fn wide($l: Avx2, out: &mut [$t], a: &[$t]) {
                     let t = $tables;
-                    map_blocks($l, out, a, |l, x| $lanes(l, &t, x), $scalar)
+                    let each = |o: &mut [$t], x: &[$t]| wide_each(o, x);
+                    map_blocks_each($l, out, a, |l, x| $lanes(l, &t, x), each)
                 }
                 if let Some(l) = Avx512::detect() {
                     // SAFETY: the token proves the features `widest` enables.
