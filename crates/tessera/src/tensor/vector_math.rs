@@ -78,19 +78,11 @@ impl VecFn {
     }
 }
 
-/// The block of inputs that [`flat_loop!`]'s `normal:` form checks at a time: 64 `f32`
-/// are four AVX-512 vectors, read again from L1 by the computing pass.
-const NORMAL_BLOCK: usize = 64;
-
 /// The flat loop of one vectorised function over one float type, `out[i] = f(a[i])`, with
 /// the function called directly: it is `#[inline(always)]`, so it is inlined into the AVX2
 /// copy of the loop whatever its size. The generic elementwise driver takes it as a closure
 /// called from several loops, and LLVM kept a large one (`tanh` on `f64`) out of line,
 /// compiled for SSE2 and called once per element: three times slower.
-///
-/// `flat_loop!(t, f, normal: g)` runs `g` (the same bits as `f` for positive, normal, finite
-/// inputs, without the code for the others) on each block of [`NORMAL_BLOCK`] inputs that
-/// [`all_positive_normal`](vmath::f32::all_positive_normal) finds clean, and `f` on the rest.
 macro_rules! flat_loop {
     ($t:ident, $f:ident) => {
         flat_loop!($t, path vmath::$t::$f)
@@ -99,22 +91,6 @@ macro_rules! flat_loop {
         flat_loop!($t, body |out: &mut [$t], a: &[$t]| {
             for (o, &x) in out.iter_mut().zip(a) {
                 *o = $f(x);
-            }
-        })
-    };
-    ($t:ident, $f:ident, normal: $g:ident) => {
-        flat_loop!($t, body |out: &mut [$t], a: &[$t]| {
-            use vmath::$t as m;
-            for (o, a) in out.chunks_mut(NORMAL_BLOCK).zip(a.chunks(NORMAL_BLOCK)) {
-                if m::all_positive_normal(a) {
-                    for (o, &x) in o.iter_mut().zip(a) {
-                        *o = m::$g(x);
-                    }
-                } else {
-                    for (o, &x) in o.iter_mut().zip(a) {
-                        *o = m::$f(x);
-                    }
-                }
             }
         })
     };
@@ -184,8 +160,8 @@ macro_rules! vec_loop {
             VecFn::Expm1 => &flat_loop!(f64, expm1),
             VecFn::Log => &ln_table64::log_loop,
             VecFn::Log1p => &ln_table64::log1p_loop,
-            VecFn::Log2 => &flat_loop!(f64, log2, normal: log2_normal),
-            VecFn::Log10 => &flat_loop!(f64, log10, normal: log10_normal),
+            VecFn::Log2 => &ln_table64::log2_loop,
+            VecFn::Log10 => &ln_table64::log10_loop,
             VecFn::Sin => &flat_loop!(f64, sin),
             VecFn::Cos => &flat_loop!(f64, cos),
             VecFn::Tan => &flat_loop!(f64, tan),

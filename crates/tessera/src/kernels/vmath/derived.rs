@@ -24,9 +24,9 @@
 //!   table modules) are `log1p(a + a²/(1 + sqrt(1 + a²)))` and `log1p(2a + 2a²/(1 - a))/2`.
 //! - `logaddexp(x, y) = max(x, y) + log1p(exp(-|x - y|))`, `x + ln 2` where `x == y`;
 //! - `hypot(x, y) = hi sqrt(1 + (lo/hi)²)` over the magnitudes (no overflow, no underflow);
-//!   `log2(x) = k + log(m) log2(e)` and `log10(x) = k log10(2) + log(m) log10(e)` with
-//!   `x = 2^k m` (so `log2(2^k) = k` exactly, and `k log10(2)` in two parts keeps
-//!   `log10(10^k) = k`).
+//!   `log2` and `log10` are the table methods of `log_table.rs` (`f32`) and `ln_table64.rs`
+//!   (`f64`: `ln(x)` before its last rounding, times `log2(e)` or `log10(e)` in two parts, so
+//!   `log2(2^k) = k` and `log10(10^k) = k` exactly).
 //!
 //! The tangents are in `tangent.rs`.
 //!
@@ -44,94 +44,26 @@ const fn atan_coeffs<const N: usize>() -> [f64; N] {
     c
 }
 
-/// `log10(2) - LOG10_2`: the part of `log10(2)` below `f64` precision.
-const LOG10_2_TAIL: f64 = -2.803_728_127_785_17e-18;
-
 /// `π/2 - FRAC_PI_2`: the part of π/2 below `f64` precision.
 const PIO2_TAIL: f64 = 6.123_233_995_736_766e-17;
 
-/// `log2` and `log10` by the series method of `vmath` (`f64`): `k + log(m) log2(e)` and
-/// `k log10(2) + log(m) log10(e)` with `x = 2^k m`. Expanded inside a width's module.
-macro_rules! series_logs {
-    ($t:ident, $hi_mask:expr) => {
-        use super::super::$t::{log_reduce, log_reduce_normal};
-        use super::LOG10_2_TAIL;
-        use std::f64::consts::{LOG10_2, LOG10_E, LOG2_E};
-
-        /// `log10(2)` in two parts, the first short enough that `k LOG10_2_HI` is exact for
-        /// every exponent `k`, the second with the part of `log10(2)` below `f64` precision.
-        const LOG10_2_HI: $t = <$t>::from_bits((LOG10_2 as $t).to_bits() & !$hi_mask);
-        const LOG10_2_LO: $t = ((LOG10_2 - LOG10_2_HI as f64) + LOG10_2_TAIL) as $t;
-
-        /// `k` and `log(m)` with `x = 2^k m`, from [`log_reduce`]'s parts.
-        #[inline(always)]
-        fn log_mantissa((k, f, hfsq, sr): ($t, $t, $t, $t)) -> ($t, $t) {
-            (k, f - (hfsq - sr))
-        }
-
-        /// `k + log(m) log2(e)`, in one fused multiply-add.
-        #[inline(always)]
-        fn log2_of((k, lm): ($t, $t)) -> $t {
-            lm.mul_add(LOG2_E as $t, k)
-        }
-
-        /// `k log10(2) + log(m) log10(e)` (`k LOG10_2_HI` is exact, so its fused form
-        /// only saves an instruction).
-        #[inline(always)]
-        fn log10_of((k, lm): ($t, $t)) -> $t {
-            k.mul_add(LOG10_2_HI, lm.mul_add(LOG10_E as $t, k * LOG10_2_LO))
-        }
-
-        /// Base-2 logarithm: `k + log(m) log2(e)`.
-        #[inline(always)]
-        pub fn log2(x: $t) -> $t {
-            log_special(x, log2_of(log_mantissa(log_reduce(x))))
-        }
-
-        /// [`log2`] of a positive, normal, finite `x`, with the same bits (see `log_normal`).
-        #[inline(always)]
-        pub fn log2_normal(x: $t) -> $t {
-            log2_of(log_mantissa(log_reduce_normal(x)))
-        }
-
-        /// Base-10 logarithm: `k log10(2) + log(m) log10(e)`.
-        #[inline(always)]
-        pub fn log10(x: $t) -> $t {
-            log_special(x, log10_of(log_mantissa(log_reduce(x))))
-        }
-
-        /// [`log10`] of a positive, normal, finite `x`, with the same bits.
-        #[inline(always)]
-        pub fn log10_normal(x: $t) -> $t {
-            log10_of(log_mantissa(log_reduce_normal(x)))
-        }
-    };
-}
-
-/// `f32`'s `log2` and `log10`: the table method of `log_table.rs`.
+/// `log2`, `log10`, `log1p`, `asinh` and `atanh`: the table methods of `log_table.rs` and
+/// `ln_table.rs` (`f32`) and of `ln_table64.rs` (`f64`).
 macro_rules! table_logs {
-    ($t:ident, $hi_mask:expr) => {
-        pub use super::super::log_table::{log10, log10_normal, log2, log2_normal};
-    };
-}
-
-/// `log1p`, `asinh` and `atanh`: the table method of `ln_table.rs` (`f32`) and
-/// `ln_table64.rs` (`f64`).
-macro_rules! table_log1p {
     (f32) => {
         pub use super::super::ln_table::{asinh, atanh, log1p};
+        pub use super::super::log_table::{log10, log10_normal, log2, log2_normal};
     };
     (f64) => {
-        pub use super::super::ln_table64::{asinh, atanh, log1p};
+        pub use super::super::ln_table64::{asinh, atanh, log10, log1p, log2};
     };
 }
 
 /// One width's derived functions: `$na` terms of the `atan` series, `$large` the magnitude
-/// from which `acosh` (and `f64`'s `asinh`) are `log(x) + ln 2`; `$ln1p` gives `log1p`,
-/// `asinh` and `atanh`.
+/// from which `acosh` (and `f64`'s `asinh`) are `log(x) + ln 2`.
 macro_rules! derived {
     ($t:ident, $i:ident, atan: $na:expr, atan2: $atan2_c:ident, asin: $asin_c:ident,
-     large: $large:expr, logs: $logs:ident, log1p: $ln1p:ident, log10_2_hi_mask: $hi_mask:expr) => {
+     large: $large:expr) => {
         /// The derived functions for this width.
         pub mod $t {
             use super::super::$t::{cast, horner, log_corrected, log_special};
@@ -149,7 +81,7 @@ macro_rules! derived {
             const TAN_3PI_8: $t = (SQRT_2 + 1.0) as $t;
             const LARGE: $t = $large;
 
-            $ln1p!($t);
+            table_logs!($t);
 
             /// `atan(y / x)` for `y, x >= 0` (not both zero, not both infinite; NaN passes
             /// through), in `[0, π/2]`, with one division: the ratio is reduced to
@@ -336,8 +268,6 @@ macro_rules! derived {
                     h
                 }
             }
-
-            $logs!($t, $hi_mask);
         }
     };
 }
@@ -386,12 +316,8 @@ const ASIN_F64: [f64; 12] = [
     0.034_143_245_872_157_53,
 ];
 
-derived!(f32, i32, atan: 8, atan2: ATAN2_F32, asin: ASIN_F32, large: 8192.0, logs: table_logs,
-    log1p: table_log1p,
-    log10_2_hi_mask: 0xfff);
-derived!(f64, i64, atan: 19, atan2: ATAN2_F64, asin: ASIN_F64, large: 268_435_456.0, logs: series_logs,
-    log1p: table_log1p,
-    log10_2_hi_mask: 0xf_ffff);
+derived!(f32, i32, atan: 8, atan2: ATAN2_F32, asin: ASIN_F32, large: 8192.0);
+derived!(f64, i64, atan: 19, atan2: ATAN2_F64, asin: ASIN_F64, large: 268_435_456.0);
 
 /// `logaddexp` of each width: `f64`'s, and `f32`'s computed in `f64` and rounded once
 /// (within 1 ulp except for results under about `1e-9`, where the absolute error of the `f64`

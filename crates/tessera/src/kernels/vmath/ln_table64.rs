@@ -160,9 +160,16 @@ fn q_of<L: Lanes<f64>>(l: L, r: L::F) -> L::F {
 }
 
 /// `ln(2^k_adj u) + c/u` for a positive, normal, finite `u` and a `c` of at most about half
-/// an ulp of `u` (`None` for 0); other `u` give unspecified values.
+/// an ulp of `u` (`None` for 0), as `(hi, lo)` before their last addition (`lo` under an ulp
+/// of `hi`, or `hi` 0); other `u` give unspecified values.
 #[inline(always)]
-fn ln_core<L: Lanes<f64>>(l: L, t: &Tables<L>, u: L::F, k_adj: i64, c: Option<L::F>) -> L::F {
+fn ln_parts<L: Lanes<f64>>(
+    l: L,
+    t: &Tables<L>,
+    u: L::F,
+    k_adj: i64,
+    c: Option<L::F>,
+) -> (L::F, L::F) {
     let s = |x: f64| l.splat(x);
     let ix = l.bits(u);
     let tmp = l.sub_i(ix, l.splat_i(OFF));
@@ -189,7 +196,25 @@ fn ln_core<L: Lanes<f64>>(l: L, t: &Tables<L>, u: L::F, k_adj: i64, c: Option<L:
     let tail = l.fma(l.mul(r, r), q_of(l, r), tail);
     let hi = l.add(a, r1);
     let lo = l.add(l.sub(a, hi), r1);
-    l.add(hi, l.add(lo, tail))
+    (hi, l.add(lo, tail))
+}
+
+/// `ln(2^k_adj u) + c/u` as [`ln_parts`] describes, rounded once.
+#[inline(always)]
+fn ln_core<L: Lanes<f64>>(l: L, t: &Tables<L>, u: L::F, k_adj: i64, c: Option<L::F>) -> L::F {
+    let (hi, lo) = ln_parts(l, t, u, k_adj, c);
+    l.add(hi, lo)
+}
+
+/// `ln(2^k_adj u)` times `b = b.0 + b.1` (`log2(e)` or `log10(e)` in two parts), rounded once:
+/// `hi b.0 + (hi b.1 + lo b.0)` in a fused multiply-add, which adds the small terms to the
+/// exact product `hi b.0`. Their own error is under 0.01 of an ulp, so the result keeps
+/// `ln`'s accuracy, and a power of the base, whose logarithm is an integer, comes out exact.
+#[inline(always)]
+fn ln_times<L: Lanes<f64>>(l: L, t: &Tables<L>, u: L::F, k_adj: i64, b: (f64, f64)) -> L::F {
+    let s = |x: f64| l.splat(x);
+    let (hi, lo) = ln_parts(l, t, u, k_adj, None);
+    l.fma(hi, s(b.0), l.fma(hi, s(b.1), l.mul(lo, s(b.0))))
 }
 
 /// `(u, c)`: `1 + x` rounded, and its rounding error.
@@ -235,6 +260,40 @@ pub fn log(x: f64) -> f64 {
         None,
     );
     log_special(x, y)
+}
+
+/// `log2(e)` and `log10(e)`, each as the nearest `f64` and the rest (to 60 digits, Python's
+/// `decimal`: `1/Decimal(2).ln()`, `1/Decimal(10).ln()`).
+const LOG2_E: (f64, f64) = (std::f64::consts::LOG2_E, 2.035_527_374_093_103_3e-17);
+const LOG10_E: (f64, f64) = (std::f64::consts::LOG10_E, 1.098_319_650_216_765e-17);
+
+/// `ln(x)` times `b` ([`ln_times`]) for every `x`: subnormals scaled as in [`log`], and
+/// [`log_special`]'s values at 0, negatives, infinity and NaN.
+#[inline(always)]
+fn log_base(x: f64, b: (f64, f64)) -> f64 {
+    let sub = x < f64::MIN_POSITIVE;
+    let xs = if sub { x * (1u64 << 54) as f64 } else { x };
+    let y = ln_times(
+        Scalar,
+        &Tables::new(Scalar),
+        xs,
+        if sub { -54 } else { 0 },
+        b,
+    );
+    log_special(x, y)
+}
+
+/// Base-2 logarithm: `ln(x) log2(e)` with the product carried in two parts, so that
+/// `log2(2^k) = k` exactly.
+#[inline(always)]
+pub fn log2(x: f64) -> f64 {
+    log_base(x, LOG2_E)
+}
+
+/// Base-10 logarithm: `ln(x) log10(e)` as [`log2`] (`log10(10^k) = k` exactly).
+#[inline(always)]
+pub fn log10(x: f64) -> f64 {
+    log_base(x, LOG10_E)
 }
 
 /// [`log`] of a positive, normal, finite `x` (other inputs give unspecified values), with
@@ -296,6 +355,20 @@ fn log_lanes<L: Lanes<f64>>(l: L, t: &Tables<L>, x: L::F) -> Option<L::F> {
     l.all_positive_normal(x).then(|| ln_core(l, t, x, 0, None))
 }
 
+/// [`log2`] on a vector.
+#[inline(always)]
+fn log2_lanes<L: Lanes<f64>>(l: L, t: &Tables<L>, x: L::F) -> Option<L::F> {
+    l.all_positive_normal(x)
+        .then(|| ln_times(l, t, x, 0, LOG2_E))
+}
+
+/// [`log10`] on a vector.
+#[inline(always)]
+fn log10_lanes<L: Lanes<f64>>(l: L, t: &Tables<L>, x: L::F) -> Option<L::F> {
+    l.all_positive_normal(x)
+        .then(|| ln_times(l, t, x, 0, LOG10_E))
+}
+
 /// [`log1p`] on a vector.
 #[inline(always)]
 fn log1p_lanes<L: Lanes<f64>>(l: L, t: &Tables<L>, x: L::F) -> Option<L::F> {
@@ -333,6 +406,22 @@ lanes_loop!(
     tables: |l| Tables::new(l),
     log_lanes,
     log
+);
+lanes_loop!(
+    /// `out[i] = log2(a[i])`.
+    log2_loop,
+    f64,
+    tables: |l| Tables::new(l),
+    log2_lanes,
+    log2
+);
+lanes_loop!(
+    /// `out[i] = log10(a[i])`.
+    log10_loop,
+    f64,
+    tables: |l| Tables::new(l),
+    log10_lanes,
+    log10
 );
 lanes_loop!(
     /// `out[i] = ln(1 + a[i])`.
@@ -436,6 +525,8 @@ mod tests {
         }
         check!(log_loop, log_lanes, log);
         check!(log1p_loop, log1p_lanes, log1p);
+        check!(log2_loop, log2_lanes, log2);
+        check!(log10_loop, log10_lanes, log10);
         check!(atanh_loop, atanh_lanes, atanh);
         check!(asinh_loop, asinh_lanes, asinh);
         for &x in a.iter().filter(|x| x.is_normal() && **x > 0.0) {

@@ -131,47 +131,9 @@ const EXPM1_F32: [f32; 6] = [
 /// The `f64` polynomial of `expm1`: the Taylor series, twelve terms.
 const EXPM1_F64: [f64; 12] = expm1_coeffs::<12>();
 
-/// The series method's reduction of the logarithms (`f64`'s `log2` and `log10` in
-/// `derived.rs` use it), expanded inside a width's module.
-macro_rules! series_reduce {
-    ($t:ident, $i:ident) => {
-        /// The reduction of the logarithms for a positive `x` (subnormals scaled first):
-        /// `x = 2^k (1 + f)` with `1 + f` in `[sqrt(1/2), sqrt(2))`, returned as
-        /// `(k, f, f²/2, s (f²/2 + R(s²)))` ([`series`]).
-        #[inline(always)]
-        pub(super) fn log_reduce(x: $t) -> ($t, $t, $t, $t) {
-            let sub = x < <$t>::MIN_POSITIVE;
-            let xs = if sub {
-                x * (1u64 << (MANT + 2)) as $t
-            } else {
-                x
-            };
-            let (e, m) = split(xs);
-            let e = e - if sub { MANT as $i + 2 } else { 0 };
-            let f = m - 1.0;
-            let (hfsq, sr) = series(f, f / (2.0 + f));
-            (e as $t, f, hfsq, sr)
-        }
-
-        /// [`log_reduce`] for a positive normal `x`, which it computes with the same
-        /// operations (so with the same bits): the loops whose block of inputs is all
-        /// positive, normal and finite ([`all_positive_normal`]) skip the subnormal
-        /// scaling and the special values.
-        #[inline(always)]
-        pub(super) fn log_reduce_normal(x: $t) -> ($t, $t, $t, $t) {
-            let (e, m) = split(x);
-            let f = m - 1.0;
-            let (hfsq, sr) = series(f, f / (2.0 + f));
-            (e as $t, f, hfsq, sr)
-        }
-    };
-}
-
-/// `f64`'s `log` and `log_normal`: the table method of `ln_table64.rs` (with the series
-/// reduction that `log2` and `log10` still use).
+/// `f64`'s `log` and `log_normal`: the table method of `ln_table64.rs`.
 macro_rules! table_ln64 {
     ($t:ident, $i:ident) => {
-        series_reduce!($t, $i);
         pub use super::ln_table64::{log, log_normal};
     };
 }
