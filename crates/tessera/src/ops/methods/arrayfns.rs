@@ -1,10 +1,15 @@
 //! Typed `Tensor` methods of the Array API's sorting, searching, set, cumulative and joining
 //! functions, each run through its registry op (so differentiable where the op has a rule).
-//! Semantics: `crate::arrayfns` and docs/design.md section A.
+//! A dense tensor that records no gradient goes straight to the op's dense kernel for the
+//! cheap per-call ones (sort, argsort, argmax, argmin, the cumulative functions), as the
+//! elementwise methods do: the registry's dispatch is a name lookup and an output vector
+//! per call, which shows on small inputs. Semantics: `crate::arrayfns` and docs/design.md
+//! section A.
 
 use std::slice;
 
 use super::{call1, single};
+use crate::arrayfns::cumulative::Accumulate;
 use crate::arrayfns::UniqueAll;
 use crate::dtype::DType;
 use crate::error::Result;
@@ -12,6 +17,7 @@ use crate::ops::defs::{
     ArgExtremeParams, ConcatParams, CumulativeParams, IsinParams, NoParams, RepeatInterleaveParams,
     SearchParams, Side, SortParams, StackParams,
 };
+use crate::ops::dispatch::plain_dense;
 use crate::ops::registry::registry;
 use crate::tensor::Tensor;
 
@@ -27,6 +33,9 @@ impl Tensor {
     /// assert!(s[3].is_nan());
     /// ```
     pub fn sort(&self, axis: isize, descending: bool, stable: bool) -> Result<Tensor> {
+        if plain_dense(&[self]) {
+            return self.sort_dense(axis, descending, stable);
+        }
         let p = SortParams {
             axis,
             descending,
@@ -45,6 +54,9 @@ impl Tensor {
     /// assert_eq!(t.argsort(0, true).unwrap().to_vec::<i64>().unwrap(), vec![0, 2, 1, 3]);
     /// ```
     pub fn argsort(&self, axis: isize, descending: bool) -> Result<Tensor> {
+        if plain_dense(&[self]) {
+            return self.argsort_dense(axis, descending);
+        }
         let p = SortParams {
             axis,
             descending,
@@ -56,6 +68,9 @@ impl Tensor {
     /// The int64 index of the first maximum along `axis` (of the flattened tensor when
     /// `None`); the first NaN if there is one. An empty axis is an error.
     pub fn argmax(&self, axis: Option<isize>, keepdims: bool) -> Result<Tensor> {
+        if plain_dense(&[self]) {
+            return self.arg_extreme_dense(axis, keepdims, true);
+        }
         call1(
             "argmax",
             &ArgExtremeParams { axis, keepdims },
@@ -65,6 +80,9 @@ impl Tensor {
 
     /// The int64 index of the first minimum along `axis` (as [`Tensor::argmax`]).
     pub fn argmin(&self, axis: Option<isize>, keepdims: bool) -> Result<Tensor> {
+        if plain_dense(&[self]) {
+            return self.arg_extreme_dense(axis, keepdims, false);
+        }
         call1(
             "argmin",
             &ArgExtremeParams { axis, keepdims },
@@ -105,6 +123,9 @@ impl Tensor {
         dtype: Option<DType>,
         include_initial: bool,
     ) -> Result<Tensor> {
+        if plain_dense(&[self]) {
+            return self.cumulative_dense(Accumulate::Sum, axis, dtype, include_initial);
+        }
         let p = CumulativeParams {
             axis,
             dtype,
@@ -120,6 +141,9 @@ impl Tensor {
         dtype: Option<DType>,
         include_initial: bool,
     ) -> Result<Tensor> {
+        if plain_dense(&[self]) {
+            return self.cumulative_dense(Accumulate::Prod, axis, dtype, include_initial);
+        }
         let p = CumulativeParams {
             axis,
             dtype,

@@ -26,6 +26,7 @@ pub use linalg::MatrixNorm;
 use std::slice;
 
 use super::defs::{astype_def, sum_def, AstypeParams, ReduceParams};
+use super::dispatch::plain_dense;
 use super::params::OpParams;
 use super::registry::registry;
 use crate::dtype::DType;
@@ -60,6 +61,9 @@ impl Tensor {
     /// assert_eq!((c.stype(), c.to_vec::<i32>().unwrap()), (StorageType::Csr, vec![1, -2, 0, 300]));
     /// ```
     pub fn astype(&self, dtype: DType) -> Result<Tensor> {
+        if plain_dense(&[self]) {
+            return self.astype_dense(dtype);
+        }
         single(astype_def().call(&AstypeParams { dtype }, slice::from_ref(self))?)
     }
 

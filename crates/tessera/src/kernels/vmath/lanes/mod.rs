@@ -290,7 +290,9 @@ pub(crate) fn map_blocks_each<E: Elem, L: Lanes<E>>(
             None => each(o, x),
         }
     }
-    each(&mut out[whole..], &a[whole..]);
+    if whole < n {
+        each(&mut out[whole..], &a[whole..]);
+    }
 }
 
 /// `pub(crate) fn $name(out, a)`: `out[i] = $scalar(a[i])` over equal-length slices of `$t`,
