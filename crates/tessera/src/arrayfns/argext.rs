@@ -1,7 +1,9 @@
 //! `argmax`/`argmin` of one contiguous lane of `f32`, `f64` or `i64` in AVX-512 registers,
-//! in one pass: each register lane keeps its best value and the index where it first saw it
-//! (a compare into a mask, two masked moves), with two (f32) or four (f64, i64) registers in
-//! flight; at the end the registers are merged lane by lane, the best value is reduced
+//! in one pass: each register lane keeps its best value and the block (of all registers'
+//! lanes, 32 elements) where it first saw it (a compare into a mask, two masked moves; one
+//! block counter serves every register), with two (f32) or four (f64, i64) registers in
+//! flight; at the end the block numbers become indices, the registers are merged lane by
+//! lane, the best value is reduced
 //! across lanes, and the smallest index among the lanes that hold it is the first
 //! occurrence. A NaN anywhere (tracked by a mask, never in the best values)
 //! makes the answer the first NaN's index, found by a scalar scan (NumPy's rule, as the
@@ -63,7 +65,8 @@ mod wide {
         ($name:ident, $t:ty, $reg:ty, $mask:ty, $l:expr, $acc:expr, $load:ident, $mload:ident,
          $set1:ident, $mov:ident, $gt:expr, $lt:expr, $unord:expr, $eq:expr, $rmax:ident,
          $rmin:ident, $lo:expr, $hi:expr;
-         $it:ty, $iota:expr, $iset1:ident, $iadd:ident, $imov:ident, $ilt:ident, $irmin:ident) => {
+         $it:ty, $iota:expr, $iset1:ident, $iadd:ident, $isll:ident, $imov:ident, $ilt:ident,
+         $irmin:ident) => {
             /// [`super::lane_avx512`] for this type (for 32-bit indices, `v.len()` fits).
             ///
             /// # Safety
@@ -74,11 +77,14 @@ mod wide {
                 const ACC: usize = $acc;
                 let id: $t = if MAX { $lo } else { $hi };
                 let beyond = |x: $reg, b: $reg| if MAX { $gt(x, b) } else { $lt(x, b) };
+                // A register lane records the block (of `ACC * L` elements) where it took
+                // its best, one counter for all registers; the index is made at the end.
+                const BLOCK_BITS: u32 = (ACC * L).trailing_zeros();
+                const { assert!(ACC * L == 1 << BLOCK_BITS && ACC.is_power_of_two()) };
                 let mut best = [$set1(id); ACC];
                 let mut at = [_mm512_setzero_si512(); ACC];
-                let mut idx: [__m512i; ACC] =
-                    std::array::from_fn(|k| $iadd($iota, $iset1((k * L) as $it)));
-                let step = $iset1((ACC * L) as $it);
+                let mut blk = _mm512_setzero_si512();
+                let one = $iset1(1);
                 let mut nan: $mask = 0;
                 let mut blocks = v.chunks_exact(ACC * L);
                 for block in &mut blocks {
@@ -88,9 +94,9 @@ mod wide {
                         let m = beyond(x, best[k]);
                         nan |= $unord(x);
                         best[k] = $mov(best[k], m, x);
-                        at[k] = $imov(at[k], m, idx[k]);
-                        idx[k] = $iadd(idx[k], step);
+                        at[k] = $imov(at[k], m, blk);
                     }
+                    blk = $iadd(blk, one);
                 }
                 // The rest (under `ACC * L`), in masked loads; lanes past the end read the
                 // identity, which never replaces a best.
@@ -101,18 +107,28 @@ mod wide {
                     let m = beyond(x, best[k]);
                     nan |= $unord(x);
                     best[k] = $mov(best[k], m, x);
-                    at[k] = $imov(at[k], m, idx[k]);
+                    at[k] = $imov(at[k], m, blk);
                 }
                 if nan != 0 {
                     return first_nan(v);
                 }
-                // Registers 1.. into register 0, lane by lane (beyond, or equal at a smaller
-                // index), then one horizontal step.
-                for k in 1..ACC {
-                    let take =
-                        beyond(best[k], best[0]) | ($eq(best[k], best[0]) & $ilt(at[k], at[0]));
-                    best[0] = $mov(best[0], take, best[k]);
-                    at[0] = $imov(at[0], take, at[k]);
+                // Block numbers to indices: block `ACC * L` + register `k`'s offset + lane.
+                for (k, at) in at.iter_mut().enumerate() {
+                    let offset = $iadd($iota, $iset1((k * L) as $it));
+                    *at = $iadd($isll::<BLOCK_BITS>(*at), offset);
+                }
+                // The registers into register 0, lane by lane (beyond, or equal at a smaller
+                // index), in a tree (0 <- 1 and 2 <- 3, then 0 <- 2: two steps of latency
+                // where a chain took three), then one horizontal step.
+                let mut w = 1;
+                while w < ACC {
+                    for k in (0..ACC).step_by(2 * w) {
+                        let (b, a) = (best[k + w], at[k + w]);
+                        let take = beyond(b, best[k]) | ($eq(b, best[k]) & $ilt(a, at[k]));
+                        best[k] = $mov(best[k], take, b);
+                        at[k] = $imov(at[k], take, a);
+                    }
+                    w *= 2;
                 }
                 let m = if MAX { $rmax(best[0]) } else { $rmin(best[0]) };
                 i64::from($irmin($eq(best[0], $set1(m)), at[0]))
@@ -128,8 +144,8 @@ mod wide {
         |x, b| _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(x, b),
         _mm512_reduce_max_ps, _mm512_reduce_min_ps, f32::NEG_INFINITY, f32::INFINITY;
         i32, _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-        _mm512_set1_epi32, _mm512_add_epi32, _mm512_mask_mov_epi32, _mm512_cmplt_epi32_mask,
-        _mm512_mask_reduce_min_epi32);
+        _mm512_set1_epi32, _mm512_add_epi32, _mm512_slli_epi32, _mm512_mask_mov_epi32,
+        _mm512_cmplt_epi32_mask, _mm512_mask_reduce_min_epi32);
     lane_kernel!(f64s, f64, __m512d, __mmask8, 8, 4, _mm512_loadu_pd, _mm512_mask_loadu_pd,
         _mm512_set1_pd, _mm512_mask_mov_pd,
         |x, b| _mm512_cmp_pd_mask::<_CMP_GT_OQ>(x, b),
@@ -138,13 +154,15 @@ mod wide {
         |x, b| _mm512_cmp_pd_mask::<_CMP_EQ_OQ>(x, b),
         _mm512_reduce_max_pd, _mm512_reduce_min_pd, f64::NEG_INFINITY, f64::INFINITY;
         i64, _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), _mm512_set1_epi64, _mm512_add_epi64,
-        _mm512_mask_mov_epi64, _mm512_cmplt_epi64_mask, _mm512_mask_reduce_min_epi64);
+        _mm512_slli_epi64, _mm512_mask_mov_epi64, _mm512_cmplt_epi64_mask,
+        _mm512_mask_reduce_min_epi64);
     lane_kernel!(i64s, i64, __m512i, __mmask8, 8, 4, _mm512_loadu_si512,
         _mm512_mask_loadu_epi64, _mm512_set1_epi64, _mm512_mask_mov_epi64,
         _mm512_cmpgt_epi64_mask, _mm512_cmplt_epi64_mask, |_x| 0u8, _mm512_cmpeq_epi64_mask,
         _mm512_reduce_max_epi64, _mm512_reduce_min_epi64, i64::MIN, i64::MAX;
         i64, _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), _mm512_set1_epi64, _mm512_add_epi64,
-        _mm512_mask_mov_epi64, _mm512_cmplt_epi64_mask, _mm512_mask_reduce_min_epi64);
+        _mm512_slli_epi64, _mm512_mask_mov_epi64, _mm512_cmplt_epi64_mask,
+        _mm512_mask_reduce_min_epi64);
 }
 
 #[cfg(test)]
