@@ -247,19 +247,22 @@ fn asinh_operand<L: Lanes<f64>>(l: L, a: L::F) -> L::F {
     l.add(a, l.div(a2, l.add(one, l.sqrt(l.add(one, a2)))))
 }
 
+/// `x` with a subnormal scaled by `2^54` into the normal range, and the exponent to take
+/// back off (`k_adj` of [`ln_parts`]).
+#[inline(always)]
+fn unsubnormal(x: f64) -> (f64, i64) {
+    if x < f64::MIN_POSITIVE {
+        (x * (1u64 << 54) as f64, -54)
+    } else {
+        (x, 0)
+    }
+}
+
 /// Natural logarithm.
 #[inline(always)]
 pub fn log(x: f64) -> f64 {
-    let sub = x < f64::MIN_POSITIVE;
-    let xs = if sub { x * (1u64 << 54) as f64 } else { x };
-    let y = ln_core(
-        Scalar,
-        &Tables::new(Scalar),
-        xs,
-        if sub { -54 } else { 0 },
-        None,
-    );
-    log_special(x, y)
+    let (xs, k_adj) = unsubnormal(x);
+    log_special(x, ln_core(Scalar, &Tables::new(Scalar), xs, k_adj, None))
 }
 
 /// `log2(e)` and `log10(e)`, each as the nearest `f64` and the rest (to 60 digits, Python's
@@ -271,16 +274,8 @@ const LOG10_E: (f64, f64) = (std::f64::consts::LOG10_E, 1.098_319_650_216_765e-1
 /// [`log_special`]'s values at 0, negatives, infinity and NaN.
 #[inline(always)]
 fn log_base(x: f64, b: (f64, f64)) -> f64 {
-    let sub = x < f64::MIN_POSITIVE;
-    let xs = if sub { x * (1u64 << 54) as f64 } else { x };
-    let y = ln_times(
-        Scalar,
-        &Tables::new(Scalar),
-        xs,
-        if sub { -54 } else { 0 },
-        b,
-    );
-    log_special(x, y)
+    let (xs, k_adj) = unsubnormal(x);
+    log_special(x, ln_times(Scalar, &Tables::new(Scalar), xs, k_adj, b))
 }
 
 /// Base-2 logarithm: `ln(x) log2(e)` with the product carried in two parts, so that
