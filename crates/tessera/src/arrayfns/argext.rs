@@ -112,7 +112,8 @@ mod wide {
                 if nan != 0 {
                     return first_nan(v);
                 }
-                // Block numbers to indices: block `ACC * L` + register `k`'s offset + lane.
+                // Block numbers to indices: the block times `ACC * L`, plus register `k`'s
+                // offset in the block, plus the lane.
                 for (k, at) in at.iter_mut().enumerate() {
                     let offset = $iadd($iota, $iset1((k * L) as $it));
                     *at = $iadd($isll::<BLOCK_BITS>(*at), offset);

@@ -1,5 +1,5 @@
-//! `f64`'s natural logarithm, `log1p`, `atanh` and `asinh` by the 16-entry table method
-//! of `f32`'s (`ln_table.rs`, docs/design.md P2), written once against
+//! `f64`'s natural logarithm, `log2`, `log10`, `log1p`, `atanh` and `asinh` by the 16-entry
+//! table method of `f32`'s (`ln_table.rs`, docs/design.md P2), written once against
 //! [`Lanes<f64>`](super::lanes::Lanes) for the portable, AVX2 and AVX-512 loops.
 //!
 //! The series method they replace (`s = f/(2 + f)`, ten terms in `s²`) divided once per
@@ -24,7 +24,8 @@
 //! `c/u` to the small terms as `c 2^-k c_i (1 - r)` (first order in `r`; `c/u` is below half
 //! an ulp of `u`), without a division. `atanh(x) = log1p(2a + 2a²/(1 - a))/2` with `a = |x|`
 //! (one division), `asinh(x) = log1p(a + a²/(1 + sqrt(1 + a²)))` (one division, one square
-//! root), and `ln(2a)` above `a = 2^28`, as for `f32`.
+//! root), and `ln(2a)` above `a = 2^28`, as for `f32`. `log2` and `log10` multiply `ln`'s two
+//! parts, before their last addition, by `log2(e)` or `log10(e)` in two parts ([`ln_times`]).
 //!
 //! A block of lanes whose logarithm operand is not positive, normal and finite goes element
 //! by element through the scalar function, which scales subnormals and sets the special
