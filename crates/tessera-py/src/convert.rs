@@ -186,8 +186,16 @@ pub fn index_int(obj: &Bound<'_, PyAny>) -> PyResult<isize> {
 }
 
 /// A sequence of ints, or one int as a one-element list (an int that does not fit `isize`
-/// is Python's OverflowError, not "not a sequence").
+/// is Python's OverflowError, not "not a sequence"). A tuple or list is read directly: trying
+/// it as an int first made Python format a TypeError and drop it, a third of a 4-d
+/// `permute_dims` call.
 pub fn int_seq(obj: &Bound<'_, PyAny>) -> PyResult<DimList<isize>> {
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        return t.iter().map(|x| index_int(&x)).collect();
+    }
+    if let Ok(l) = obj.cast::<PyList>() {
+        return l.iter().map(|x| index_int(&x)).collect();
+    }
     match index_int(obj) {
         Ok(i) => return Ok(smallvec::smallvec![i]),
         Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => return Err(e),
