@@ -261,8 +261,14 @@ pub(crate) fn map_blocks<E: Elem, L: Lanes<E>>(
     vector: impl Fn(L, L::F) -> Option<L::F>,
     scalar: impl Fn(E) -> E,
 ) {
-    let each = |o: &mut [E], x: &[E]| o.iter_mut().zip(x).for_each(|(o, &x)| *o = scalar(x));
-    map_blocks_each(l, out, a, vector, each)
+    map_blocks_each(l, out, a, vector, |o, x| map_each(o, x, &scalar))
+}
+
+/// `out[i] = f(a[i])` over equal-length slices, one element at a time: the fallback loop of
+/// [`map_blocks`] and of [`lanes_loop`]'s widths (inlined into each, with its features).
+#[inline(always)]
+pub(crate) fn map_each<E: Copy>(out: &mut [E], a: &[E], f: &impl Fn(E) -> E) {
+    out.iter_mut().zip(a).for_each(|(o, &x)| *o = f(x));
 }
 
 /// [`map_blocks`] with the fallback as a loop, `each(out, a)`, which the vector loops of
@@ -306,7 +312,7 @@ macro_rules! lanes_loop {
      $scalar:ident) => {
         $(#[$doc])*
         pub(crate) fn $name(out: &mut [$t], a: &[$t]) {
-            use $crate::kernels::vmath::lanes::{map_blocks, map_blocks_each, Scalar};
+            use $crate::kernels::vmath::lanes::{map_blocks, map_blocks_each, map_each, Scalar};
             #[cfg(target_arch = "x86_64")]
             {
                 use $crate::kernels::vmath::lanes::{Avx2, Avx512};
@@ -314,7 +320,7 @@ macro_rules! lanes_loop {
                 #[cold]
                 #[inline(never)]
                 fn widest_each(out: &mut [$t], a: &[$t]) {
-                    out.iter_mut().zip(a).for_each(|(o, &x)| *o = $scalar(x));
+                    map_each(out, a, &$scalar)
                 }
                 #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
                 fn widest($l: Avx512, out: &mut [$t], a: &[$t]) {
@@ -327,7 +333,7 @@ macro_rules! lanes_loop {
                 #[cold]
                 #[inline(never)]
                 fn wide_each(out: &mut [$t], a: &[$t]) {
-                    out.iter_mut().zip(a).for_each(|(o, &x)| *o = $scalar(x));
+                    map_each(out, a, &$scalar)
                 }
                 #[target_feature(enable = "avx2,fma")]
                 fn wide($l: Avx2, out: &mut [$t], a: &[$t]) {
