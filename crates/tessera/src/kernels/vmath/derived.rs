@@ -148,14 +148,18 @@ macro_rules! derived {
                     (lo * half, hi * half)
                 };
                 let mid = lo > TAN_PI_8 * hi;
+                // One branch on `mid`: the octant's `k` below is made from `m`. With a second
+                // `if mid` there, LLVM threaded that branch through the division and the
+                // polynomial, and the loop ran both twice (64 Ki `f64` 174 -> 112 us, `f32`
+                // 43 -> 35 us).
+                let m: $t = if mid { 1.0 } else { 0.0 };
                 let (num, den) = if mid { (lo - hi, lo + hi) } else { (lo, hi) };
                 let t = num / den;
                 let z = t * t;
                 let p = (t * z).mul_add(horner(z, &ATAN2_C), t);
                 // The octant: `k π/4 + s p`, after the reflections `π/2 - r` (steep) and
                 // `π - r` (x negative, -0 included).
-                let k: $t = if mid { 1.0 } else { 0.0 };
-                let (k, s) = if steep { (2.0 - k, -1.0) } else { (k, 1.0) };
+                let (k, s) = if steep { (2.0 - m, -1.0) } else { (m, 1.0) };
                 let (k, s): ($t, $t) = if x.is_sign_negative() {
                     (4.0 - k, -s)
                 } else {
