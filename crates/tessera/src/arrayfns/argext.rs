@@ -9,6 +9,11 @@
 //! makes the answer the first NaN's index, found by a scalar scan (NumPy's rule, as the
 //! portable scan in `search.rs`, which every other dtype, CPU and short lane takes).
 //!
+//! Lanes of at most [`SHORT_MAX_BYTES`] (the rows of a 256 x 256 matrix) take two passes
+//! instead: the extreme (a `max` per register), then the first element equal to it, in
+//! blocks of registers with one branch each. The one pass's index bookkeeping and final
+//! merges cost as much as such a lane's scan (256 `int64`: 38 -> 31 ns a lane).
+//!
 //! The block scan it replaces folded each block to its extreme and then searched the block
 //! again for the position: two passes and a horizontal fold per block (docs/performance.md).
 
@@ -20,6 +25,12 @@ use crate::dtype::Element;
 /// Lanes shorter than this keep the portable scan (its setup is smaller).
 #[cfg(any(target_arch = "x86_64", test))]
 const MIN_LEN: usize = 32;
+
+/// Lanes of up to this many bytes take two passes (the extreme, then its first position):
+/// less work at each end of a lane than the one pass, whose setup and merges cost as much as
+/// a 256-element lane's scan (docs/performance.md).
+#[cfg(target_arch = "x86_64")]
+const SHORT_MAX_BYTES: usize = 4096;
 
 /// The index of the first maximum (`MAX`) or minimum of the non-empty lane `v`, the first
 /// NaN winning, when `T` is `f32`, `f64` or `i64`, the CPU has AVX-512 and the lane is long
@@ -63,8 +74,8 @@ mod wide {
     /// step are a chain of about 4 cycles per register).
     macro_rules! lane_kernel {
         ($name:ident, $t:ty, $reg:ty, $mask:ty, $l:expr, $acc:expr, $load:ident, $mload:ident,
-         $set1:ident, $mov:ident, $gt:expr, $lt:expr, $unord:expr, $eq:expr, $rmax:ident,
-         $rmin:ident, $lo:expr, $hi:expr;
+         $set1:ident, $mov:ident, $gt:expr, $lt:expr, $unord:expr, $eq:expr, $vmax:ident,
+         $vmin:ident, $rmax:ident, $rmin:ident, $lo:expr, $hi:expr;
          $it:ty, $iota:expr, $iset1:ident, $iadd:ident, $isll:ident, $imov:ident, $ilt:ident,
          $irmin:ident) => {
             /// [`super::lane_avx512`] for this type (for 32-bit indices, `v.len()` fits).
@@ -75,6 +86,68 @@ mod wide {
             pub(super) fn $name<const MAX: bool>(v: &[$t]) -> i64 {
                 const L: usize = $l;
                 const ACC: usize = $acc;
+                /// A lane of at most [`super::SHORT_MAX_BYTES`] (in L1 after the first pass): its
+                /// extreme (a `max` or `min` per register, `ACC` registers in flight, folded
+                /// at the end), then the first element equal to it, a scan that stops there.
+                /// A NaN anywhere makes the answer the first NaN's index.
+                #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")]
+                fn short<const MAX: bool>(v: &[$t]) -> i64 {
+                    let id: $t = if MAX { $lo } else { $hi };
+                    let ext = |a: $reg, x: $reg| if MAX { $vmax(a, x) } else { $vmin(a, x) };
+                    let mut acc = [$set1(id); ACC];
+                    let mut nan: $mask = 0;
+                    let mut blocks = v.chunks_exact(ACC * L);
+                    for block in &mut blocks {
+                        for (k, a) in acc.iter_mut().enumerate() {
+                            // SAFETY: `block` holds `ACC * L` elements.
+                            let x = unsafe { $load(block.as_ptr().add(k * L).cast()) };
+                            nan |= $unord(x);
+                            *a = ext(*a, x);
+                        }
+                    }
+                    // The rest in masked loads; lanes past the end read the identity.
+                    for (part, a) in blocks.remainder().chunks(L).zip(&mut acc) {
+                        let live = ((1u32 << part.len()) - 1) as $mask;
+                        // SAFETY: the mask covers exactly `part.len()` elements, all in bounds.
+                        let x = unsafe { $mload($set1(id), live, part.as_ptr().cast()) };
+                        nan |= $unord(x);
+                        *a = ext(*a, x);
+                    }
+                    if nan != 0 {
+                        return first_nan(v);
+                    }
+                    let mut w = 1;
+                    while w < ACC {
+                        for k in (0..ACC).step_by(2 * w) {
+                            acc[k] = ext(acc[k], acc[k + w]);
+                        }
+                        w *= 2;
+                    }
+                    let e = if MAX { $rmax(acc[0]) } else { $rmin(acc[0]) };
+                    let m = $set1(e);
+                    // The extreme is one of the lane's elements (the identity only fills lanes
+                    // past the end, which the mask leaves out): the first equal one is the
+                    // answer.
+                    // Blocks of `ACC` registers, their masks in one word: one branch a block.
+                    let mut blocks = v.chunks_exact(ACC * L);
+                    for (b, block) in (&mut blocks).enumerate() {
+                        let mut hits = 0u64;
+                        for k in 0..ACC {
+                            // SAFETY: `block` holds `ACC * L` elements.
+                            let x = unsafe { $load(block.as_ptr().add(k * L).cast()) };
+                            hits |= u64::from($eq(x, m)) << (k * L);
+                        }
+                        if hits != 0 {
+                            return (b * ACC * L + hits.trailing_zeros() as usize) as i64;
+                        }
+                    }
+                    let done = v.len() - blocks.remainder().len();
+                    let at = blocks.remainder().iter().position(|&x| x == e);
+                    (done + at.expect("the extreme is an element of the lane")) as i64
+                }
+                if std::mem::size_of_val(v) <= super::SHORT_MAX_BYTES {
+                    return short::<MAX>(v);
+                }
                 let id: $t = if MAX { $lo } else { $hi };
                 let beyond = |x: $reg, b: $reg| if MAX { $gt(x, b) } else { $lt(x, b) };
                 // A register lane records the block (of `ACC * L` elements) where it took
@@ -143,7 +216,7 @@ mod wide {
         |x, b| _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, b),
         |x| _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x),
         |x, b| _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(x, b),
-        _mm512_reduce_max_ps, _mm512_reduce_min_ps, f32::NEG_INFINITY, f32::INFINITY;
+        _mm512_max_ps, _mm512_min_ps, _mm512_reduce_max_ps, _mm512_reduce_min_ps, f32::NEG_INFINITY, f32::INFINITY;
         i32, _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
         _mm512_set1_epi32, _mm512_add_epi32, _mm512_slli_epi32, _mm512_mask_mov_epi32,
         _mm512_cmplt_epi32_mask, _mm512_mask_reduce_min_epi32);
@@ -153,14 +226,14 @@ mod wide {
         |x, b| _mm512_cmp_pd_mask::<_CMP_LT_OQ>(x, b),
         |x| _mm512_cmp_pd_mask::<_CMP_UNORD_Q>(x, x),
         |x, b| _mm512_cmp_pd_mask::<_CMP_EQ_OQ>(x, b),
-        _mm512_reduce_max_pd, _mm512_reduce_min_pd, f64::NEG_INFINITY, f64::INFINITY;
+        _mm512_max_pd, _mm512_min_pd, _mm512_reduce_max_pd, _mm512_reduce_min_pd, f64::NEG_INFINITY, f64::INFINITY;
         i64, _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), _mm512_set1_epi64, _mm512_add_epi64,
         _mm512_slli_epi64, _mm512_mask_mov_epi64, _mm512_cmplt_epi64_mask,
         _mm512_mask_reduce_min_epi64);
     lane_kernel!(i64s, i64, __m512i, __mmask8, 8, 4, _mm512_loadu_si512,
         _mm512_mask_loadu_epi64, _mm512_set1_epi64, _mm512_mask_mov_epi64,
         _mm512_cmpgt_epi64_mask, _mm512_cmplt_epi64_mask, |_x| 0u8, _mm512_cmpeq_epi64_mask,
-        _mm512_reduce_max_epi64, _mm512_reduce_min_epi64, i64::MIN, i64::MAX;
+        _mm512_max_epi64, _mm512_min_epi64, _mm512_reduce_max_epi64, _mm512_reduce_min_epi64, i64::MIN, i64::MAX;
         i64, _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), _mm512_set1_epi64, _mm512_add_epi64,
         _mm512_slli_epi64, _mm512_mask_mov_epi64, _mm512_cmplt_epi64_mask,
         _mm512_mask_reduce_min_epi64);
@@ -250,7 +323,9 @@ mod tests {
         }
         // A unique extreme at every position p of lanes of several lengths (every block and
         // tail position decides the answer), a later tie (which must not win), finite values.
-        for n in [32usize, 33, 47, 64, 100, 257] {
+        // (Up to `SHORT_MAX_BYTES` the two-pass kernel answers: 600 is past it for the
+        // 8-byte types only, 1100 for all three.)
+        for n in [32usize, 33, 47, 64, 100, 257, 600, 1100] {
             for p in 0..n {
                 for tie in [false, true] {
                     let mut v: Vec<f64> = (0..n).map(|i| (i % 7) as f64).collect();
