@@ -125,10 +125,9 @@ mod wide {
                     }
                     let e = if MAX { $rmax(acc[0]) } else { $rmin(acc[0]) };
                     let m = $set1(e);
-                    // The extreme is one of the lane's elements (the identity only fills lanes
-                    // past the end, which the mask leaves out): the first equal one is the
-                    // answer.
-                    // Blocks of `ACC` registers, their masks in one word: one branch a block.
+                    // The extreme is one of the lane's elements (the identity filled only lanes
+                    // past the end): the first equal one is the answer. Blocks of `ACC`
+                    // registers, their masks in one word (one branch a block), then the tail.
                     let mut blocks = v.chunks_exact(ACC * L);
                     for (b, block) in (&mut blocks).enumerate() {
                         let mut hits = 0u64;
@@ -216,7 +215,8 @@ mod wide {
         |x, b| _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, b),
         |x| _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x),
         |x, b| _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(x, b),
-        _mm512_max_ps, _mm512_min_ps, _mm512_reduce_max_ps, _mm512_reduce_min_ps, f32::NEG_INFINITY, f32::INFINITY;
+        _mm512_max_ps, _mm512_min_ps, _mm512_reduce_max_ps, _mm512_reduce_min_ps,
+        f32::NEG_INFINITY, f32::INFINITY;
         i32, _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
         _mm512_set1_epi32, _mm512_add_epi32, _mm512_slli_epi32, _mm512_mask_mov_epi32,
         _mm512_cmplt_epi32_mask, _mm512_mask_reduce_min_epi32);
@@ -226,14 +226,16 @@ mod wide {
         |x, b| _mm512_cmp_pd_mask::<_CMP_LT_OQ>(x, b),
         |x| _mm512_cmp_pd_mask::<_CMP_UNORD_Q>(x, x),
         |x, b| _mm512_cmp_pd_mask::<_CMP_EQ_OQ>(x, b),
-        _mm512_max_pd, _mm512_min_pd, _mm512_reduce_max_pd, _mm512_reduce_min_pd, f64::NEG_INFINITY, f64::INFINITY;
+        _mm512_max_pd, _mm512_min_pd, _mm512_reduce_max_pd, _mm512_reduce_min_pd,
+        f64::NEG_INFINITY, f64::INFINITY;
         i64, _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), _mm512_set1_epi64, _mm512_add_epi64,
         _mm512_slli_epi64, _mm512_mask_mov_epi64, _mm512_cmplt_epi64_mask,
         _mm512_mask_reduce_min_epi64);
     lane_kernel!(i64s, i64, __m512i, __mmask8, 8, 4, _mm512_loadu_si512,
         _mm512_mask_loadu_epi64, _mm512_set1_epi64, _mm512_mask_mov_epi64,
         _mm512_cmpgt_epi64_mask, _mm512_cmplt_epi64_mask, |_x| 0u8, _mm512_cmpeq_epi64_mask,
-        _mm512_max_epi64, _mm512_min_epi64, _mm512_reduce_max_epi64, _mm512_reduce_min_epi64, i64::MIN, i64::MAX;
+        _mm512_max_epi64, _mm512_min_epi64, _mm512_reduce_max_epi64, _mm512_reduce_min_epi64,
+        i64::MIN, i64::MAX;
         i64, _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), _mm512_set1_epi64, _mm512_add_epi64,
         _mm512_slli_epi64, _mm512_mask_mov_epi64, _mm512_cmplt_epi64_mask,
         _mm512_mask_reduce_min_epi64);
