@@ -43,6 +43,17 @@ pub(crate) trait NetSort: Copy + PartialOrd + 'static {
     /// The CPU must have AVX-512F, and `v.len() <= NET_MAX`.
     #[cfg(target_arch = "x86_64")]
     unsafe fn sort_in_registers(v: &mut [Self]);
+
+    /// Writes `src` sorted ascending into `dst` (of the same length) and returns `true`,
+    /// unless `src` holds a tie: an element equal to zero or a NaN (always `false` for the
+    /// integer keys), which a float sort must put back in input order afterwards. Then it
+    /// returns `false` and leaves `dst` as it is. One pass over the lane, not three (a copy,
+    /// a scan for ties and the sort in place).
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512F, and `src.len() == dst.len() <= NET_MAX`.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn sort_untied_into(src: &[Self], dst: &mut [Self]) -> bool;
 }
 
 /// An integer key type the network sorts ([`NetSort`]).
@@ -83,6 +94,12 @@ macro_rules! net_sort {
                     // SAFETY: the caller's contract is the module's `sort`'s.
                     unsafe { $module::sort(v) }
                 }
+
+                #[cfg(target_arch = "x86_64")]
+                unsafe fn sort_untied_into(src: &[$t], dst: &mut [$t]) -> bool {
+                    // SAFETY: the caller's contract is the module's `sort_untied_into`'s.
+                    unsafe { $module::sort_untied_into(src, dst) }
+                }
             }
         )*
     };
@@ -121,6 +138,26 @@ pub(crate) fn sort<K: NetSort>(v: &mut [K]) -> bool {
         return true;
     }
     let _ = v;
+    false
+}
+
+/// Writes `src` sorted ascending into `dst` (`src.len() == dst.len()`) and returns `true`
+/// when the CPU has AVX-512, `src.len() <=` [`NET_MAX`] and no element of `src` is a tie
+/// ([`NetSort::sort_untied_into`]: a float zero or NaN, whose input order a stable sort
+/// keeps); otherwise returns `false` and leaves `dst` as it is.
+pub(crate) fn sort_untied_into<K: NetSort>(src: &[K], dst: &mut [K]) -> bool {
+    assert_eq!(src.len(), dst.len(), "a lane and its sorted copy");
+    #[cfg(target_arch = "x86_64")]
+    if takes(src.len()) {
+        // A sorted lane (as in [`sort`]) is its own sorted copy, ties in input order.
+        if src.len() > SORTED_CHECK_FROM && src.is_sorted() {
+            dst.copy_from_slice(src);
+            return true;
+        }
+        // SAFETY: the CPU has AVX-512F and the lengths are checked just above.
+        return unsafe { K::sort_untied_into(src, dst) };
+    }
+    let _ = (src, dst);
     false
 }
 
@@ -193,7 +230,7 @@ macro_rules! unroll {
 macro_rules! network_module {
     ($name:ident, $word:ty, $pad:expr, $lanes:literal, $mask:ty, $vec:ty, $idx:ty,
      $set1:ident, $mask_load:ident, $mask_store:ident, $min:ident, $max:ident,
-     $mask_min:ident, $permute:ident) => {
+     $mask_min:ident, $permute:ident, tied = |$tx:ident| $tied:expr) => {
         #[cfg(target_arch = "x86_64")]
         mod $name {
             use std::arch::x86_64::*;
@@ -206,22 +243,64 @@ macro_rules! network_module {
             /// The most registers a lane takes.
             const MAX_R: usize = NET_MAX / L;
 
-            /// Sorts `v` (`v.len() <= NET_MAX`) ascending, in as few registers as hold it
-            /// (a power of two).
+            /// Sorts `v` (`v.len() <= NET_MAX`) ascending in registers.
             ///
             /// # Safety
             /// The CPU must have AVX-512F.
             #[target_feature(enable = "avx512f")]
             pub(super) unsafe fn sort(v: &mut [$word]) {
-                debug_assert!(v.len() <= NET_MAX);
-                match v.len().div_ceil(L).next_power_of_two() {
-                    1 => direct::<1>(v),
-                    2 => direct::<2>(v),
-                    4 => direct::<4>(v),
-                    8 => direct::<8>(v),
-                    16 if MAX_R > 16 => direct::<16>(v),
-                    _ => direct::<MAX_R>(v),
+                let p = v.as_mut_ptr();
+                // SAFETY: `p` is valid for reads and writes of `v.len()` keys, and every load
+                // comes before the first store.
+                let sorted = unsafe { by_length::<false>(p, p, v.len()) };
+                debug_assert!(sorted, "no ties to find");
+            }
+
+            /// [`super::NetSort::sort_untied_into`].
+            ///
+            /// # Safety
+            /// The CPU must have AVX-512F.
+            #[target_feature(enable = "avx512f")]
+            pub(super) unsafe fn sort_untied_into(src: &[$word], dst: &mut [$word]) -> bool {
+                assert_eq!(src.len(), dst.len(), "a lane and its sorted copy");
+                // SAFETY: `src` is valid for reads and `dst` (which it cannot overlap, being
+                // borrowed mutably) for writes of `src.len()` keys.
+                unsafe { by_length::<true>(src.as_ptr(), dst.as_mut_ptr(), src.len()) }
+            }
+
+            /// Sorts the `n <= NET_MAX` keys at `src` into `dst`, in as few registers as hold
+            /// them (a power of two); when `UNTIED`, returns `false` before any store if one
+            /// is a tie ([`tied`]).
+            ///
+            /// # Safety
+            /// `src` must be valid for reads and `dst` for writes of `n` keys, and the CPU
+            /// must have AVX-512F.
+            #[target_feature(enable = "avx512f")]
+            unsafe fn by_length<const UNTIED: bool>(
+                src: *const $word,
+                dst: *mut $word,
+                n: usize,
+            ) -> bool {
+                assert!(n <= NET_MAX, "the lane fits in the registers");
+                // SAFETY (every arm): the caller's contract, and `n <= L R` for the `R` of
+                // the arm (the powers of two up to `MAX_R`, `MAX_R L == NET_MAX`).
+                unsafe {
+                    match n.div_ceil(L).next_power_of_two() {
+                        1 => direct::<1, UNTIED>(src, dst, n),
+                        2 => direct::<2, UNTIED>(src, dst, n),
+                        4 => direct::<4, UNTIED>(src, dst, n),
+                        8 => direct::<8, UNTIED>(src, dst, n),
+                        16 if MAX_R > 16 => direct::<16, UNTIED>(src, dst, n),
+                        _ => direct::<MAX_R, UNTIED>(src, dst, n),
+                    }
                 }
+            }
+
+            /// The lanes of `x` that hold a tie (for the floats: zero or NaN).
+            #[inline]
+            #[target_feature(enable = "avx512f")]
+            fn tied($tx: $vec) -> $mask {
+                $tied
             }
 
             /// The mask of the lowest `min(k, L)` lanes.
@@ -234,9 +313,10 @@ macro_rules! network_module {
                 }
             }
 
-            /// Sorts `v` (`v.len() <= L * R`) in `R` registers loaded from it under masks, the
-            /// lanes past its end holding the padding key (which sorts last), and stored back
-            /// under the same masks. Key `g` of the lane is lane `g % L` of register `g / L`.
+            /// Sorts the `n <= L * R` keys at `src` into `dst` in `R` registers loaded under
+            /// masks, the lanes past the end holding the padding key (which sorts last), and
+            /// stored under the same masks. Key `g` of the lane is lane `g % L` of register
+            /// `g / L`. When `UNTIED`, returns `false` before the network if a key is a tie.
             ///
             /// Two phases (docs/performance.md, "Sorting network"):
             /// 1. [`sort_columns`]: every lane position ("column") is sorted across the `R`
@@ -245,23 +325,35 @@ macro_rules! network_module {
             ///    blocks of `S / 2` columns merges into one block of `S` columns, read row by
             ///    row (key `r * S + c` of a block is its column `c` in register `r`). After
             ///    width `L` the registers hold the sorted keys in order.
+            ///
+            /// # Safety
+            /// As for [`by_length`], and `n <= L * R`.
             #[target_feature(enable = "avx512f")]
-            fn direct<const R: usize>(v: &mut [$word]) {
-                let n = v.len();
-                assert!(n <= L * R, "the lane fits in the registers");
+            unsafe fn direct<const R: usize, const UNTIED: bool>(
+                src: *const $word,
+                dst: *mut $word,
+                n: usize,
+            ) -> bool {
+                debug_assert!(n <= L * R);
                 let padding = $set1($pad as _);
                 let mut r = [padding; R];
-                let p = v.as_mut_ptr();
+                let mut ties: $mask = 0;
                 unroll!(R, |i| {
                     if i * L < n {
                         // SAFETY: the lanes the mask selects are the keys `i L ..
-                        // min(n, (i + 1) L)` of `v`; a masked load or store touches no other
+                        // min(n, (i + 1) L)` at `src`; a masked load or store touches no other
                         // lane's memory (and faults on none).
                         r[i] = unsafe {
-                            $mask_load(padding, low_lanes(n - i * L), p.add(i * L).cast())
+                            $mask_load(padding, low_lanes(n - i * L), src.add(i * L).cast())
                         };
+                        if UNTIED {
+                            ties |= tied(r[i]);
+                        }
                     }
                 });
+                if ties != 0 {
+                    return false;
+                }
                 // Written out, not a loop of calls: the registers stay in registers only
                 // while every index is a constant.
                 sort_columns::<R>(&mut r);
@@ -271,10 +363,11 @@ macro_rules! network_module {
                 merge::<R, 16>(&mut r);
                 unroll!(R, |i| {
                     if i * L < n {
-                        // SAFETY: as for the loads.
-                        unsafe { $mask_store(p.add(i * L).cast(), low_lanes(n - i * L), r[i]) };
+                        // SAFETY: as for the loads, at `dst`.
+                        unsafe { $mask_store(dst.add(i * L).cast(), low_lanes(n - i * L), r[i]) };
                     }
                 });
+                true
             }
 
             /// Puts the smaller keys of registers `a` and `b` in `a`, lane by lane, and the
@@ -412,7 +505,8 @@ network_module!(
     _mm512_min_epu64,
     _mm512_max_epu64,
     _mm512_mask_min_epu64,
-    _mm512_permutexvar_epi64
+    _mm512_permutexvar_epi64,
+    tied = |_x| 0
 );
 network_module!(
     narrow,
@@ -428,7 +522,8 @@ network_module!(
     _mm512_min_epu32,
     _mm512_max_epu32,
     _mm512_mask_min_epu32,
-    _mm512_permutexvar_epi32
+    _mm512_permutexvar_epi32,
+    tied = |_x| 0
 );
 network_module!(
     wide_f64,
@@ -444,7 +539,8 @@ network_module!(
     _mm512_min_pd,
     _mm512_max_pd,
     _mm512_mask_min_pd,
-    _mm512_permutexvar_pd
+    _mm512_permutexvar_pd,
+    tied = |x| _mm512_cmp_pd_mask::<_CMP_EQ_UQ>(x, _mm512_setzero_pd())
 );
 network_module!(
     narrow_f32,
@@ -460,142 +556,9 @@ network_module!(
     _mm512_min_ps,
     _mm512_max_ps,
     _mm512_mask_min_ps,
-    _mm512_permutexvar_ps
+    _mm512_permutexvar_ps,
+    tied = |x| _mm512_cmp_ps_mask::<_CMP_EQ_UQ>(x, _mm512_setzero_ps())
 );
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A small deterministic generator (the test needs no crate for it).
-    fn keys(n: usize, seed: u64, spread: u64) -> Vec<u64> {
-        let mut s = seed;
-        (0..n)
-            .map(|_| {
-                s = s
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                match (s >> 60) % 4 {
-                    0 => u64::MAX,
-                    _ => (s >> 17) % spread,
-                }
-            })
-            .collect()
-    }
-
-    /// Batcher's column networks have their known sizes, and sort every 0/1 input of up to
-    /// 16 keys (so, by the 0-1 principle, every input), and random inputs of 32.
-    #[test]
-    fn column_networks_sort() {
-        let run = |n: usize, v: &mut [u64]| {
-            let (pairs, len) = columns(n);
-            for &(a, b) in &pairs[..len] {
-                let (a, b) = (a as usize, b as usize);
-                assert!(a < b && b < n);
-                if v[a] > v[b] {
-                    v.swap(a, b);
-                }
-            }
-        };
-        for (n, size) in [(1, 0), (2, 1), (4, 5), (8, 19), (16, 63), (32, 191)] {
-            assert_eq!(columns(n).1, size, "{n} inputs");
-        }
-        for n in [2, 4, 8, 16] {
-            for bits in 0u32..1 << n {
-                let mut v: Vec<u64> = (0..n).map(|i| (bits >> i & 1) as u64).collect();
-                run(n, &mut v);
-                assert!(v.is_sorted(), "{n} inputs, bits {bits:b}");
-            }
-        }
-        for seed in 0..200 {
-            let mut v = keys(32, seed, 1000);
-            run(32, &mut v);
-            assert!(v.is_sorted());
-        }
-    }
-
-    #[test]
-    fn sorts_every_length_like_the_standard_sort() {
-        if !crate::kernels::simd::has_avx512() {
-            // The network is not used on this CPU: `sort` must leave the input alone.
-            let mut v = vec![3u64, 1, 2];
-            assert!(!sort(&mut v));
-            assert_eq!(v, [3, 1, 2]);
-            let mut v32 = vec![3u32, 1, 2];
-            assert!(!sort(&mut v32));
-            assert_eq!(v32, [3, 1, 2]);
-            return;
-        }
-        for n in 0..=NET_MAX {
-            for (seed, spread) in [(1, 5), (2, 1000), (3, u64::MAX)] {
-                let mut v = keys(n, seed + n as u64, spread);
-                let mut want = v.clone();
-                want.sort_unstable();
-                let mut v32: Vec<u32> = v.iter().map(|&k| (k >> 32) as u32 ^ k as u32).collect();
-                let mut want32 = v32.clone();
-                want32.sort_unstable();
-                assert!(sort(&mut v));
-                assert_eq!(v, want, "n = {n}, spread {spread}");
-                assert!(sort(&mut v32));
-                assert_eq!(v32, want32, "u32, n = {n}, spread {spread}");
-            }
-        }
-        for n in [0, 1, 7, 8, 100, NET_MAX] {
-            let mut sorted: Vec<u64> = (0..n as u64).map(|i| i / 3).collect();
-            let want = sorted.clone();
-            assert!(sort(&mut sorted));
-            assert_eq!(sorted, want);
-            let mut reversed: Vec<u64> = want.iter().rev().copied().collect();
-            assert!(sort(&mut reversed));
-            assert_eq!(reversed, want);
-            let mut reversed32: Vec<u32> = want.iter().rev().map(|&k| k as u32).collect();
-            assert!(sort(&mut reversed32));
-            assert!(reversed32.is_sorted());
-        }
-        let mut long = vec![0u64; NET_MAX + 1];
-        assert!(!sort(&mut long));
-        assert!(!sort(&mut vec![0u32; NET_MAX + 1]));
-    }
-
-    #[test]
-    fn sorts_floats_of_every_length_like_the_standard_sort() {
-        if !crate::kernels::simd::has_avx512() {
-            assert!(!sort(&mut [2.0f64, 1.0]));
-            assert!(!sort(&mut [2.0f32, 1.0]));
-            return;
-        }
-        // Ties, signed zeros, both infinities and values of every magnitude (no NaN: the
-        // caller keeps them out).
-        let value = |k: u64| match k % 7 {
-            0 => f64::INFINITY,
-            1 => f64::NEG_INFINITY,
-            2 => -0.0,
-            3 => 0.0,
-            4 => (k % 5) as f64 - 2.0,
-            _ => f64::from_bits(k >> 2) * if k & 1 == 0 { -1.0 } else { 1.0 },
-        };
-        for n in 0..=NET_MAX {
-            for seed in [4, 5] {
-                let v: Vec<f64> = keys(n, seed + n as u64, u64::MAX)
-                    .into_iter()
-                    .map(value)
-                    .collect();
-                let v: Vec<f64> = v
-                    .into_iter()
-                    .map(|x| if x.is_nan() { 1.5 } else { x })
-                    .collect();
-                let mut want = v.clone();
-                want.sort_by(|a, b| a.partial_cmp(b).unwrap());
-                let mut got = v.clone();
-                assert!(sort(&mut got));
-                assert_eq!(got, want, "f64, n = {n}");
-                let v32: Vec<f32> = v.iter().map(|&x| x as f32).collect();
-                let mut want32 = v32.clone();
-                want32.sort_by(|a, b| a.partial_cmp(b).unwrap());
-                let mut got32 = v32.clone();
-                assert!(sort(&mut got32));
-                assert_eq!(got32, want32, "f32, n = {n}");
-            }
-        }
-    }
-}
+mod tests;

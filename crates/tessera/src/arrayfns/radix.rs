@@ -14,7 +14,7 @@
 
 use std::any::TypeId;
 
-use super::network::{self, NetKey, NET_MAX};
+use super::network::{self, NetKey, NetSort, NET_MAX};
 use super::offsets;
 use super::quicksort::{self, QuickSort};
 use crate::dtype::{DType, Element};
@@ -225,6 +225,43 @@ pub(crate) fn sort_by_key<T: Element>(
         *o = orig[i as usize];
     }
     Ok(())
+}
+
+/// Writes the ascending sort of the float lane `src` (`f64` or `f32`) into `dst` in one pass
+/// through the network ([`network::sort_untied_into`]) and returns `true`, when the CPU and
+/// the lane allow and `src` holds no zero or NaN (the ties that need [`restore_ties`]);
+/// otherwise returns `false` and leaves `dst` as it is (the caller copies and sorts in place).
+pub(crate) fn sort_untied_into<T: Element>(src: &[T], dst: &mut [T]) -> bool {
+    if src.len() < 2 {
+        dst.copy_from_slice(src);
+        return true;
+    }
+    let t = TypeId::of::<T>();
+    if t == TypeId::of::<f64>() {
+        // SAFETY: `T` is `f64` (same `TypeId`).
+        return unsafe { untied_as::<T, f64>(src, dst) };
+    }
+    if t == TypeId::of::<f32>() {
+        // SAFETY: `T` is `f32` (same `TypeId`).
+        return unsafe { untied_as::<T, f32>(src, dst) };
+    }
+    false
+}
+
+/// [`network::sort_untied_into`] of the slices of `T` read as slices of `F`.
+///
+/// # Safety
+/// `T` must be `F`.
+unsafe fn untied_as<T, F: NetSort>(src: &[T], dst: &mut [T]) -> bool {
+    // SAFETY: `T` is `F` (the caller's contract), so both are slices of `F`, reborrowed for
+    // the call.
+    let (s, d) = unsafe {
+        (
+            std::slice::from_raw_parts(src.as_ptr().cast::<F>(), src.len()),
+            std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<F>(), dst.len()),
+        )
+    };
+    network::sort_untied_into(s, d)
 }
 
 /// Sorts a lane in AVX-512 registers (the network up to [`NET_MAX`] elements, the vectorised

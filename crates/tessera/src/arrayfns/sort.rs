@@ -136,11 +136,20 @@ impl Tensor {
                     if l.count == 1 && partition_copy::sort_copy(src, dst, descending, big) {
                         return Ok(());
                     }
-                    dst.copy_from_slice(src);
+                    // A short float lane without ties sorts from `src` into `dst` in one
+                    // pass; the others are copied and sorted in place.
+                    let lane = |s: &[T], d: &mut [T], par: bool| {
+                        if !descending && radix::sort_untied_into(s, d) {
+                            return Ok(());
+                        }
+                        d.copy_from_slice(s);
+                        sort_lane(d, descending, stable, par)
+                    };
+                    let w = n.max(1);
                     if big && l.count >= crate::kernels::parallel::num_threads() {
-                        dst.par_chunks_mut(n.max(1)).try_for_each(|v| sort_lane(v, descending, stable, false))
+                        dst.par_chunks_mut(w).zip(src.par_chunks(w)).try_for_each(|(d, s)| lane(s, d, false))
                     } else {
-                        dst.chunks_mut(n.max(1)).try_for_each(|v| sort_lane(v, descending, stable, big))
+                        dst.chunks_mut(w).zip(src.chunks(w)).try_for_each(|(d, s)| lane(s, d, big))
                     }
                 })
             })??
