@@ -45,10 +45,10 @@ pub(crate) trait NetSort: Copy + PartialOrd + 'static {
     unsafe fn sort_in_registers(v: &mut [Self]);
 
     /// Writes `src` sorted ascending into `dst` (of the same length) and returns `true`,
-    /// unless `src` holds a tie: an element equal to zero or a NaN (always `false` for the
-    /// integer keys), which a float sort must put back in input order afterwards. Then it
-    /// returns `false` and leaves `dst` as it is. One pass over the lane, not three (a copy,
-    /// a scan for ties and the sort in place).
+    /// unless `src` holds a tie: a float equal to zero or a NaN (an integer key is never
+    /// one), which a float sort must put back in input order afterwards. Then it returns
+    /// `false` and leaves `dst` as it is. One pass over the lane, not three (a copy, a scan
+    /// for ties and the sort in place).
     ///
     /// # Safety
     /// The CPU must have AVX-512F, and `src.len() == dst.len() <= NET_MAX`.

@@ -147,7 +147,9 @@ impl Tensor {
                     };
                     let w = n.max(1);
                     if big && l.count >= crate::kernels::parallel::num_threads() {
-                        dst.par_chunks_mut(w).zip(src.par_chunks(w)).try_for_each(|(d, s)| lane(s, d, false))
+                        dst.par_chunks_mut(w)
+                            .zip(src.par_chunks(w))
+                            .try_for_each(|(d, s)| lane(s, d, false))
                     } else {
                         dst.chunks_mut(w).zip(src.chunks(w)).try_for_each(|(d, s)| lane(s, d, big))
                     }
