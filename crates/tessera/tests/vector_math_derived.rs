@@ -119,27 +119,43 @@ fn f32_functions_within_their_ulp_bounds() {
     }
 }
 
-/// Every positive `f32` (and every one above -1 for `log1p`) through `log` and `log1p`,
-/// against `f64`, whose suite bounds are 1 ulp, and through `asinh` and `atanh` (bound 2, the
-/// C library's `f64` functions as reference): about three minutes on two cores in release,
-/// on demand (`cargo test --release -p tessera --test suite f32_logs_exhaustive --
-/// --ignored --nocapture`).
-#[test]
-#[ignore = "exhaustive: about three minutes in release; run on demand"]
-fn f32_logs_exhaustive() {
+/// The largest distance in whole ulps of `f` from `reference` rounded to `f32`, over the
+/// bit patterns `bits`, with the `x` where it occurs.
+fn worst32(f: fn(f32) -> f32, reference: fn(f64) -> f64, bits: std::ops::Range<u32>) -> (u64, f32) {
     use rayon::prelude::*;
-    let worst = |f: fn(f32) -> f32, reference: fn(f64) -> f64, bits: std::ops::Range<u32>| {
-        bits.into_par_iter()
-            .map(|b| {
-                let x = f32::from_bits(b);
-                (ulps32(f(x), reference(x as f64) as f32), x)
-            })
-            .reduce(|| (0, 0.0), |a, b| if b.0 > a.0 { b } else { a })
-    };
+    bits.into_par_iter()
+        .map(|b| {
+            let x = f32::from_bits(b);
+            (ulps32(f(x), reference(x as f64) as f32), x)
+        })
+        .reduce(|| (0, 0.0), |a, b| if b.0 > a.0 { b } else { a })
+}
+
+/// Every positive `f32` (and every one above -1 for `log1p`) through `log` and `log1p`,
+/// against `f64`, whose suite bounds are 1 ulp, through `log2` and `log10` (bound 2, the
+/// 16-entry table) and through `asinh` and `atanh` (bound 2, the C library's `f64` functions
+/// as reference): about five minutes on two cores in release, on demand (`cargo test
+/// --release -p tessera --test suite f32_logs_exhaustive -- --ignored --nocapture`).
+#[test]
+#[ignore = "exhaustive: about five minutes in release; run on demand"]
+fn f32_logs_exhaustive() {
+    let worst = worst32;
     let positive = 1..f32::INFINITY.to_bits();
     let (e, x) = worst(vmath::f32::log, f64::ln, positive.clone());
     println!("log f32: max {e} ulp at {x:e}");
     assert!(e <= 1, "log({x:e}): {e} ulp");
+    for (name, f, reference) in [
+        (
+            "log2",
+            vmath::f32::log2 as fn(f32) -> f32,
+            f64::log2 as fn(f64) -> f64,
+        ),
+        ("log10", vmath::f32::log10, f64::log10),
+    ] {
+        let (e, x) = worst(f, reference, positive.clone());
+        println!("{name} f32: max {e} ulp at {x:e}");
+        assert!(e <= 2, "{name}({x:e}): {e} ulp");
+    }
     let negative = 0x8000_0001..(-1.0f32).to_bits();
     for range in [positive, negative] {
         let (e, x) = worst(vmath::f32::log1p, f64::ln_1p, range);
@@ -153,6 +169,31 @@ fn f32_logs_exhaustive() {
     let (e, x) = worst(vmath::f32::asinh, asinh, 0..f32::INFINITY.to_bits());
     println!("asinh f32: max {e} ulp at {x:e}");
     assert!(e <= 2, "asinh({x:e}): {e} ulp");
+}
+
+/// Every `f32` in `[-1, 1]` through `asin` and `acos`, against `f64` (the suite's bounds, 2
+/// and 1 ulp): about a minute on two cores in release, on demand (`cargo test --release -p
+/// tessera --test suite f32_inverse_sines_exhaustive -- --ignored --nocapture`).
+#[test]
+#[ignore = "exhaustive: about a minute in release; run on demand"]
+fn f32_inverse_sines_exhaustive() {
+    let one = 1.0f32.to_bits();
+    let halves = [0..one + 1, 0x8000_0000..(-1.0f32).to_bits() + 1];
+    for (name, f, reference, bound) in [
+        (
+            "asin",
+            vmath::f32::asin as fn(f32) -> f32,
+            f64::asin as fn(f64) -> f64,
+            2,
+        ),
+        ("acos", vmath::f32::acos, f64::acos, 1),
+    ] {
+        for bits in halves.clone() {
+            let (e, x) = worst32(f, reference, bits);
+            println!("{name} f32: max {e} ulp at {x:e}");
+            assert!(e <= bound, "{name}({x:e}): {e} ulp");
+        }
+    }
 }
 
 #[test]
