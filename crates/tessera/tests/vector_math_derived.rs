@@ -120,8 +120,12 @@ fn f32_functions_within_their_ulp_bounds() {
 }
 
 /// The largest distance in whole ulps of `f` from `reference` rounded to `f32`, over the
-/// bit patterns `bits`, with the `x` where it occurs.
-fn worst32(f: fn(f32) -> f32, reference: fn(f64) -> f64, bits: std::ops::Range<u32>) -> (u64, f32) {
+/// bit patterns `bits`, with the `x` where it occurs (in parallel: the exhaustive sweeps).
+pub(crate) fn worst32(
+    f: fn(f32) -> f32,
+    reference: fn(f64) -> f64,
+    bits: std::ops::Range<u32>,
+) -> (u64, f32) {
     use rayon::prelude::*;
     bits.into_par_iter()
         .map(|b| {
@@ -139,9 +143,8 @@ fn worst32(f: fn(f32) -> f32, reference: fn(f64) -> f64, bits: std::ops::Range<u
 #[test]
 #[ignore = "exhaustive: about five minutes in release; run on demand"]
 fn f32_logs_exhaustive() {
-    let worst = worst32;
     let positive = 1..f32::INFINITY.to_bits();
-    let (e, x) = worst(vmath::f32::log, f64::ln, positive.clone());
+    let (e, x) = worst32(vmath::f32::log, f64::ln, positive.clone());
     println!("log f32: max {e} ulp at {x:e}");
     assert!(e <= 1, "log({x:e}): {e} ulp");
     for (name, f, reference) in [
@@ -152,21 +155,21 @@ fn f32_logs_exhaustive() {
         ),
         ("log10", vmath::f32::log10, f64::log10),
     ] {
-        let (e, x) = worst(f, reference, positive.clone());
+        let (e, x) = worst32(f, reference, positive.clone());
         println!("{name} f32: max {e} ulp at {x:e}");
         assert!(e <= 2, "{name}({x:e}): {e} ulp");
     }
     let negative = 0x8000_0001..(-1.0f32).to_bits();
     for range in [positive, negative] {
-        let (e, x) = worst(vmath::f32::log1p, f64::ln_1p, range);
+        let (e, x) = worst32(vmath::f32::log1p, f64::ln_1p, range);
         println!("log1p f32: max {e} ulp at {x:e}");
         assert!(e <= 1, "log1p({x:e}): {e} ulp");
     }
     // Both are odd: the positive half.
-    let (e, x) = worst(vmath::f32::atanh, atanh, 0..1.0f32.to_bits() + 1);
+    let (e, x) = worst32(vmath::f32::atanh, atanh, 0..1.0f32.to_bits() + 1);
     println!("atanh f32: max {e} ulp at {x:e}");
     assert!(e <= 2, "atanh({x:e}): {e} ulp");
-    let (e, x) = worst(vmath::f32::asinh, asinh, 0..f32::INFINITY.to_bits());
+    let (e, x) = worst32(vmath::f32::asinh, asinh, 0..f32::INFINITY.to_bits());
     println!("asinh f32: max {e} ulp at {x:e}");
     assert!(e <= 2, "asinh({x:e}): {e} ulp");
 }

@@ -3,8 +3,8 @@
 //! go to the C library. The reference is std's `f64` function rounded to `f32`; the bounds are
 //! the ones docs/design.md P2 documents.
 
-use crate::vector_math::{assert_within, ulps32};
-use crate::vector_math_derived::tensor_of;
+use crate::vector_math::assert_within;
+use crate::vector_math_derived::{tensor_of, worst32};
 use tessera::kernels::vmath::{self, TRIG_LIMIT};
 
 /// The `f32` tangent at the `f32`s nearest every multiple of π/2 up to [`TRIG_LIMIT`] and
@@ -34,7 +34,6 @@ fn f32_tangent_near_multiples_of_pi_2() {
 #[test]
 #[ignore = "exhaustive: about a minute in release; run on demand"]
 fn f32_trig_exhaustive() {
-    use rayon::prelude::*;
     let top = (TRIG_LIMIT as f32).to_bits();
     type Case = (&'static str, fn(f32) -> f32, fn(f64) -> f64);
     let cases: [Case; 3] = [
@@ -44,13 +43,7 @@ fn f32_trig_exhaustive() {
     ];
     let bound = 2;
     for (name, f, reference) in cases {
-        let (e, x) = (0..=top)
-            .into_par_iter()
-            .map(|b| {
-                let x = f32::from_bits(b);
-                (ulps32(f(x), reference(x as f64) as f32), x)
-            })
-            .reduce(|| (0, 0.0), |a, b| if b.0 > a.0 { b } else { a });
+        let (e, x) = worst32(f, reference, 0..top + 1);
         println!("{name} f32: max {e} ulp at {x:e}");
         assert!(e <= bound, "{name}({x:e}): {e} ulp");
     }

@@ -433,16 +433,10 @@ mod tests {
         specials!(f64, 1 << 63, 1 << 51)
     }
 
-    fn reference32(x: f32) -> bool {
-        x > 0.0 && x.is_normal()
-    }
-
-    fn reference64(x: f64) -> bool {
-        x > 0.0 && x.is_normal()
-    }
-
     #[test]
     fn all_positive_normal_flags_each_class_in_each_lane() {
+        let reference32 = |x: f32| x > 0.0 && x.is_normal();
+        let reference64 = |x: f64| x > 0.0 && x.is_normal();
         check::<f32, _>(Scalar, &f32_cases(), 1.5, reference32);
         check::<f64, _>(Scalar, &f64_cases(), 1.5, reference64);
         #[cfg(target_arch = "x86_64")]
