@@ -136,8 +136,8 @@ impl Tensor {
                     if l.count == 1 && partition_copy::sort_copy(src, dst, descending, big) {
                         return Ok(());
                     }
-                    // A short float lane without ties sorts from `src` into `dst` in one
-                    // pass; the others are copied and sorted in place.
+                    // A short float lane without ties, or a short integer lane, sorts from
+                    // `src` into `dst` in one pass; the others are copied and sorted in place.
                     let lane = |s: &[T], d: &mut [T], par: bool| {
                         if !descending && radix::sort_untied_into(s, d) {
                             return Ok(());

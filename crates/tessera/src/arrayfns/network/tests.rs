@@ -74,7 +74,30 @@ fn sorts_every_length_like_the_standard_sort() {
             assert_eq!(v, want, "n = {n}, spread {spread}");
             assert!(sort(&mut v32));
             assert_eq!(v32, want32, "u32, n = {n}, spread {spread}");
+            // The signed types by value: the same bits as `i64`/`i32` span both signs and
+            // both ends (`u64::MAX` is -1; a spread of `u64::MAX` reaches `i64::MIN`).
+            let mut signed: Vec<i64> = want.iter().map(|&k| k.rotate_right(1) as i64).collect();
+            let mut want_signed = signed.clone();
+            want_signed.sort_unstable();
+            assert!(sort(&mut signed));
+            assert_eq!(signed, want_signed, "i64, n = {n}, spread {spread}");
+            let mut signed32: Vec<i32> = want32.iter().map(|&k| k.rotate_right(1) as i32).collect();
+            let mut want_signed32 = signed32.clone();
+            want_signed32.sort_unstable();
+            assert!(sort(&mut signed32));
+            assert_eq!(signed32, want_signed32, "i32, n = {n}, spread {spread}");
         }
+    }
+    // The padding is each type's largest value: a lane of it, with the smallest among it.
+    for n in [2, 5, 8, 9, 64, NET_MAX] {
+        let mut v = vec![i64::MAX; n];
+        v[n / 2] = i64::MIN;
+        assert!(sort(&mut v));
+        assert_eq!((v[0], v[n - 1]), (i64::MIN, i64::MAX));
+        let mut v32 = vec![i32::MAX; n];
+        v32[n - 1] = i32::MIN;
+        assert!(sort(&mut v32));
+        assert_eq!((v32[0], v32[n - 1]), (i32::MIN, i32::MAX));
     }
     for n in [0, 1, 7, 8, 100, NET_MAX] {
         let mut sorted: Vec<u64> = (0..n as u64).map(|i| i / 3).collect();
@@ -165,6 +188,19 @@ fn sorts_untied_floats_into_another_slice() {
             let mut want_u64 = k.clone();
             want_u64.sort_unstable();
             assert_eq!(got_u64, want_u64);
+            // Signed integers are never ties either (`u64::MAX` keys become -1).
+            let signed: Vec<i64> = k.iter().map(|&x| x as i64 - 500).collect();
+            let mut got_i64 = vec![7; n];
+            assert!(sort_untied_into(&signed, &mut got_i64));
+            let mut want_i64 = signed.clone();
+            want_i64.sort_unstable();
+            assert_eq!(got_i64, want_i64, "i64, n = {n}");
+            let signed32: Vec<i32> = signed.iter().map(|&x| x as i32).collect();
+            let mut got_i32 = vec![7; n];
+            assert!(sort_untied_into(&signed32, &mut got_i32));
+            let mut want_i32 = signed32.clone();
+            want_i32.sort_unstable();
+            assert_eq!(got_i32, want_i32, "i32, n = {n}");
             if n == 0 {
                 continue;
             }
