@@ -1,6 +1,8 @@
 //! `sort` and `argsort` through the integer-key paths (`arrayfns/radix.rs`: the `(key, index)`
 //! sort of short lanes and the radix passes of long ones) for every dtype with a key, at
-//! lengths on both sides of the cut-over, against a stable reference sort of the values.
+//! lengths on both sides of the cut-over, against a stable reference sort of the values; and
+//! the integer dtypes by value through the sorting network (lanes around its cuts,
+//! `radix::DIRECT_INT64_MAX` and `network::NET_MAX`) against the standard library's sort.
 
 use std::cmp::Ordering;
 
@@ -225,5 +227,60 @@ fn long_float_lanes_sort_as_the_stable_reference() {
                 );
             }
         }
+    }
+}
+
+/// Sorts `v` (row-major `r x c`) along `axis`, each lane by [`std_sorted`], in the output's
+/// row-major order.
+fn lanes_sorted<T: Ord + Copy>(v: &[T], r: usize, c: usize, axis: usize, desc: bool) -> Vec<T> {
+    let mut out = v.to_vec();
+    let (lanes, len) = if axis == 1 { (r, c) } else { (c, r) };
+    for k in 0..lanes {
+        let at = |i: usize| if axis == 1 { k * c + i } else { i * c + k };
+        let lane: Vec<T> = (0..len).map(|i| v[at(i)]).collect();
+        for (i, x) in std_sorted(&lane, desc).into_iter().enumerate() {
+            out[at(i)] = x;
+        }
+    }
+    out
+}
+
+proptest! {
+    /// Integer lanes of every length around the network's cuts (one pass by value up to 64
+    /// elements for 64-bit integers and 256 for 32-bit ones, 32-bit offsets or keys past
+    /// them), with values narrow and spanning the whole type, against the standard sort.
+    #[test]
+    fn integer_sorts_match_the_standard_sort(
+        r in 1usize..4,
+        c in 0usize..300,
+        seed: u64,
+        wide: bool,
+        axis in 0usize..2,
+        desc: bool,
+    ) {
+        let mut s = seed | 1;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            if wide { s } else { s % 601 }
+        };
+        let v: Vec<u64> = (0..r * c).map(|_| next()).collect();
+        let signed: Vec<i64> = v.iter().map(|&x| if wide { x as i64 } else { x as i64 - 300 }).collect();
+        // Lanes along axis 0 are the columns: take the transpose's lanes of `c` too.
+        let (rr, cc, ax) = if axis == 0 { (c, r, 0) } else { (r, c, 1) };
+        macro_rules! check {
+            ($vals:expr, $t:ty) => {{
+                let vals: Vec<$t> = $vals;
+                let t = Tensor::from_vec(vals.clone(), &[rr, cc]).unwrap();
+                let got = t.sort(ax as isize, desc, false).unwrap().contiguous().unwrap();
+                prop_assert_eq!(got.to_vec::<$t>().unwrap(), lanes_sorted(&vals, rr, cc, ax, desc), "{}", stringify!($t));
+            }};
+        }
+        check!(signed.clone(), i64);
+        check!(v.clone(), u64);
+        check!(signed.iter().map(|&x| x as i32).collect(), i32);
+        check!(v.iter().map(|&x| x as u32).collect(), u32);
+        check!(signed.iter().map(|&x| x as i16).collect(), i16);
     }
 }
