@@ -81,11 +81,28 @@ pub fn with_simd<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// Bytes from which a loop over operands in memory streams them: each step of [`LANES`]
-/// elements first asks for the lines [`PREFETCH_BYTES`] ahead ([`prefetch_ahead`]). Smaller
+/// Bytes from which a loop over operands in memory streams them: with [`ASK_AHEAD`] on, each
+/// step of [`LANES`] elements first asks for the lines [`PREFETCH_BYTES`] ahead
+/// ([`prefetch_ahead`]); the flat drivers skew their loads (`kernels/flat.rs`). Smaller
 /// operands are in cache (or soon will be), where the hints only cost: rows of 64 Ki `f32`
 /// ran at 1.1-1.5 times their plain loop's time with them.
 pub(crate) const STREAM_BYTES: usize = 4 << 20;
+
+/// Whether loops over inputs of [`STREAM_BYTES`] or more ask for their lines ahead: off since
+/// the fifty-third session. The forty-fifth measured the hints as a gain on this project's
+/// VMs (f32 `max()` of 16 Mi elements 4.5 -> 2.9 ms at one thread); from the fifty-second
+/// on, the same binaries ran 9-17% faster without them (`max()` 2.2-2.5 ms without, 2.7-2.9
+/// with; `sum`, `sum(axis=0)`, `isnan` alike), and at two threads within 5% either way
+/// (docs/performance.md). The hardware prefetchers of the hosts differ; turning this back on
+/// is the one switch.
+pub(crate) const ASK_AHEAD: bool = false;
+
+/// Whether a loop over `bytes` of input asks for its lines ahead ([`ASK_AHEAD`] and past
+/// [`STREAM_BYTES`]).
+#[inline]
+pub(crate) fn asks_ahead(bytes: usize) -> bool {
+    ASK_AHEAD && bytes >= STREAM_BYTES
+}
 
 /// Elements per step of the streaming loops, which call [`prefetch_ahead`] once a step.
 pub(crate) const LANES: usize = 16;

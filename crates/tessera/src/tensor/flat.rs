@@ -18,9 +18,9 @@ use crate::kernels::copy::{contiguous_plan, copy_strided};
 use crate::kernels::elementwise::PAR_MIN;
 use crate::kernels::flat::{drive_flat, drive_flat2};
 use crate::kernels::parallel::cut_over;
+use crate::kernels::simd::{asks_ahead, map_ahead, with_simd};
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::simd::{has_avx2, narrows_on_avx512};
-use crate::kernels::simd::{map_ahead, with_simd, STREAM_BYTES};
 use crate::layout::Layout;
 use crate::shape::{checked_numel, DimVec};
 use crate::storage::{overwritable, Storage};
@@ -457,10 +457,10 @@ fn map_run_simd<O, A: Copy>(out: &mut [MaybeUninit<O>], x: &[A], f: &impl Fn(A) 
 }
 
 /// `out[k] = f(x[k])`, inlined into each SIMD copy of the loop that calls it; an input past
-/// the caches (`simd::STREAM_BYTES`) asks for its lines ahead ([`map_ahead`]).
+/// the caches asks for its lines ahead ([`map_ahead`]) when `simd::ASK_AHEAD` is on.
 #[inline(always)]
 fn map_run<O, A: Copy>(out: &mut [MaybeUninit<O>], x: &[A], f: &impl Fn(A) -> O) {
-    if std::mem::size_of_val(x) >= STREAM_BYTES {
+    if asks_ahead(std::mem::size_of_val(x)) {
         return map_ahead(out, x, |v| MaybeUninit::new(f(v)));
     }
     for (o, &v) in out.iter_mut().zip(x) {
