@@ -94,12 +94,23 @@ pub fn exp(z: Z) -> Z {
     }
 }
 
+/// Below this magnitude (of the larger part, nonzero) [`ln`] scales `z` by 2^600 before
+/// taking `|z|`: a subnormal `|z|` has lost the bits its logarithm needs
+/// (`|5e-324 + 5e-324i|` rounds to `5e-324`, and `ln` was off by `ln √2`).
+const LN_TINY: f64 = 1e-150;
+
 /// `ln z` (num-complex's `ln |z| + i arg z`), with `ln |z|` computed without overflow when
-/// `|z|` exceeds `f64::MAX` (both parts finite).
+/// `|z|` exceeds `f64::MAX` and without underflow when it is subnormal (both parts finite).
 pub fn ln(z: Z) -> Z {
     let w = z.ln();
-    if w.re == f64::INFINITY && z.re.is_finite() && z.im.is_finite() {
+    let finite = z.re.is_finite() && z.im.is_finite();
+    let larger = z.re.abs().max(z.im.abs());
+    if w.re == f64::INFINITY && finite {
         Z::new(ln_2abs(z) - std::f64::consts::LN_2, w.im)
+    } else if larger > 0.0 && larger < LN_TINY {
+        // Exact: both parts times a power of two, far from overflow.
+        let scaled = (z.re * TWO_POW_600).hypot(z.im * TWO_POW_600);
+        Z::new(scaled.ln() - 600.0 * std::f64::consts::LN_2, w.im)
     } else {
         w
     }
@@ -313,6 +324,25 @@ mod tests {
 
     fn close(a: Z, b: Z) -> bool {
         (a - b).norm() <= 1e-14 * (1.0 + b.norm())
+    }
+
+    #[test]
+    fn ln_of_a_subnormal_or_tiny_modulus_keeps_its_bits() {
+        // ln|z| worked by hand: |d + di| = d √2 and |3d + 4di| = 5d for d the least
+        // subnormal, so ln|z| = ln d + ln √2 and ln d + ln 5 (ln d = -1074 ln 2).
+        let d = f64::from_bits(1);
+        let ln_d = -1074.0 * std::f64::consts::LN_2;
+        for (z, want_re) in [
+            (Z::new(d, d), ln_d + 0.5 * std::f64::consts::LN_2),
+            (Z::new(3.0 * d, -4.0 * d), ln_d + 5f64.ln()),
+            (Z::new(-1e-310, 0.0), (1e-310f64).ln()),
+            (Z::new(0.0, 1e-200), (1e-200f64).ln()),
+        ] {
+            let w = ln(z);
+            assert!((w.re - want_re).abs() <= 1e-13 * want_re.abs(), "{z}: {w}");
+            assert_eq!(w.im, z.im.atan2(z.re), "{z}");
+        }
+        assert_eq!(ln(Z::new(0.0, 0.0)).re, f64::NEG_INFINITY);
     }
 
     #[test]

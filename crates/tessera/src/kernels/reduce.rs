@@ -22,7 +22,7 @@ use super::plan::Plan;
 use super::reducer::lanes;
 pub use super::reducer::Reducer;
 use super::scalar_math::{convert, Arith};
-use super::simd::asks_ahead;
+use super::simd::STREAM_BYTES;
 pub use super::truth::{All, Any, CountNonzero};
 use crate::dtype::Element;
 use crate::error::{ErrorKind, Result};
@@ -199,7 +199,7 @@ pub fn reduce<T: Element, R: Reducer<T>>(
         return Ok(acc);
     }
     // An input past the caches streams from memory (each thread's part too).
-    let ahead = streams_ahead(plan.numel.saturating_mul(std::mem::size_of::<T>()));
+    let ahead = plan.numel.saturating_mul(std::mem::size_of::<T>()) >= STREAM_BYTES;
     let threads = super::parallel::num_threads();
     if plan.numel >= super::parallel::cut_over(PAR_MIN)
         && super::parallel::enabled()
@@ -277,17 +277,6 @@ fn repeat_along<A: Copy>(
         }
     }
     Ok(out)
-}
-
-/// Whether a reduction over `bytes` of input takes the loops that ask for their lines ahead
-/// ([`asks_ahead`]; in tests, also when a test turned them on for its thread, so that they
-/// stay checked while the switch is off).
-fn streams_ahead(bytes: usize) -> bool {
-    #[cfg(test)]
-    if tests::AHEAD_IN_THIS_TEST.with(std::cell::Cell::get) {
-        return true;
-    }
-    asks_ahead(bytes)
 }
 
 /// The serial traversal of one (sub-)plan into `acc`.
@@ -379,12 +368,6 @@ fn run_one<T: Element, R: Reducer<T>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::simd::STREAM_BYTES;
-
-    thread_local! {
-        /// Set by a test to run this thread's reductions on the loops that ask ahead.
-        pub(super) static AHEAD_IN_THIS_TEST: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    }
 
     #[test]
     fn pairwise_is_accurate() {
@@ -479,14 +462,6 @@ mod tests {
 
     #[test]
     fn inputs_past_the_caches_take_the_streaming_loops_with_the_same_results() {
-        for ahead in [false, true] {
-            AHEAD_IN_THIS_TEST.with(|a| a.set(ahead));
-            large_reductions_match_the_naive_ones();
-        }
-        AHEAD_IN_THIS_TEST.with(|a| a.set(false));
-    }
-
-    fn large_reductions_match_the_naive_ones() {
         // 1024 x 1024 f64 (8 MiB, past `STREAM_BYTES`), integers in f64 so that sums are
         // exact in any order; one NaN at (700, 3).
         let (r, c) = (1024usize, 1024usize);
