@@ -325,6 +325,7 @@ impl<T: Arith + Bounded, const MAX: bool> Reducer<T> for Extreme<MAX> {
     fn combine_row(&self, acc: &mut [T], src: &[T]) {
         row_widest::<T, MAX>(acc, src)
     }
+    const ROWS_ASK_AHEAD: bool = true;
     #[inline(always)]
     fn fold_run_ahead(&self, data: &[T], off: usize, n: usize) -> T {
         T::run_extreme_ahead::<MAX>(&data[off..off + n])

@@ -22,7 +22,7 @@ use super::plan::Plan;
 use super::reducer::lanes;
 pub use super::reducer::Reducer;
 use super::scalar_math::{convert, Arith};
-use super::simd::STREAM_BYTES;
+use super::simd::{ASK_AHEAD, STREAM_BYTES};
 pub use super::truth::{All, Any, CountNonzero};
 use crate::dtype::Element;
 use crate::error::{ErrorKind, Result};
@@ -280,7 +280,9 @@ fn repeat_along<A: Copy>(
 }
 
 /// The serial traversal of one (sub-)plan into `acc`.
-/// With `ahead` (an input past the caches), the runs and rows ask for the lines ahead.
+/// With `ahead` (an input past the caches), the rows of reducers that gain from it
+/// (`Reducer::ROWS_ASK_AHEAD`) ask for their lines ahead, and with `simd::ASK_AHEAD` on, the
+/// runs and every reducer's rows do.
 fn run_plan<T: Element, R: Reducer<T>>(
     data: &[T],
     plan: &Plan<2>,
@@ -344,7 +346,7 @@ fn run_one<T: Element, R: Reducer<T>>(
 ) {
     let (oi, oo) = (o[0], o[1] as usize);
     if so == 0 {
-        let folded = if ahead && si == 1 {
+        let folded = if ahead && ASK_AHEAD && si == 1 {
             r.fold_run_ahead(data, oi as usize, n)
         } else {
             r.fold_run(data, oi, n, si)
@@ -352,7 +354,7 @@ fn run_one<T: Element, R: Reducer<T>>(
         acc[oo] = r.combine(acc[oo], folded);
     } else if so == 1 && si == 1 {
         let (acc, src) = (&mut acc[oo..oo + n], &data[oi as usize..oi as usize + n]);
-        if ahead {
+        if ahead && R::ROWS_ASK_AHEAD {
             r.combine_row_ahead(acc, src)
         } else {
             r.combine_row(acc, src)

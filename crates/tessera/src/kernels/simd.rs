@@ -93,8 +93,9 @@ pub(crate) const STREAM_BYTES: usize = 4 << 20;
 /// VMs (f32 `max()` of 16 Mi elements 4.5 -> 2.9 ms at one thread); from the fifty-second
 /// on, the same binaries ran 9-17% faster without them (`max()` 2.2-2.5 ms without, 2.7-2.9
 /// with; `sum`, `sum(axis=0)`, `isnan` alike), and at two threads within 5% either way
-/// (docs/performance.md). The hardware prefetchers of the hosts differ; turning this back on
-/// is the one switch.
+/// (docs/performance.md). The rows of float `max`/`min` still ask ahead, which measured
+/// faster on both days (`Reducer::ROWS_ASK_AHEAD`). The hardware prefetchers of the hosts
+/// differ; turning this back on is the one switch for the rest.
 pub(crate) const ASK_AHEAD: bool = false;
 
 /// Whether a loop over `bytes` of input asks for its lines ahead ([`ASK_AHEAD`] and past
