@@ -5,6 +5,7 @@ use rayon::prelude::*;
 
 use super::elementwise::PAR_MIN_COSTLY;
 use super::simd::STREAM_BYTES;
+use super::stream::LINE;
 
 /// `run(out_piece, a_piece)` over matching pieces of two slices of one length, across
 /// rayon's threads from [`PAR_MIN_COSTLY`] elements (the loops it drives are the costly
@@ -52,8 +53,8 @@ fn skew_head<A>(a: &[A]) -> usize {
     if std::mem::size_of_val(a) < STREAM_BYTES || !LOAD_SKEW.is_multiple_of(size) {
         return 0;
     }
-    let into_line = a.as_ptr() as usize % 64;
-    let bytes = (LOAD_SKEW + 64 - into_line) % 64;
+    let into_line = a.as_ptr() as usize % LINE;
+    let bytes = (LOAD_SKEW + LINE - into_line) % LINE;
     match bytes.is_multiple_of(size) {
         true => bytes / size,
         false => 0,

@@ -30,7 +30,7 @@ const AHEAD: usize = 8 << 10;
 /// power of two, so ring positions are masks.
 const RING: usize = (AHEAD / STREAM_MIN_RUN_BYTES + 1).next_power_of_two();
 /// A cache line: the unit of non-temporal stores and prefetches.
-const LINE: usize = 64;
+pub(super) const LINE: usize = 64;
 
 /// Whether a copy of `bytes` destination bytes in runs of `run_bytes` should stream.
 pub fn should_stream(bytes: usize, run_bytes: usize) -> bool {
