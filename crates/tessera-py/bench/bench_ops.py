@@ -9,7 +9,8 @@ Each thread count runs in its own child process with ``TESSERA_NUM_THREADS`` (Te
 (the machine's cores). Inputs alternate between two arrays per call; the time is the best
 median over repeats. A row whose first ratio is above 0.9 is timed again with four times
 longer samples, and that second measurement replaces the first (marked ``*``). Prints the
-rows worst first (Tessera time / NumPy time), then ``ratio`` lines:
+rows worst first (Tessera time / NumPy time), then a few controls (NumPy's call timed
+against itself, as every row is: the noise floor of one run), then ``ratio`` lines:
 ``worst_op_time_vs_numpy_<n>thread``, one per row (``op_<name>_<dtype>_<layout>_<size>``)
 and the named lines of issue 19.
 
@@ -324,6 +325,35 @@ def child(threads, quick):
                 raise AssertionError(f"{name}: not NumPy's view")
         tn, tt, again = time_pair(f_np, f_ts, [(x,) for x in pair], [(y,) for y in ts_pair])
         print(f"row {name} float32 contiguous 64^4 {tn!r} {tt!r} {again}", flush=True)
+    controls(np, ts, rng, quick, only)
+
+
+# NumPy against itself: the same calls on both sides of a row, on other arrays of the same
+# kind, timed as every row is. Their ratios show how far from 1.0 a row of equal speed
+# lands in one run (the noise floor the worst rows are read against); not counted as rows.
+CONTROLS = [("add", "float32", "16"), ("sin", "float32", "64Ki"), ("sum_all", "float32", "64Ki"),
+            ("less", "float32", "16Mi"), ("view_T", "float32", "64^4")]
+
+
+def controls(np, ts, rng, quick, only):
+    """Prints a ``control`` line per entry of ``CONTROLS`` (NumPy's call on both sides)."""
+    fns = {g[0]: (g[1], arity) for gs, arity in ((unary(np, ts), 1), (binary(np, ts), 2),
+                                                  (reductions(np, ts), 1)) for g in gs}
+    for name, dtype, size in CONTROLS:
+        if (quick and size == "16Mi") or (only and not name.startswith(only)):
+            continue
+        if name == "view_T":
+            a = np.arange(64 ** 4, dtype=np.float32).reshape((64,) * 4)
+            pair, other = [(a,), (a[:32],)], [(a.copy(),), (a[:32].copy(),)]
+            f = lambda x: x.T  # noqa: E731 - the row's NumPy call
+        else:
+            f, arity = fns[name]
+            a = [x for x, _ in inputs(np, ts, SIZES[size], dtype, "contiguous", "any", rng,
+                                      4 * arity)]
+            args = [tuple(a[i * arity:(i + 1) * arity]) for i in range(4)]
+            pair, other = args[:2], args[2:]
+        tn, tt, again = time_pair(f, f, pair, other)
+        print(f"control {name} {dtype} contiguous {size} {tn!r} {tt!r} {again}", flush=True)
 
 
 def run(threads, quick):
@@ -335,15 +365,25 @@ def run(threads, quick):
     if only_prefixes():
         args += ["--only", ",".join(only_prefixes())]
     out = subprocess.run(args, env=env, check=True, capture_output=True, text=True).stdout
-    rows = []
+    rows, control = [], []
     for line in out.splitlines():
-        if line.startswith("row "):
-            _, name, dtype, layout, size, tn, tt, again = line.split()
-            rows.append((float(tt) / float(tn), name, dtype, layout, size, float(tn), float(tt),
-                         again == "True"))
+        if line.startswith(("row ", "control ")):
+            kind, name, dtype, layout, size, tn, tt, again = line.split()
+            (rows if kind == "row" else control).append(
+                (float(tt) / float(tn), name, dtype, layout, size, float(tn), float(tt),
+                 again == "True"))
         elif line.startswith("skip "):
             print(line)
-    return rows
+    return rows, control
+
+
+def print_rows(rows):
+    """The table's lines, one per row, in the order given."""
+    print(f"{'op':<22} {'dtype':<8} {'layout':<11} {'size':>5} {'numpy':>10} {'tessera':>10}"
+          f" {'ratio':>7}")
+    for r, name, dtype, layout, size, tn, tt, retimed in rows:
+        print(f"{name:<22} {dtype:<8} {layout:<11} {size:>5} {tn * 1e6:8.2f}us "
+              f"{tt * 1e6:8.2f}us {r:7.3f}{' *' if retimed else ''}")
 
 
 NAMED = {
@@ -366,16 +406,19 @@ def main():
         return
     lines = []
     for threads, tag in ((1, "1thread"), (None, f"{os.cpu_count()}threads")):
-        rows = sorted(run(threads, quick), reverse=True)
+        rows, control = run(threads, quick)
+        rows.sort(reverse=True)
         again = sum(row[7] for row in rows)
         print(f"== {tag}: {len(rows)} rows, worst first (ratio = Tessera / NumPy; * = first "
               f"ratio above {RETIME_ABOVE}, timed again with {RETIME_SCALE}x longer samples: "
               f"{again} rows)")
-        print(f"{'op':<22} {'dtype':<8} {'layout':<11} {'size':>5} {'numpy':>10} {'tessera':>10}"
-              f" {'ratio':>7}")
-        for r, name, dtype, layout, size, tn, tt, retimed in rows:
-            print(f"{name:<22} {dtype:<8} {layout:<11} {size:>5} {tn * 1e6:8.2f}us "
-                  f"{tt * 1e6:8.2f}us {r:7.3f}{' *' if retimed else ''}")
+        print_rows(rows)
+        if control:
+            print(f"-- {tag}: NumPy against itself, timed as the rows are (the 'tessera' column"
+                  " is NumPy on other arrays): how far from 1.0 equal speed lands")
+            print_rows(control)
+        for r, name, dtype, layout, size, *_ in control:
+            lines.append(f"ratio control_numpy_vs_numpy_{name}_{dtype}_{size}_{tag} {r:.3f}")
         if rows:
             lines.append(f"ratio worst_op_time_vs_numpy_{tag} {rows[0][0]:.3f}")
         by_key = {(n, d, l, s): r for r, n, d, l, s, *_ in rows}

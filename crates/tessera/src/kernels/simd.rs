@@ -18,6 +18,8 @@
 //! want a third copy (AVX-512) are `#[inline(always)]` functions called from one
 //! `#[target_feature]` function per instruction set, as `tensor/flat.rs` does.
 
+use super::stream::LINE;
+
 /// Whether this CPU has AVX2 and FMA (cached by `std` after the first query).
 #[inline]
 pub(crate) fn has_avx2() -> bool {
@@ -182,13 +184,59 @@ pub(crate) fn prefetch<T>(xs: &[T], i: usize) {
 /// past the end of `xs` are asked for too, harmlessly).
 #[inline(always)]
 pub(crate) fn prefetch_ahead<T>(xs: &[T], i: usize, n: usize) {
-    let size = std::mem::size_of::<T>();
+    prefetch_past(xs, i, n * std::mem::size_of::<T>(), PREFETCH_BYTES);
+}
+
+/// A hint to load the cache lines of the `bytes` bytes that start `past` bytes after
+/// `xs[i]` (any of them may lie past the end of `xs`: the address is formed with
+/// `wrapping_add` and never dereferenced).
+#[inline(always)]
+fn prefetch_past<T>(xs: &[T], i: usize, bytes: usize, past: usize) {
     let at = xs
         .as_ptr()
         .cast::<u8>()
-        .wrapping_add(i * size + PREFETCH_BYTES);
-    for line in (0..n * size).step_by(64) {
+        .wrapping_add(i * std::mem::size_of::<T>() + past);
+    for line in (0..bytes).step_by(LINE) {
         prefetch_line(at.wrapping_add(line));
+    }
+}
+
+/// Bytes of each input per block of [`zip_near`], whose lines are asked for together before
+/// the block runs (blocks of 256 and 512 bytes measured alike, 128 and 1024 slower).
+const NEAR_BLOCK_BYTES: usize = 512;
+/// How far past a block's start [`zip_near`] begins to ask for lines: two lines, so each
+/// block asks for its own lines but the first two and for the two lines after it (one line
+/// measured within 1-2% of it).
+const NEAR_BYTES: usize = 2 * LINE;
+
+/// Whether a loop of two inputs, `bytes` each, streams them from memory and takes
+/// [`zip_near`]: from [`STREAM_BYTES`].
+#[inline]
+pub(crate) fn zips_near(bytes: usize) -> bool {
+    bytes >= STREAM_BYTES
+}
+
+/// `out[k] = f(a[k], b[k])` for a loop over two inputs streamed from memory: blocks of
+/// [`NEAR_BLOCK_BYTES`] of each input, each after asking for both inputs' lines from
+/// [`NEAR_BYTES`] past its start, walked by a plain loop. Unlike the [`PREFETCH_BYTES`]
+/// hints, these ask for lines the loop reaches within the next few hundred cycles. A
+/// comparison of two 16 Mi `f32` into `bool`s (loads skewed, `kernels/flat.rs`) ran 6-9%
+/// faster with them at one thread on this project's Zen 4 VMs (`f64` 6-8%, `i64` 4%) and
+/// alike at two; a loop over one input ran 4-8% slower with them, so it has none
+/// (docs/performance.md). Slices of one length (the zip stops at the shortest).
+#[inline(always)]
+pub(crate) fn zip_near<O, A: Copy>(out: &mut [O], a: &[A], b: &[A], f: impl Fn(A, A) -> O) {
+    let block = (NEAR_BLOCK_BYTES / std::mem::size_of::<A>().max(1)).max(1);
+    let pieces = out
+        .chunks_mut(block)
+        .zip(a.chunks(block))
+        .zip(b.chunks(block));
+    for (k, ((o, x), y)) in pieces.enumerate() {
+        prefetch_past(a, k * block, NEAR_BLOCK_BYTES, NEAR_BYTES);
+        prefetch_past(b, k * block, NEAR_BLOCK_BYTES, NEAR_BYTES);
+        for ((o, &x), &y) in o.iter_mut().zip(x).zip(y) {
+            *o = f(x, y);
+        }
     }
 }
 
@@ -198,8 +246,9 @@ mod tests {
 
     #[test]
     fn streaming_loops_visit_every_element_once() {
-        // Lengths around `map_ahead`'s blocks (128 f32, 64 f64) and `zip_ahead`'s steps of
-        // 16, against the plain loops; `sign` has the branches the blocks exist for.
+        // Lengths around the blocks of `map_ahead` and `zip_near` (128 f32, 64 f64) and
+        // `zip_ahead`'s steps of 16, against the plain loops; `sign` has the branches the
+        // blocks exist for.
         let sign = |x: f32| {
             if x > 0.0 {
                 1.0
@@ -209,7 +258,9 @@ mod tests {
                 x
             }
         };
-        for n in [0usize, 1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 300, 1000] {
+        for n in [
+            0usize, 1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 300, 511, 513, 1000,
+        ] {
             let x: Vec<f32> = (0..n).map(|i| (i as f32 * 0.7).sin() * 3.0).collect();
             let mut out = vec![9.0f32; n];
             map_ahead(&mut out, &x, sign);
@@ -222,6 +273,18 @@ mod tests {
             let ones = vec![1u64; n];
             zip_ahead(&mut acc, &ones, |a, b| a + b + 1);
             assert_eq!(acc, (0..n as u64).map(|i| i + 2).collect::<Vec<_>>());
+            // `zip_near`'s blocks: 128 f32, 64 f64, 512 bytes.
+            let mut below = vec![true; n];
+            zip_near(&mut below, &x, &out, |a, b| a < b);
+            let want: Vec<bool> = x.iter().zip(&out).map(|(a, b)| a < b).collect();
+            assert_eq!(below, want, "{n}");
+            let mut sum = vec![0.0f64; n];
+            zip_near(&mut sum, &wide, &twice, |a, b| a + b);
+            assert_eq!(sum, wide.iter().map(|v| 3.0 * v).collect::<Vec<_>>());
+            let bytes: Vec<u8> = (0..n).map(|i| (i * 7) as u8).collect();
+            let mut xor = vec![0u8; n];
+            zip_near(&mut xor, &bytes, &bytes, |a, b| a ^ b ^ 1);
+            assert!(xor.iter().all(|&v| v == 1), "{n}");
         }
     }
 
