@@ -8,7 +8,10 @@ Each thread count runs in its own child process with ``TESSERA_NUM_THREADS`` (Te
 ``OPENBLAS_NUM_THREADS``/``OMP_NUM_THREADS`` (NumPy) set before import: 1, then the default
 (the machine's cores). Inputs alternate between two arrays per call; the time is the best
 median over repeats. A row whose first ratio is above 0.9 is timed again with four times
-longer samples, and that second measurement replaces the first (marked ``*``). Prints the
+longer samples, and that second measurement replaces the first (marked ``*``). A row still
+above 0.95 after that is timed four more times on fresh inputs, after the last row (round-robin
+over all such rows), and its ratio is the median of those five draws, printed with their
+range ("median of 5"): the worst rows of one draw are mostly noise. Prints the
 rows worst first (Tessera time / NumPy time), then a few controls (NumPy's call timed
 against itself, as every row is: the noise floor of one run), then ``ratio`` lines:
 ``worst_op_time_vs_numpy_<n>thread``, one per row (``op_<name>_<dtype>_<layout>_<size>``)
@@ -206,20 +209,6 @@ RETIME_SCALE = 4
 RETIME_SAMPLES = 7
 
 
-def time_pair(f_np, f_ts, np_args, ts_args):
-    """Best-of medians per call, in seconds, for both (interleaved blocks), with the second
-    look of ``RETIME_ABOVE``; the third value says whether it was taken."""
-    def calls(f, args):
-        k = [0]
-
-        def run():
-            k[0] ^= 1
-            f(*args[k[0]])
-        return run
-
-    return time_twice(lambda: calls(f_np, np_args), lambda: calls(f_ts, ts_args))
-
-
 def time_twice(make_np, make_ts):
     """``time_runs`` of fresh calls from ``make_np``/``make_ts``, again with longer samples when
     the first ratio is above ``RETIME_ABOVE``: (numpy, tessera, retimed)."""
@@ -270,16 +259,25 @@ def only_prefixes():
     return tuple(sys.argv[sys.argv.index("--only") + 1].split(","))
 
 
-def child(threads, quick):
-    import numpy as np
+# A row whose ratio after the second look is above CONFIRM_ABOVE (a control too) is timed
+# CONFIRM_ROUNDS more times, as the second look was, on fresh inputs each time, the rounds
+# going round-robin over all such rows after the last row (so that a drift of the machine's
+# speed lands on all of them alike). The row's ratio becomes the median of the ratios of its
+# second look and its rounds, with their spread printed beside it: one draw of a 1551-row
+# table lands above 1.0 by noise alone, and the median of five independent draws mostly
+# does not.
+CONFIRM_ABOVE = 0.95
+CONFIRM_ROUNDS = 4
 
-    import tessera as ts
-    rng = np.random.default_rng(0)
-    sizes = {k: v for k, v in SIZES.items() if not (quick and k == "16Mi")}
+
+def op_jobs(np, ts, rng, sizes, only):
+    """(kind, key, make) for every op row: ``make()`` builds fresh inputs and returns
+    (numpy call maker, tessera call maker, check), where ``check()`` raises if the two
+    results differ in shape."""
     groups = [(u[0], u[1], u[2], u[3], u[4], 1) for u in unary(np, ts)]
     groups += [(b[0], b[1], b[2], b[3], "any", 2) for b in binary(np, ts)]
     groups += [(r[0], r[1], r[2], r[3], "any", 1) for r in reductions(np, ts)]
-    only = only_prefixes()
+    jobs = []
     for name, f_np, f_ts, dtypes, domain, arity in groups:
         if only and not name.startswith(only):
             continue
@@ -289,43 +287,102 @@ def child(threads, quick):
                     if size == "16Mi" and layout != "contiguous" and not name.startswith(
                             ("sum", "max", "add", "exp")):
                         continue  # keep the run short: 16 Mi non-contiguous for a few ops
-                    a = inputs(np, ts, n, dtype, layout, domain, rng, 2 * arity)
-                    np_args = [tuple(x for x, _ in a[i * arity:(i + 1) * arity]) for i in range(2)]
-                    ts_args = [tuple(t for _, t in a[i * arity:(i + 1) * arity]) for i in range(2)]
-                    try:
-                        want = np.asarray(f_np(*np_args[0]))
-                        got = np.asarray(f_ts(*ts_args[0]))
-                        if got.shape != want.shape:
-                            raise ValueError(f"shape {got.shape} vs {want.shape}")
-                    except Exception as e:  # noqa: BLE001 - a row that cannot run is reported
-                        print(f"skip {name} {dtype} {layout} {size}: {type(e).__name__}: {e}",
-                              flush=True)
-                        continue
-                    tn, tt, again = time_pair(f_np, f_ts, np_args, ts_args)
-                    print(f"row {name} {dtype} {layout} {size} {tn!r} {tt!r} {again}",
-                          flush=True)
-    # Distinct values, so the check below compares the elements each key selects.
+
+                    def make(f_np=f_np, f_ts=f_ts, n=n, dtype=dtype, layout=layout,
+                             domain=domain, arity=arity):
+                        a = inputs(np, ts, n, dtype, layout, domain, rng, 2 * arity)
+                        np_args = [tuple(x for x, _ in a[i * arity:(i + 1) * arity])
+                                   for i in range(2)]
+                        ts_args = [tuple(t for _, t in a[i * arity:(i + 1) * arity])
+                                   for i in range(2)]
+
+                        def check():
+                            want = np.asarray(f_np(*np_args[0]))
+                            got = np.asarray(f_ts(*ts_args[0]))
+                            if got.shape != want.shape:
+                                raise ValueError(f"shape {got.shape} vs {want.shape}")
+                        return calls(f_np, np_args), calls(f_ts, ts_args), check
+                    jobs.append(("row", (name, dtype, layout, size), make))
+    return jobs
+
+
+def other_jobs(np, ts, only):
+    """``op_jobs``'s form for the indexing and view rows, on one 64^4 tensor."""
+    # Distinct values, so the check compares the elements each key selects.
     a = np.arange(64 ** 4, dtype=np.float32).reshape((64,) * 4)
     t = ts.asarray(a.copy())
+    jobs = []
     for name, keys in indexing():
         if only and not name.startswith(only):
             continue
-        for k in keys:
-            if not np.array_equal(np.asarray(t[k]), a[k]):
-                raise AssertionError(f"{name}: t[{k!r}] differs from NumPy")
-        tn, tt, again = time_twice(lambda: cycling(a, keys), lambda: cycling(t, keys))
-        print(f"row {name} float32 contiguous 64^4 {tn!r} {tt!r} {again}", flush=True)
-    pair = [a, a[:32]]
-    ts_pair = [t, t[:32]]
+
+        def check(keys=keys, name=name):
+            for k in keys:
+                if not np.array_equal(np.asarray(t[k]), a[k]):
+                    raise AssertionError(f"{name}: t[{k!r}] differs from NumPy")
+        jobs.append(("row", (name, "float32", "contiguous", "64^4"),
+                     lambda keys=keys, check=check: (lambda: cycling(a, keys),
+                                                     lambda: cycling(t, keys), check)))
+    pair = [(a,), (a[:32],)]
+    ts_pair = [(t,), (t[:32],)]
     for name, f_np, f_ts in views(np, ts):
         if only and not name.startswith(only):
             continue
-        for x, y in zip(pair, ts_pair):
-            if not np.array_equal(np.asarray(f_ts(y)), f_np(x)) or not f_ts(y).shares_storage(y):
-                raise AssertionError(f"{name}: not NumPy's view")
-        tn, tt, again = time_pair(f_np, f_ts, [(x,) for x in pair], [(y,) for y in ts_pair])
-        print(f"row {name} float32 contiguous 64^4 {tn!r} {tt!r} {again}", flush=True)
-    controls(np, ts, rng, quick, only)
+
+        def check(f_np=f_np, f_ts=f_ts, name=name):
+            for (x,), (y,) in zip(pair, ts_pair):
+                if not np.array_equal(np.asarray(f_ts(y)), f_np(x)) or \
+                        not f_ts(y).shares_storage(y):
+                    raise AssertionError(f"{name}: not NumPy's view")
+        jobs.append(("row", (name, "float32", "contiguous", "64^4"),
+                     lambda f_np=f_np, f_ts=f_ts, check=check: (
+                         calls(f_np, pair), calls(f_ts, ts_pair), check)))
+    return jobs
+
+
+def calls(f, args):
+    """A maker of argument-less calls of ``f`` that alternate between the two tuples of
+    ``args``."""
+    def maker():
+        k = [0]
+
+        def run():
+            k[0] ^= 1
+            f(*args[k[0]])
+        return run
+    return maker
+
+
+def child(threads, quick):
+    import numpy as np
+
+    import tessera as ts
+    rng = np.random.default_rng(0)
+    sizes = {k: v for k, v in SIZES.items() if not (quick and k == "16Mi")}
+    only = only_prefixes()
+    jobs = op_jobs(np, ts, rng, sizes, only) + other_jobs(np, ts, only)
+    jobs += control_jobs(np, ts, rng, quick, only)
+    confirm = []
+    for kind, key, make in jobs:
+        make_np, make_ts, check = make()
+        try:
+            check()
+        except Exception as e:  # noqa: BLE001 - a row that cannot run is reported
+            if kind == "control" or isinstance(e, AssertionError):
+                raise
+            print(f"skip {' '.join(key)}: {type(e).__name__}: {e}", flush=True)
+            continue
+        tn, tt, again = time_twice(make_np, make_ts)
+        print(f"{kind} {' '.join(key)} {tn!r} {tt!r} {again}", flush=True)
+        if tt / tn > CONFIRM_ABOVE:
+            confirm.append((kind, key, make))
+        del make_np, make_ts, check  # free a 16 Mi row's inputs before the next row's
+    for _ in range(CONFIRM_ROUNDS):
+        for kind, key, make in confirm:
+            make_np, make_ts, _check = make()
+            tn, tt = time_runs(make_np(), make_ts(), RETIME_SCALE, RETIME_SAMPLES)
+            print(f"confirm {kind} {' '.join(key)} {tn!r} {tt!r}", flush=True)
+            del make_np, make_ts, _check
 
 
 # NumPy against itself: the same calls on both sides of a row, on other arrays of the same
@@ -335,25 +392,29 @@ CONTROLS = [("add", "float32", "16"), ("sin", "float32", "64Ki"), ("sum_all", "f
             ("less", "float32", "16Mi"), ("view_T", "float32", "64^4")]
 
 
-def controls(np, ts, rng, quick, only):
-    """Prints a ``control`` line per entry of ``CONTROLS`` (NumPy's call on both sides)."""
+def control_jobs(np, ts, rng, quick, only):
+    """``op_jobs``'s form for ``CONTROLS`` (NumPy's call on both sides)."""
     fns = {g[0]: (g[1], arity) for gs, arity in ((unary(np, ts), 1), (binary(np, ts), 2),
                                                   (reductions(np, ts), 1)) for g in gs}
+    jobs = []
     for name, dtype, size in CONTROLS:
         if (quick and size == "16Mi") or (only and not name.startswith(only)):
             continue
         if name == "view_T":
-            a = np.arange(64 ** 4, dtype=np.float32).reshape((64,) * 4)
-            pair, other = [(a,), (a[:32],)], [(a.copy(),), (a[:32].copy(),)]
-            f = lambda x: x.T  # noqa: E731 - the row's NumPy call
+            def make():
+                a = np.arange(64 ** 4, dtype=np.float32).reshape((64,) * 4)
+                pair, other = [(a,), (a[:32],)], [(a.copy(),), (a[:32].copy(),)]
+                f = lambda x: x.T  # noqa: E731 - the row's NumPy call
+                return calls(f, pair), calls(f, other), lambda: None
         else:
-            f, arity = fns[name]
-            a = [x for x, _ in inputs(np, ts, SIZES[size], dtype, "contiguous", "any", rng,
-                                      4 * arity)]
-            args = [tuple(a[i * arity:(i + 1) * arity]) for i in range(4)]
-            pair, other = args[:2], args[2:]
-        tn, tt, again = time_pair(f, f, pair, other)
-        print(f"control {name} {dtype} contiguous {size} {tn!r} {tt!r} {again}", flush=True)
+            def make(name=name, dtype=dtype, size=size):
+                f, arity = fns[name]
+                a = [x for x, _ in inputs(np, ts, SIZES[size], dtype, "contiguous", "any", rng,
+                                          4 * arity)]
+                args = [tuple(a[i * arity:(i + 1) * arity]) for i in range(4)]
+                return calls(f, args[:2]), calls(f, args[2:]), lambda: None
+        jobs.append(("control", (name, dtype, "contiguous", size), make))
+    return jobs
 
 
 def run(threads, quick):
@@ -365,15 +426,34 @@ def run(threads, quick):
     if only_prefixes():
         args += ["--only", ",".join(only_prefixes())]
     out = subprocess.run(args, env=env, check=True, capture_output=True, text=True).stdout
-    rows, control = [], []
+    first, draws = {}, {}
     for line in out.splitlines():
         if line.startswith(("row ", "control ")):
             kind, name, dtype, layout, size, tn, tt, again = line.split()
-            (rows if kind == "row" else control).append(
-                (float(tt) / float(tn), name, dtype, layout, size, float(tn), float(tt),
-                 again == "True"))
+            first[(kind, name, dtype, layout, size)] = (float(tn), float(tt), again == "True")
+        elif line.startswith("confirm "):
+            _, kind, name, dtype, layout, size, tn, tt = line.split()
+            draws.setdefault((kind, name, dtype, layout, size), []).append(
+                (float(tn), float(tt)))
         elif line.startswith("skip "):
             print(line)
+    rows, control = [], []
+    for key, (tn, tt, again) in first.items():
+        kind, name, dtype, layout, size = key
+        spread = None
+        if key in draws:
+            # The second look and the confirmation rounds: the median ratio, and the median
+            # times shown beside it.
+            looks = [(tn, tt)] + draws[key]
+            ratios = [b / a for a, b in looks]
+            spread = (min(ratios), max(ratios), len(ratios))
+            ratio = statistics.median(ratios)
+            tn = statistics.median(a for a, _ in looks)
+            tt = statistics.median(b for _, b in looks)
+        else:
+            ratio = tt / tn
+        (rows if kind == "row" else control).append(
+            (ratio, name, dtype, layout, size, tn, tt, again, spread))
     return rows, control
 
 
@@ -381,9 +461,12 @@ def print_rows(rows):
     """The table's lines, one per row, in the order given."""
     print(f"{'op':<22} {'dtype':<8} {'layout':<11} {'size':>5} {'numpy':>10} {'tessera':>10}"
           f" {'ratio':>7}")
-    for r, name, dtype, layout, size, tn, tt, retimed in rows:
+    for r, name, dtype, layout, size, tn, tt, retimed, spread in rows:
+        mark = " *" if retimed else ""
+        if spread:
+            mark += f" median of {spread[2]}: {spread[0]:.3f}-{spread[1]:.3f}"
         print(f"{name:<22} {dtype:<8} {layout:<11} {size:>5} {tn * 1e6:8.2f}us "
-              f"{tt * 1e6:8.2f}us {r:7.3f}{' *' if retimed else ''}")
+              f"{tt * 1e6:8.2f}us {r:7.3f}{mark}")
 
 
 NAMED = {
@@ -400,6 +483,9 @@ NAMED = {
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv):
+        print(__doc__)
+        return
     quick = "--quick" in sys.argv
     if "--child" in sys.argv:
         child(None, quick)
@@ -409,9 +495,12 @@ def main():
         rows, control = run(threads, quick)
         rows.sort(reverse=True)
         again = sum(row[7] for row in rows)
+        confirmed = sum(row[8] is not None for row in rows)
         print(f"== {tag}: {len(rows)} rows, worst first (ratio = Tessera / NumPy; * = first "
               f"ratio above {RETIME_ABOVE}, timed again with {RETIME_SCALE}x longer samples: "
-              f"{again} rows)")
+              f"{again} rows; 'median of': above {CONFIRM_ABOVE} after that, timed "
+              f"{CONFIRM_ROUNDS} more times, the median ratio and the range of the draws: "
+              f"{confirmed} rows)")
         print_rows(rows)
         if control:
             print(f"-- {tag}: NumPy against itself, timed as the rows are (the 'tessera' column"
