@@ -1,7 +1,7 @@
 //! `where(condition, x1, x2)`: elements of `x1` where `condition` is true, else of `x2`, with
 //! the three inputs broadcast together and `x1`, `x2` promoted to their result type. A
 //! non-bool condition counts as true where it is non-zero (NaN is true), as in NumPy.
-//! Operands that are one flat run (`tensor::flat::select_flat`) are selected in one pass;
+//! Operands that are one flat run (`tensor::flat_select::select_flat`) are selected in one pass;
 //! others are converted, broadcast and made contiguous first.
 
 use std::hint::select_unpredictable;
@@ -14,7 +14,7 @@ use crate::error::Result;
 use crate::kernels::simd::with_simd;
 use crate::layout::broadcast_shapes;
 use crate::promote::result_type;
-use crate::tensor::flat::select_flat;
+use crate::tensor::flat_select::select_flat;
 use crate::tensor::Tensor;
 use crate::with_dtype;
 

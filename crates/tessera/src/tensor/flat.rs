@@ -5,7 +5,6 @@
 //! for a 16-element `a + b` those were most of the time (docs/design.md P4). Other calls
 //! return `None` and take the general path (`zip_new` and `kernels::elementwise::zip3`).
 
-use std::hint::select_unpredictable;
 use std::mem::MaybeUninit;
 use std::sync::Arc;
 
@@ -18,7 +17,7 @@ use crate::kernels::copy::{contiguous_plan, copy_strided};
 use crate::kernels::elementwise::PAR_MIN;
 use crate::kernels::flat::{drive_flat, drive_flat2};
 use crate::kernels::parallel::cut_over;
-use crate::kernels::simd::{asks_ahead, map_ahead, with_simd, zip_near, zips_near};
+use crate::kernels::simd::{asks_ahead, map_ahead, zip_near, zips_near};
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::simd::{has_avx2, narrows_on_avx512};
 use crate::layout::Layout;
@@ -27,7 +26,7 @@ use crate::storage::{overwritable, Storage};
 
 /// How one operand walks the output: a row-major run from an offset, or one element.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Run {
+pub(super) enum Run {
     Flat(usize),
     Const(usize),
 }
@@ -62,7 +61,7 @@ fn dense_layout(l: &Layout) -> Result<Option<Layout>> {
 /// others (one shape and one set of strides, or all row-major; [`run_layout`]) or a single
 /// element with no more dims than the rest. The order is that of the first operand that is
 /// not a single element (of the one of highest rank when all are). `None` otherwise.
-fn flat_runs<const N: usize>(ls: [&Layout; N]) -> Result<Option<([Run; N], Layout)>> {
+pub(super) fn flat_runs<const N: usize>(ls: [&Layout; N]) -> Result<Option<([Run; N], Layout)>> {
     runs_of(ls, run_layout)
 }
 
@@ -257,64 +256,6 @@ fn zip_runs_avx512<O: Copy, T: Copy>(
     f: &impl Fn(T, T) -> O,
 ) {
     zip_runs(out, xa, xb, runs, n, f)
-}
-
-/// `if c { a } else { b }` elementwise into a fresh tensor (the kernel of `where`), when the
-/// three operands make one flat run ([`flat_runs`]); `c` is `bool` and `a`, `b` are `T`
-/// already. `None` otherwise, or
-/// when the condition shares storage with a value operand, with nothing done: the caller's
-/// general path broadcasts and copies. The choice is `select_unpredictable`, which the
-/// compiler makes a blend of both values: written as an `if`, it became a branch on each
-/// condition, mispredicted on half of a random mask (16 Mi `f32`: 71 ms, a blend 11 ms).
-pub(crate) fn select_flat<T: Element>(
-    c: &Tensor,
-    a: &Tensor,
-    b: &Tensor,
-) -> Result<Option<Tensor>> {
-    if c.shares_storage(a) || c.shares_storage(b) {
-        return Ok(None);
-    }
-    let Some((runs, layout)) = flat_runs([c.layout(), a.layout(), b.layout()])? else {
-        return Ok(None);
-    };
-    let n = layout.numel();
-    let mut storage = Storage::for_overwrite(T::DTYPE, n)?;
-    if n > 0 {
-        let out = storage.fresh_mut::<T>();
-        // One read lock per storage (a second read lock on one storage by one thread could
-        // deadlock behind a queued writer): `a` and `b` may share one.
-        let gc = c.dense_storage()?.read_as::<bool>();
-        let ga = a.dense_storage()?.read_as::<T>();
-        let gb = match a.shares_storage(b) {
-            true => None,
-            false => Some(b.dense_storage()?.read_as::<T>()),
-        };
-        let (xc, xa, xb) = (&gc[..], &ga[..], gb.as_deref().unwrap_or(&ga));
-        let at = |r: Run, i: usize| match r {
-            Run::Flat(o) => o + i,
-            Run::Const(o) => o,
-        };
-        match runs {
-            [Run::Flat(i), Run::Flat(j), Run::Flat(k)] => with_simd(|| {
-                let ins = xc[i..i + n].iter().zip(&xa[j..j + n]).zip(&xb[k..k + n]);
-                for (o, ((&c, &x), &y)) in out.iter_mut().zip(ins) {
-                    *o = select_unpredictable(c, x, y);
-                }
-            }),
-            [Run::Flat(i), Run::Flat(j), Run::Const(k)] => with_simd(|| {
-                let y = xb[k];
-                for (o, (&c, &x)) in out.iter_mut().zip(xc[i..i + n].iter().zip(&xa[j..j + n])) {
-                    *o = select_unpredictable(c, x, y);
-                }
-            }),
-            [rc, ra, rb] => {
-                for (i, o) in out.iter_mut().enumerate() {
-                    *o = select_unpredictable(xc[at(rc, i)], xa[at(ra, i)], xb[at(rb, i)]);
-                }
-            }
-        }
-    }
-    Ok(Some(Tensor::from_parts(Arc::new(storage), layout)))
 }
 
 /// `run(out, a, b)` over the two operands' element slices when they are one flat run of

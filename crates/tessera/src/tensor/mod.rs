@@ -26,6 +26,7 @@ mod create_grid;
 mod distinct;
 mod element_format;
 pub(crate) mod flat;
+pub(crate) mod flat_select;
 mod format;
 pub(crate) mod grad_meta;
 mod interop;
