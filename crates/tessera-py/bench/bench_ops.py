@@ -9,9 +9,10 @@ Each thread count runs in its own child process with ``TESSERA_NUM_THREADS`` (Te
 (the machine's cores). Inputs alternate between two arrays per call; the time is the best
 median over repeats. A row whose first ratio is above 0.9 is timed again with four times
 longer samples, and that second measurement replaces the first (marked ``*``). A row still
-above 0.95 after that is timed four more times on fresh inputs, after the last row (round-robin
-over all such rows), and its ratio is the median of those five draws, printed with their
-range ("median of 5"): the worst rows of one draw are mostly noise. Prints the
+above 0.95 after that is timed five more times (an op row on fresh inputs), after the last
+row (round-robin over all such rows), and its ratio is the median of those five draws, printed
+with their range ("median of 5"; the look that chose the row is left out): the worst rows of
+one draw are mostly noise. Prints the
 rows worst first (Tessera time / NumPy time), then a few controls (NumPy's call timed
 against itself, as every row is: the noise floor of one run), then ``ratio`` lines:
 ``worst_op_time_vs_numpy_<n>thread``, one per row (``op_<name>_<dtype>_<layout>_<size>``)
@@ -260,14 +261,14 @@ def only_prefixes():
 
 
 # A row whose ratio after the second look is above CONFIRM_ABOVE (a control too) is timed
-# CONFIRM_ROUNDS more times, as the second look was, on fresh inputs each time, the rounds
-# going round-robin over all such rows after the last row (so that a drift of the machine's
-# speed lands on all of them alike). The row's ratio becomes the median of the ratios of its
-# second look and its rounds, with their spread printed beside it: one draw of a 1551-row
-# table lands above 1.0 by noise alone, and the median of five independent draws mostly
-# does not.
+# CONFIRM_ROUNDS more times, as the second look was (an op row on fresh inputs each time),
+# the rounds going round-robin over all such rows after the last row (so that a drift of the
+# machine's speed lands on all of them alike). The row's ratio becomes the median of those
+# rounds' ratios, with their range printed beside it. The look that chose the row is left
+# out, so the choice does not bias the median: one draw of a 1551-row table lands above 1.0
+# by noise alone, and the median of five fresh draws mostly does not.
 CONFIRM_ABOVE = 0.95
-CONFIRM_ROUNDS = 4
+CONFIRM_ROUNDS = 5
 
 
 def op_jobs(np, ts, rng, sizes, only):
@@ -302,41 +303,51 @@ def op_jobs(np, ts, rng, sizes, only):
                             if got.shape != want.shape:
                                 raise ValueError(f"shape {got.shape} vs {want.shape}")
                         return calls(f_np, np_args), calls(f_ts, ts_args), check
-                    jobs.append(("row", (name, dtype, layout, size), make))
+                    jobs.append(("row", (name, dtype, layout, size), make, True))
     return jobs
 
 
 def other_jobs(np, ts, only):
-    """``op_jobs``'s form for the indexing and view rows, on one 64^4 tensor."""
-    # Distinct values, so the check compares the elements each key selects.
-    a = np.arange(64 ** 4, dtype=np.float32).reshape((64,) * 4)
-    t = ts.asarray(a.copy())
+    """``op_jobs``'s form for the indexing and view rows, on one 64^4 tensor made when the
+    first of them runs (not held through the op rows)."""
+    made = []
+
+    def tensor():
+        if not made:
+            # Distinct values, so the check compares the elements each key selects.
+            a = np.arange(64 ** 4, dtype=np.float32).reshape((64,) * 4)
+            made.append((a, ts.asarray(a.copy())))
+        return made[0]
+
     jobs = []
     for name, keys in indexing():
         if only and not name.startswith(only):
             continue
 
-        def check(keys=keys, name=name):
-            for k in keys:
-                if not np.array_equal(np.asarray(t[k]), a[k]):
-                    raise AssertionError(f"{name}: t[{k!r}] differs from NumPy")
-        jobs.append(("row", (name, "float32", "contiguous", "64^4"),
-                     lambda keys=keys, check=check: (lambda: cycling(a, keys),
-                                                     lambda: cycling(t, keys), check)))
-    pair = [(a,), (a[:32],)]
-    ts_pair = [(t,), (t[:32],)]
+        def make(keys=keys, name=name):
+            a, t = tensor()
+
+            def check():
+                for k in keys:
+                    if not np.array_equal(np.asarray(t[k]), a[k]):
+                        raise AssertionError(f"{name}: t[{k!r}] differs from NumPy")
+            return lambda: cycling(a, keys), lambda: cycling(t, keys), check
+        jobs.append(("row", (name, "float32", "contiguous", "64^4"), make, False))
     for name, f_np, f_ts in views(np, ts):
         if only and not name.startswith(only):
             continue
 
-        def check(f_np=f_np, f_ts=f_ts, name=name):
-            for (x,), (y,) in zip(pair, ts_pair):
-                if not np.array_equal(np.asarray(f_ts(y)), f_np(x)) or \
-                        not f_ts(y).shares_storage(y):
-                    raise AssertionError(f"{name}: not NumPy's view")
-        jobs.append(("row", (name, "float32", "contiguous", "64^4"),
-                     lambda f_np=f_np, f_ts=f_ts, check=check: (
-                         calls(f_np, pair), calls(f_ts, ts_pair), check)))
+        def make(f_np=f_np, f_ts=f_ts, name=name):
+            a, t = tensor()
+            pair, ts_pair = [(a,), (a[:32],)], [(t,), (t[:32],)]
+
+            def check():
+                for (x,), (y,) in zip(pair, ts_pair):
+                    if not np.array_equal(np.asarray(f_ts(y)), f_np(x)) or \
+                            not f_ts(y).shares_storage(y):
+                        raise AssertionError(f"{name}: not NumPy's view")
+            return calls(f_np, pair), calls(f_ts, ts_pair), check
+        jobs.append(("row", (name, "float32", "contiguous", "64^4"), make, False))
     return jobs
 
 
@@ -363,19 +374,20 @@ def child(threads, quick):
     jobs = op_jobs(np, ts, rng, sizes, only) + other_jobs(np, ts, only)
     jobs += control_jobs(np, ts, rng, quick, only)
     confirm = []
-    for kind, key, make in jobs:
+    for kind, key, make, skippable in jobs:
         make_np, make_ts, check = make()
         try:
             check()
-        except Exception as e:  # noqa: BLE001 - a row that cannot run is reported
-            if kind == "control" or isinstance(e, AssertionError):
+        except Exception as e:  # noqa: BLE001 - an op row that cannot run is reported
+            if not skippable:
                 raise
             print(f"skip {' '.join(key)}: {type(e).__name__}: {e}", flush=True)
-            continue
-        tn, tt, again = time_twice(make_np, make_ts)
-        print(f"{kind} {' '.join(key)} {tn!r} {tt!r} {again}", flush=True)
-        if tt / tn > CONFIRM_ABOVE:
-            confirm.append((kind, key, make))
+            make_np = None
+        if make_np is not None:
+            tn, tt, again = time_twice(make_np, make_ts)
+            print(f"{kind} {' '.join(key)} {tn!r} {tt!r} {again}", flush=True)
+            if tt / tn > CONFIRM_ABOVE:
+                confirm.append((kind, key, make))
         del make_np, make_ts, check  # free a 16 Mi row's inputs before the next row's
     for _ in range(CONFIRM_ROUNDS):
         for kind, key, make in confirm:
@@ -413,7 +425,7 @@ def control_jobs(np, ts, rng, quick, only):
                                           4 * arity)]
                 args = [tuple(a[i * arity:(i + 1) * arity]) for i in range(4)]
                 return calls(f, args[:2]), calls(f, args[2:]), lambda: None
-        jobs.append(("control", (name, dtype, "contiguous", size), make))
+        jobs.append(("control", (name, dtype, "contiguous", size), make, False))
     return jobs
 
 
@@ -442,9 +454,9 @@ def run(threads, quick):
         kind, name, dtype, layout, size = key
         spread = None
         if key in draws:
-            # The second look and the confirmation rounds: the median ratio, and the median
-            # times shown beside it.
-            looks = [(tn, tt)] + draws[key]
+            # The confirmation rounds (not the look that chose the row): the median ratio,
+            # and each side's median time beside it (their quotient may differ from it).
+            looks = draws[key]
             ratios = [b / a for a, b in looks]
             spread = (min(ratios), max(ratios), len(ratios))
             ratio = statistics.median(ratios)
@@ -499,7 +511,7 @@ def main():
         print(f"== {tag}: {len(rows)} rows, worst first (ratio = Tessera / NumPy; * = first "
               f"ratio above {RETIME_ABOVE}, timed again with {RETIME_SCALE}x longer samples: "
               f"{again} rows; 'median of': above {CONFIRM_ABOVE} after that, timed "
-              f"{CONFIRM_ROUNDS} more times, the median ratio and the range of the draws: "
+              f"{CONFIRM_ROUNDS} more times, the median ratio of those and their range: "
               f"{confirmed} rows)")
         print_rows(rows)
         if control:

@@ -1,5 +1,5 @@
-//! `where(c, a, b)` in one pass when its three operands make one flat run (the flat drivers
-//! of `flat.rs`, docs/design.md P4): the kernel of `where` below the parallel cut-over.
+//! `where(c, a, b)` in one pass when its three operands make one flat run (`flat.rs`'s
+//! `flat_runs`, docs/design.md P4): the kernel of `where` below the parallel cut-over.
 //!
 //! The loops are `#[target_feature]` functions, not `with_simd` closures: in this module of
 //! their own, the closures compiled out of line and their loops ran without AVX2
@@ -115,36 +115,84 @@ fn select_avx2<T: Copy>(out: &mut [T], c: &[bool], a: &[T], b: Other<'_, T>) {
 mod tests {
     use super::*;
 
-    /// Every pairing of runs that `select_flat` takes (three runs, a broadcast `b`, a
-    /// broadcast condition) against `if` element by element, on lengths around the vector
-    /// widths, for `f32`, `i64` and `u8`.
+    /// The run pairings that `select_flat` takes (three runs; a single `b`; a single
+    /// condition, true and false; a single `a`; `a` and `b` one tensor; operands viewed at
+    /// offsets into larger storages) against `if` element by element, on lengths around the
+    /// vector widths, for `f32`, `i64` and `u8`.
     #[test]
     fn selects_like_an_if_for_every_run_pairing() {
-        fn check<T: Element + Copy + PartialEq + std::fmt::Debug>(mk: impl Fn(usize) -> T) {
+        fn check<T: Element>(mk: impl Fn(usize) -> T) {
             for n in [1usize, 7, 31, 32, 33, 100] {
                 let cv: Vec<bool> = (0..n).map(|i| (i * 7 + n) % 3 == 0).collect();
                 let av: Vec<T> = (0..n).map(&mk).collect();
                 let bv: Vec<T> = (0..n).map(|i| mk(i + 1000)).collect();
-                let c = Tensor::from_vec(cv.clone(), &[n]).unwrap();
-                let a = Tensor::from_vec(av.clone(), &[n]).unwrap();
-                let b = Tensor::from_vec(bv.clone(), &[n]).unwrap();
-                let one = Tensor::from_vec(vec![bv[0]], &[]).unwrap();
-                let c1 = Tensor::from_vec(vec![true], &[]).unwrap();
-                let pick = |i: usize, other: T| if cv[i] { av[i] } else { other };
+                let vec = |v: &[T]| Tensor::from_vec(v.to_vec(), &[n]).unwrap();
+                let (c, a, b) = (
+                    Tensor::from_vec(cv.clone(), &[n]).unwrap(),
+                    vec(&av),
+                    vec(&bv),
+                );
+                let one = |x: T| Tensor::from_vec(vec![x], &[]).unwrap();
+                let (c_true, c_false) = (
+                    Tensor::from_vec(vec![true], &[]).unwrap(),
+                    Tensor::from_vec(vec![false], &[]).unwrap(),
+                );
+                // The same values 3 elements into storages one longer at each end.
+                let inner = |v: &[T], pad: T| {
+                    let mut w = vec![pad; 3];
+                    w.extend_from_slice(v);
+                    w.push(pad);
+                    let t = Tensor::from_vec(w, &[n + 4]).unwrap();
+                    t.narrow(0, 3, n).unwrap()
+                };
+                let c_in = {
+                    let mut w = vec![true, false, true];
+                    w.extend_from_slice(&cv);
+                    w.push(false);
+                    let t = Tensor::from_vec(w, &[n + 4]).unwrap();
+                    t.narrow(0, 3, n).unwrap()
+                };
+                let (a_in, b_in) = (inner(&av, mk(7)), inner(&bv, mk(9)));
+                let pick = |i: usize, x: T, y: T| if cv[i] { x } else { y };
                 let cases = [
                     (
                         &c,
                         &a,
                         &b,
-                        (0..n).map(|i| pick(i, bv[i])).collect::<Vec<T>>(),
+                        (0..n).map(|i| pick(i, av[i], bv[i])).collect::<Vec<T>>(),
                     ),
-                    (&c, &a, &one, (0..n).map(|i| pick(i, bv[0])).collect()),
-                    (&c1, &a, &b, av.clone()),
+                    (
+                        &c,
+                        &a,
+                        &one(bv[0]),
+                        (0..n).map(|i| pick(i, av[i], bv[0])).collect(),
+                    ),
+                    (
+                        &c,
+                        &one(av[0]),
+                        &b,
+                        (0..n).map(|i| pick(i, av[0], bv[i])).collect(),
+                    ),
+                    (&c_true, &a, &b, av.clone()),
+                    (&c_false, &a, &b, bv.clone()),
+                    (&c, &a, &a, av.clone()),
+                    (
+                        &c_in,
+                        &a_in,
+                        &b_in,
+                        (0..n).map(|i| pick(i, av[i], bv[i])).collect(),
+                    ),
+                    (
+                        &c_in,
+                        &a_in,
+                        &one(bv[0]),
+                        (0..n).map(|i| pick(i, av[i], bv[0])).collect(),
+                    ),
                 ];
-                for (c, a, b, want) in cases {
+                for (k, (c, a, b, want)) in cases.into_iter().enumerate() {
                     let got = select_flat::<T>(c, a, b).unwrap().expect("one flat run");
                     assert_eq!(got.shape(), &[n]);
-                    assert_eq!(got.to_vec::<T>().unwrap(), want, "n = {n}");
+                    assert_eq!(got.to_vec::<T>().unwrap(), want, "n = {n}, case {k}");
                 }
             }
         }
