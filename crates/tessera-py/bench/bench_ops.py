@@ -272,9 +272,10 @@ CONFIRM_ROUNDS = 5
 
 
 def op_jobs(np, ts, rng, sizes, only):
-    """(kind, key, make) for every op row: ``make()`` builds fresh inputs and returns
-    (numpy call maker, tessera call maker, check), where ``check()`` raises if the two
-    results differ in shape."""
+    """(kind, key, make, skippable) for every op row: ``make()`` builds fresh inputs and
+    returns (numpy call maker, tessera call maker, check), where ``check()`` raises if the two
+    results differ in shape; an op row whose check raises is skipped (reported), any other
+    job's stops the run."""
     groups = [(u[0], u[1], u[2], u[3], u[4], 1) for u in unary(np, ts)]
     groups += [(b[0], b[1], b[2], b[3], "any", 2) for b in binary(np, ts)]
     groups += [(r[0], r[1], r[2], r[3], "any", 1) for r in reductions(np, ts)]

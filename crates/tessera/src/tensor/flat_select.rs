@@ -121,6 +121,14 @@ mod tests {
     /// vector widths, for `f32`, `i64` and `u8`.
     #[test]
     fn selects_like_an_if_for_every_run_pairing() {
+        /// `v` as a view 3 elements into a storage with `pad` around it (3 before, 1 after).
+        fn at_offset<E: Element>(v: &[E], pad: E) -> Tensor {
+            let mut w = vec![pad; 3];
+            w.extend_from_slice(v);
+            w.push(pad);
+            let t = Tensor::from_vec(w, &[v.len() + 4]).unwrap();
+            t.narrow(0, 3, v.len()).unwrap()
+        }
         fn check<T: Element>(mk: impl Fn(usize) -> T) {
             for n in [1usize, 7, 31, 32, 33, 100] {
                 let cv: Vec<bool> = (0..n).map(|i| (i * 7 + n) % 3 == 0).collect();
@@ -137,22 +145,11 @@ mod tests {
                     Tensor::from_vec(vec![true], &[]).unwrap(),
                     Tensor::from_vec(vec![false], &[]).unwrap(),
                 );
-                // The same values 3 elements into storages one longer at each end.
-                let inner = |v: &[T], pad: T| {
-                    let mut w = vec![pad; 3];
-                    w.extend_from_slice(v);
-                    w.push(pad);
-                    let t = Tensor::from_vec(w, &[n + 4]).unwrap();
-                    t.narrow(0, 3, n).unwrap()
-                };
-                let c_in = {
-                    let mut w = vec![true, false, true];
-                    w.extend_from_slice(&cv);
-                    w.push(false);
-                    let t = Tensor::from_vec(w, &[n + 4]).unwrap();
-                    t.narrow(0, 3, n).unwrap()
-                };
-                let (a_in, b_in) = (inner(&av, mk(7)), inner(&bv, mk(9)));
+                let (c_in, a_in, b_in) = (
+                    at_offset(&cv, true),
+                    at_offset(&av, mk(7)),
+                    at_offset(&bv, mk(9)),
+                );
                 let pick = |i: usize, x: T, y: T| if cv[i] { x } else { y };
                 let cases = [
                     (
